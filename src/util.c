@@ -1,0 +1,157 @@
+/*
+ * util.c - allocation, diagnostics and growable buffers.
+ */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void out_of_memory(void)
+{
+	fputs("lkmm: out of memory\n", stderr);
+	exit(EXIT_LIMIT);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void die_at(struct srcpos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_BAD_INPUT);
+}
+
+void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("lkmm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = { 0 };
+	char chunk[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (sb.len + n + 1 > sb.cap) {
+			sb.cap = (sb.len + n + 1) * 2;
+			sb.buf = xrealloc(sb.buf, sb.cap);
+		}
+		memcpy(sb.buf + sb.len, chunk, n);
+		sb.len += n;
+	}
+	if (ferror(f)) {
+		int saved = errno;
+
+		fclose(f);
+		free(sb.buf);
+		errno = saved;
+		return NULL;
+	}
+	fclose(f);
+	if (!sb.buf)
+		sb.buf = xcalloc(1, 1);
+	sb.buf[sb.len] = '\0';
+	if (len)
+		*len = sb.len;
+	return sb.buf;
+}
+
+void vec_push(struct vec *v, void *item)
+{
+	if (v->len == v->cap) {
+		v->cap = v->cap ? v->cap * 2 : 8;
+		v->items = xrealloc(v->items, v->cap * sizeof(*v->items));
+	}
+	v->items[v->len++] = item;
+}
+
+void vec_free(struct vec *v)
+{
+	free(v->items);
+	v->items = NULL;
+	v->len = v->cap = 0;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (sb->len + n + 1 > sb->cap) {
+		sb->cap = (sb->len + n + 1) * 2;
+		sb->buf = xrealloc(sb->buf, sb->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += n;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * util.h - allocation, diagnostics and growable buffers shared by every
+ * stage of the checker.
+ */
+#ifndef LKMM_UTIL_H
+#define LKMM_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses, kept distinct so scripts can tell bad input from limits. */
+enum {
+	EXIT_BAD_INPUT = 2,	/* malformed test, model or command line */
+	EXIT_LIMIT = 3,		/* a resource limit (time, executions) was hit */
+};
+
+/* Allocation that never returns NULL: running out of memory is fatal. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* A position in an input file, for FILE:LINE:COL diagnostics. */
+struct srcpos {
+	const char *file;
+	int line;
+	int col;
+};
+
+/* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
+_Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print "lkmm: ..." and exit with the given status. */
+_Noreturn void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Read a whole file; NULL with errno set when it cannot be read. */
+char *read_file(const char *path, size_t *len);
+
+/* A growable array of pointer-sized things. */
+struct vec {
+	void **items;
+	int len;
+	int cap;
+};
+void vec_push(struct vec *v, void *item);
+void vec_free(struct vec *v);
+
+/* A growable string. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_free(struct strbuf *sb);
+
+#endif
