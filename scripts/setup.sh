@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Make this machine ready for the README's commands, and do nothing when it
+# already is: install the Debian packages that are missing (as root; otherwise
+# print the apt-get line and stop), then unpack the kernel's memory model and
+# litmus tests from Debian's linux-source package into build/kernel-model/.
+#
+# Usage: scripts/setup.sh [checker|kernel|all]   (default: checker)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-checker}
+
+# Packages each part of the project needs, by Debian name.
+checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl)
+kernel_packages=(bc bison flex libelf-dev libssl-dev cpio ccache qemu-system-x86
+		 busybox-static python3 e2fsprogs)
+
+missing_packages() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || echo "$p"
+	done
+}
+
+install_packages() {
+	local missing
+	missing=$(missing_packages "$@")
+	[ -z "$missing" ] && return 0
+	# shellcheck disable=SC2086
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages; as root, run:" >&2
+		echo "  apt-get update && apt-get install -y --no-install-recommends" $missing >&2
+		exit 1
+	fi
+	echo "setup: installing" $missing
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+}
+
+# Unpack only what the checker reads; the stamp records the package version
+# so that a new linux-source upload is unpacked again.
+unpack_model() {
+	local tarball=/usr/src/linux-source-6.12.tar.xz
+	local dest=$top/build/kernel-model
+	local version
+	version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$version" ]; then
+		return 0
+	fi
+	echo "setup: unpacking tools/memory-model and Documentation/litmus-tests from $tarball"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	tar -C "$dest" --strip-components=1 -xJf "$tarball" \
+		linux-source-6.12/tools/memory-model \
+		linux-source-6.12/Documentation/litmus-tests
+	echo "$version" > "$dest/VERSION"
+}
+
+case $what in
+checker) install_packages "${checker_packages[@]}"; unpack_model ;;
+kernel)  install_packages "${checker_packages[@]}" "${kernel_packages[@]}" ;;
+all)     install_packages "${checker_packages[@]}" "${kernel_packages[@]}"; unpack_model ;;
+*) echo "usage: $0 [checker|kernel|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,69 @@
+/*
+ * check.h - deciding litmus tests: enumerate.c runs the candidate
+ * executions of a test through the model, report.c prints the verdict in
+ * herd7's format, check.c drives both over the files given.
+ */
+#ifndef LKMM_CHECK_H
+#define LKMM_CHECK_H
+
+#include <stdbool.h>
+
+#include "events.h"
+
+enum speedcheck { SPEEDCHECK_FALSE, SPEEDCHECK_TRUE, SPEEDCHECK_FAST };
+
+struct check_options {
+	const char *model_dir;
+	const char *cfg_name;
+	const char *out_dir;		/* -o */
+	bool quiet;			/* -q */
+	bool explain;			/* --explain */
+	enum speedcheck speedcheck;
+	long timeout;			/* seconds, 0 for none */
+	long max_executions;
+	struct event_limits limits;
+};
+
+/* One variable of the printed final states: N:reg or a location. */
+struct state_var {
+	int proc;		/* -1 for a location */
+	int index;		/* register or location id */
+	const char *name;
+};
+
+struct state {
+	struct value *vals;	/* one per state_var */
+	long count;		/* executions ending in this state */
+};
+
+/* What enumerating a test's executions found. */
+struct outcomes {
+	int nvars;
+	struct state_var *vars;
+	int nstates;
+	struct state *states;
+	long positive, negative;	/* executions where the condition holds, not */
+	int nflags;
+	const char **flags;		/* flags raised by some execution */
+	long candidates;		/* candidate executions tried */
+	/* Why candidates satisfying the condition were rejected, for --explain. */
+	int nreasons;
+	const char **reasons;
+	long *reason_counts;
+};
+
+struct cat_model;
+
+void enumerate(const struct program *p, struct cat_model *model,
+	       const struct check_options *opts, struct outcomes *out);
+/* herd7's output for a test, Time line included. */
+void report(const struct program *p, const struct outcomes *o, double seconds,
+	    struct strbuf *out);
+/* Plain words on why the condition's outcome is allowed or forbidden. */
+void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
+int check_files(char **files, int nfiles, const struct check_options *opts);
+
+/* Parse and expand a test with the model's macros (main.c). */
+struct litmus *load_test(const char *path, const char *model_dir, const char *cfg_name);
+
+#endif

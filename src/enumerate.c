@@ -1,0 +1,503 @@
+/*
+ * enumerate.c - candidate executions: one run of every process, a write
+ * for every read to read from (of the same location and value), and a
+ * final write for every location; the cat model judges each one, and the
+ * accepted ones are tallied by final state.
+ *
+ * Coherence orders are not enumerated here: the model generates them
+ * itself (lock.cat includes cos-opt.cat's "with co from ...").
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cat.h"
+#include "check.h"
+
+struct enumeration {
+	const struct program *prog;
+	struct cat_model *model;
+	const struct check_options *opts;
+	struct outcomes *out;
+	struct timespec start;
+
+	int *pick;		/* run of each process in this combination */
+	int *base;		/* first event id of each process */
+	struct execution x;
+	struct value *final;	/* final value of each location */
+	int *fw;		/* final write of each location, -1 for none */
+
+	/* Reads-from choices: for each read, the writes it may read from. */
+	int nreads;
+	int *reads;
+	int *ncands;
+	int **cands;
+	int *rf_pick;
+
+	struct value *state;	/* scratch: the state of one execution */
+	bool stop;		/* -speedcheck fast decided the condition */
+};
+
+static double elapsed(const struct enumeration *en)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - en->start.tv_sec) + (now.tv_nsec - en->start.tv_nsec) / 1e9;
+}
+
+static void check_limits(struct enumeration *en)
+{
+	const struct check_options *o = en->opts;
+
+	if (++en->out->candidates > o->max_executions)
+		die(EXIT_LIMIT, "%s: more than %ld candidate executions (raise -max-executions)",
+		    en->prog->test->file, o->max_executions);
+	if (o->timeout && (en->out->candidates & 255) == 0 && elapsed(en) > o->timeout)
+		die(EXIT_LIMIT, "%s: no verdict within %ld seconds (raise -timeout)",
+		    en->prog->test->file, o->timeout);
+}
+
+static const struct trace *picked(const struct enumeration *en, int proc)
+{
+	return &en->prog->procs[proc].traces[en->pick[proc]];
+}
+
+/* Lay out the events of the picked runs: initial writes first. */
+static void layout_events(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	struct execution *x = &en->x;
+	int i, j, n = p->nlocs;
+
+	for (i = 0; i < p->nprocs; i++) {
+		en->base[i] = n;
+		n += picked(en, i)->nevents;
+	}
+	x->nevents = n;
+	x->events = xrealloc(x->events, n * sizeof(*x->events));
+	for (i = 0; i < p->nlocs; i++) {
+		struct event *e = &x->events[i];
+
+		memset(e, 0, sizeof(*e));
+		e->proc = -1;
+		e->kind = EV_WRITE;
+		e->loc = i;
+		e->val = p->loc_init[i];
+		e->has_val = true;
+	}
+	for (i = 0; i < p->nprocs; i++) {
+		const struct trace *tr = picked(en, i);
+
+		for (j = 0; j < tr->nevents; j++) {
+			const struct trace_event *te = &tr->events[j];
+			struct event *e = &x->events[en->base[i] + j];
+
+			e->proc = i;
+			e->poi = j;
+			e->kind = te->kind;
+			e->atomic = te->atomic;
+			e->ntags = te->ntags;
+			e->tags = te->tags;
+			e->loc = te->loc;
+			e->val = te->val;
+			e->has_val = te->has_val;
+		}
+	}
+}
+
+static void add_deps(struct rel *r, int base, uint64_t deps, int to)
+{
+	while (deps) {
+		int i = __builtin_ctzll(deps);
+
+		rel_add(r, base + i, to);
+		deps &= deps - 1;
+	}
+}
+
+static void fresh_rel(struct rel **r, int n)
+{
+	free(*r);
+	*r = rel_new(n);
+}
+
+/* The relations fixed by the picked runs: po, rmw and dependencies. */
+static void build_static_relations(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	struct execution *x = &en->x;
+	int i, j, k, n = x->nevents;
+
+	fresh_rel(&x->po, n);
+	fresh_rel(&x->rmw, n);
+	fresh_rel(&x->addr, n);
+	fresh_rel(&x->data, n);
+	fresh_rel(&x->ctrl, n);
+	free(x->iw);
+	x->iw = set_new(n);
+	for (i = 0; i < p->nlocs; i++)
+		set_add(x->iw, i);
+	for (i = 0; i < p->nprocs; i++) {
+		const struct trace *tr = picked(en, i);
+		int b = en->base[i];
+
+		for (j = 0; j < tr->nevents; j++) {
+			const struct trace_event *te = &tr->events[j];
+
+			for (k = j + 1; k < tr->nevents; k++)
+				rel_add(x->po, b + j, b + k);
+			if (te->rmw_read >= 0)
+				rel_add(x->rmw, b + te->rmw_read, b + j);
+			add_deps(x->addr, b, te->addr_deps, b + j);
+			add_deps(x->data, b, te->data_deps, b + j);
+			add_deps(x->ctrl, b, te->ctrl_deps, b + j);
+		}
+	}
+}
+
+/* For every read, the writes of the same location and value. */
+static bool collect_rf_candidates(struct enumeration *en)
+{
+	struct execution *x = &en->x;
+	int i, j;
+
+	en->nreads = 0;
+	en->reads = xrealloc(en->reads, x->nevents * sizeof(*en->reads));
+	en->ncands = xrealloc(en->ncands, x->nevents * sizeof(*en->ncands));
+	en->rf_pick = xrealloc(en->rf_pick, x->nevents * sizeof(*en->rf_pick));
+	en->cands = xrealloc(en->cands, x->nevents * sizeof(*en->cands));
+	for (i = 0; i < x->nevents; i++) {
+		const struct event *r = &x->events[i];
+		int k = en->nreads;
+
+		if (r->kind != EV_READ)
+			continue;
+		en->reads[k] = i;
+		en->ncands[k] = 0;
+		en->cands[k] = xmalloc(x->nevents * sizeof(**en->cands));
+		for (j = 0; j < x->nevents; j++) {
+			const struct event *w = &x->events[j];
+
+			if (w->kind == EV_WRITE && w->loc == r->loc && value_eq(w->val, r->val))
+				en->cands[k][en->ncands[k]++] = j;
+		}
+		en->nreads++;
+		if (!en->ncands[k])
+			return false;
+	}
+	return true;
+}
+
+static void free_rf_candidates(struct enumeration *en)
+{
+	int k;
+
+	for (k = 0; k < en->nreads; k++)
+		free(en->cands[k]);
+	en->nreads = 0;
+}
+
+static int find_flag(const struct outcomes *o, const char *flag)
+{
+	int i;
+
+	for (i = 0; i < o->nflags; i++)
+		if (!strcmp(o->flags[i], flag))
+			return i;
+	return -1;
+}
+
+static void record_state(struct outcomes *o, const struct value *vals)
+{
+	int i, v;
+
+	for (i = 0; i < o->nstates; i++) {
+		for (v = 0; v < o->nvars; v++)
+			if (!value_eq(o->states[i].vals[v], vals[v]))
+				break;
+		if (v == o->nvars) {
+			o->states[i].count++;
+			return;
+		}
+	}
+	o->states = xrealloc(o->states, (o->nstates + 1) * sizeof(*o->states));
+	o->states[o->nstates].vals = xmalloc((o->nvars ? o->nvars : 1) * sizeof(*vals));
+	memcpy(o->states[o->nstates].vals, vals, o->nvars * sizeof(*vals));
+	o->states[o->nstates++].count = 1;
+}
+
+/* A value of the final state: N:reg from its run, a location from FW. */
+static struct value final_value(const struct enumeration *en, int proc, int index)
+{
+	if (proc >= 0)
+		return picked(en, proc)->regs[index];
+	return en->final[index];
+}
+
+static struct value cond_value(const struct enumeration *en, const struct cond_loc *l)
+{
+	const struct program *p = en->prog;
+
+	if (l->proc >= 0)
+		return final_value(en, l->proc, program_reg(p, l->proc, l->name));
+	return final_value(en, -1, program_loc(p, l->name));
+}
+
+static bool holds(const struct enumeration *en, const struct prop *pr)
+{
+	struct value v, w;
+
+	switch (pr->kind) {
+	case P_TRUE:
+		return true;
+	case P_FALSE:
+		return false;
+	case P_NOT:
+		return !holds(en, pr->left);
+	case P_AND:
+		return holds(en, pr->left) && holds(en, pr->right);
+	case P_OR:
+		return holds(en, pr->left) || holds(en, pr->right);
+	case P_ATOM:
+		break;
+	}
+	v = cond_value(en, &pr->loc);
+	if (pr->rhs_is_loc)
+		w = cond_value(en, &pr->rhs_loc);
+	else if (pr->value.is_addr)
+		w = (struct value){ true, program_loc(en->prog, pr->value.addr_of) };
+	else
+		w = (struct value){ false, pr->value.n };
+	return value_eq(v, w);
+}
+
+/* Whether this decides the condition for -speedcheck fast. */
+static bool decides(const struct litmus *t, bool cond)
+{
+	return t->quantifier == Q_FORALL ? !cond : cond;
+}
+
+static void accept_execution(void *arg, const struct cat_outcome *co)
+{
+	struct enumeration *en = arg;
+	struct outcomes *o = en->out;
+	const struct litmus *t = en->prog->test;
+	bool cond;
+	int i;
+
+	if (t->filter && !holds(en, t->filter))
+		return;
+	for (i = 0; i < o->nvars; i++)
+		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
+	record_state(o, en->state);
+	cond = holds(en, t->cond);
+	if (cond)
+		o->positive++;
+	else
+		o->negative++;
+	for (i = 0; i < co->nflags; i++) {
+		if (find_flag(o, co->flags[i]) >= 0)
+			continue;
+		o->flags = xrealloc(o->flags, (o->nflags + 1) * sizeof(*o->flags));
+		o->flags[o->nflags++] = xstrdup(co->flags[i]);
+	}
+	if (en->opts->speedcheck == SPEEDCHECK_FAST && decides(t, cond))
+		en->stop = true;
+}
+
+/* Tally why executions ending in a state the condition asks about died. */
+static void reject_execution(void *arg, const char *check)
+{
+	struct enumeration *en = arg;
+	struct outcomes *o = en->out;
+	const struct litmus *t = en->prog->test;
+	const char *name = check ? check : "(unnamed check)";
+	int i;
+
+	if (!en->opts->explain || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
+		return;
+	for (i = 0; i < o->nreasons; i++) {
+		if (!strcmp(o->reasons[i], name)) {
+			o->reason_counts[i]++;
+			return;
+		}
+	}
+	o->reasons = xrealloc(o->reasons, (o->nreasons + 1) * sizeof(*o->reasons));
+	o->reason_counts = xrealloc(o->reason_counts,
+				    (o->nreasons + 1) * sizeof(*o->reason_counts));
+	o->reasons[o->nreasons] = xstrdup(name);
+	o->reason_counts[o->nreasons++] = 1;
+}
+
+static void judge(struct enumeration *en)
+{
+	const struct cat_visitor visitor = { accept_execution, reject_execution, en };
+	struct execution *x = &en->x;
+	int k;
+
+	check_limits(en);
+	fresh_rel(&x->rf, x->nevents);
+	for (k = 0; k < en->nreads; k++)
+		rel_add(x->rf, en->cands[k][en->rf_pick[k]], en->reads[k]);
+	cat_run(en->model, x, &visitor);
+}
+
+/* Every choice of final write per location (none when only IW). */
+static void each_final_write(struct enumeration *en, int loc)
+{
+	const struct program *p = en->prog;
+	struct execution *x = &en->x;
+	bool any = false;
+	int i;
+
+	if (en->stop)
+		return;
+	if (loc == p->nlocs) {
+		free(x->fw);
+		x->fw = set_new(x->nevents);
+		for (i = 0; i < p->nlocs; i++)
+			if (en->fw[i] >= 0)
+				set_add(x->fw, en->fw[i]);
+		judge(en);
+		return;
+	}
+	for (i = p->nlocs; i < x->nevents && !en->stop; i++) {
+		const struct event *w = &x->events[i];
+
+		if (w->kind != EV_WRITE || w->loc != loc)
+			continue;
+		any = true;
+		en->fw[loc] = i;
+		en->final[loc] = w->val;
+		each_final_write(en, loc + 1);
+	}
+	if (!any) {
+		en->fw[loc] = -1;
+		en->final[loc] = p->loc_init[loc];
+		each_final_write(en, loc + 1);
+	}
+}
+
+static void each_rf(struct enumeration *en, int k)
+{
+	if (en->stop)
+		return;
+	if (k == en->nreads) {
+		each_final_write(en, 0);
+		return;
+	}
+	for (en->rf_pick[k] = 0; en->rf_pick[k] < en->ncands[k] && !en->stop; en->rf_pick[k]++)
+		each_rf(en, k + 1);
+}
+
+static void each_combination(struct enumeration *en, int proc)
+{
+	const struct program *p = en->prog;
+
+	if (en->stop)
+		return;
+	if (proc == p->nprocs) {
+		layout_events(en);
+		if (collect_rf_candidates(en)) {
+			build_static_relations(en);
+			each_rf(en, 0);
+		}
+		free_rf_candidates(en);
+		return;
+	}
+	for (en->pick[proc] = 0; en->pick[proc] < p->procs[proc].ntraces && !en->stop;
+	     en->pick[proc]++)
+		each_combination(en, proc + 1);
+}
+
+static void add_var(struct outcomes *o, int proc, int index, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->nvars; i++)
+		if (o->vars[i].proc == proc && o->vars[i].index == index)
+			return;
+	o->vars = xrealloc(o->vars, (o->nvars + 1) * sizeof(*o->vars));
+	o->vars[o->nvars++] = (struct state_var){ proc, index, name };
+}
+
+static void add_cond_var(const struct program *p, struct outcomes *o, const struct cond_loc *l)
+{
+	if (l->proc >= 0)
+		add_var(o, l->proc, program_reg(p, l->proc, l->name), l->name);
+	else
+		add_var(o, -1, program_loc(p, l->name), l->name);
+}
+
+static void add_prop_vars(const struct program *p, struct outcomes *o, const struct prop *pr)
+{
+	if (!pr)
+		return;
+	if (pr->kind == P_ATOM) {
+		add_cond_var(p, o, &pr->loc);
+		if (pr->rhs_is_loc)
+			add_cond_var(p, o, &pr->rhs_loc);
+	}
+	add_prop_vars(p, o, pr->left);
+	add_prop_vars(p, o, pr->right);
+}
+
+/* herd7 prints registers by process and name, then locations by name. */
+static int var_order(const void *a, const void *b)
+{
+	const struct state_var *x = a, *y = b;
+
+	if ((x->proc < 0) != (y->proc < 0))
+		return x->proc < 0 ? 1 : -1;
+	if (x->proc != y->proc)
+		return x->proc - y->proc;
+	return strcmp(x->name, y->name);
+}
+
+static void choose_state_vars(const struct program *p, struct outcomes *o)
+{
+	const struct litmus *t = p->test;
+	int i;
+
+	for (i = 0; i < t->nlocations; i++)
+		add_cond_var(p, o, &t->locations[i]);
+	add_prop_vars(p, o, t->cond);
+	qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
+}
+
+void enumerate(const struct program *p, struct cat_model *model,
+	       const struct check_options *opts, struct outcomes *out)
+{
+	struct enumeration en = { .prog = p, .model = model, .opts = opts, .out = out };
+
+	memset(out, 0, sizeof(*out));
+	choose_state_vars(p, out);
+	clock_gettime(CLOCK_MONOTONIC, &en.start);
+	en.pick = xcalloc(p->nprocs, sizeof(*en.pick));
+	en.base = xcalloc(p->nprocs, sizeof(*en.base));
+	en.final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.final));
+	en.fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.fw));
+	en.state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en.state));
+	en.x.nlocs = p->nlocs;
+	en.x.loc_names = (const char **)p->loc_names;
+	each_combination(&en, 0);
+	free(en.pick);
+	free(en.base);
+	free(en.final);
+	free(en.fw);
+	free(en.state);
+	free(en.reads);
+	free(en.ncands);
+	free(en.cands);
+	free(en.rf_pick);
+	free(en.x.events);
+	free(en.x.po);
+	free(en.x.rmw);
+	free(en.x.addr);
+	free(en.x.data);
+	free(en.x.ctrl);
+	free(en.x.rf);
+	free(en.x.iw);
+	free(en.x.fw);
+}

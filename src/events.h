@@ -1,0 +1,76 @@
+/*
+ * events.h - event generation: every process of a test is run on its own,
+ * once per guess of the values its loads return, and each run leaves a
+ * trace: its events in program order and its final registers.
+ *
+ * Loads return values drawn from the values that can be stored at their
+ * location (the initial value and every value some run stores there);
+ * enumerate.c keeps only the guesses some write justifies (reads-from).
+ */
+#ifndef LKMM_EVENTS_H
+#define LKMM_EVENTS_H
+
+#include <stdint.h>
+
+#include "exec.h"
+#include "litmus.h"
+
+/* Local event numbers are bits of a uint64_t: a dependency source set. */
+#define MAX_PROC_EVENTS 64
+
+struct trace_event {
+	enum event_kind kind;
+	bool atomic;
+	int ntags;
+	const char **tags;
+	int loc;
+	struct value val;
+	bool has_val;
+	int rmw_read;		/* W* of a successful RMW: its R*, else -1 */
+	uint64_t addr_deps;	/* local reads the address depends on */
+	uint64_t data_deps;	/* local reads the stored value depends on */
+	uint64_t ctrl_deps;	/* local reads a branch before it depends on */
+};
+
+struct trace {
+	int nevents;
+	struct trace_event *events;
+	struct value *regs;	/* final value of each register */
+};
+
+struct proc_info {
+	int nregs;
+	char **reg_names;
+	int ntraces;
+	struct trace *traces;
+};
+
+/* Shared locations, their initial values, and the processes' traces. */
+struct program {
+	const struct litmus *test;
+	int nlocs;
+	char **loc_names;
+	struct value *loc_init;
+	int nprocs;
+	struct proc_info *procs;
+};
+
+/* Limits on the value guessing, each a command-line flag. */
+struct event_limits {
+	int max_traces;		/* per process */
+	int max_values;		/* distinct values per location */
+};
+
+struct program *program_build(const struct litmus *t, const struct event_limits *limits);
+/* Location id of a global, or -1. */
+int program_loc(const struct program *p, const char *name);
+/* Register id in process proc, or -1. */
+int program_reg(const struct program *p, int proc, const char *name);
+/* Print a value as herd7 does: an integer, or a location's name. */
+void value_print(const struct program *p, struct value v, struct strbuf *out);
+bool value_eq(struct value a, struct value b);
+int value_cmp(const struct program *p, struct value a, struct value b);
+/* Print every trace of every process, for `lkmm parse`. */
+void program_print(const struct program *p, FILE *out);
+
+#endif

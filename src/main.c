@@ -1,0 +1,225 @@
+/*
+ * main.c - the lkmm command line.
+ *
+ *   lkmm check [options] FILE...   herd7's verdicts, in herd7's format
+ *   lkmm parse [options] FILE      the events each process can generate
+ *
+ * Invoked as "herd7" (through a symlink), lkmm behaves as `lkmm check` and
+ * takes herd7's option spelling, so the kernel's scripts can run it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "events.h"
+#include "litmus.h"
+#include "modeldir.h"
+#include "util.h"
+
+#define LKMM_VERSION "0.1"
+
+static const char usage[] =
+	"usage: lkmm check [options] FILE...\n"
+	"       lkmm parse [options] FILE\n"
+	"       lkmm --version | --help\n"
+	"\n"
+	"check   decides each litmus test against the Linux-kernel memory model\n"
+	"        and prints herd7's output for it, line for line.\n"
+	"parse   prints the events each process of a test can generate.\n"
+	"\n"
+	"Options (herd7's spelling where herd7 has them):\n"
+	"  -I DIR, --model DIR   the model directory (see below)\n"
+	"  -conf FILE            the model's configuration (default linux-kernel.cfg)\n"
+	"  -o DIR                also write each test's output to DIR/NAME.out\n"
+	"  -q                    print nothing on standard output\n"
+	"  -speedcheck true|false|fast\n"
+	"                        fast: stop at the first execution that decides\n"
+	"                        the condition (herd7's meaning)\n"
+	"  -timeout SECONDS      give up on a test after this long (default: none)\n"
+	"  -max-executions N     give up after N candidate executions\n"
+	"                        (default 10000000)\n"
+	"  -max-traces N         give up when a process has more than N runs\n"
+	"                        (default 100000)\n"
+	"  -max-values N         give up when a location can hold more than N\n"
+	"                        values (default 256)\n"
+	"  --explain             say, after herd7's output, why the outcome is\n"
+	"                        allowed or forbidden\n"
+	"\n"
+	"Exit status: 0 when every test was decided, 2 on bad input (the message\n"
+	"names the file, line and column), 3 when a limit was reached.\n"
+	"\n";
+
+static _Noreturn void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "lkmm: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'lkmm --help'.\n");
+	exit(EXIT_BAD_INPUT);
+}
+
+static long parse_number(const char *opt, const char *arg, long min)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < min) {
+		fprintf(stderr, "lkmm: %s takes a whole number of at least %ld, not '%s'\n",
+			opt, min, arg);
+		exit(EXIT_BAD_INPUT);
+	}
+	return n;
+}
+
+/* The option's argument, or a clear error when it is missing. */
+static const char *option_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		bad_usage("option %s needs an argument", argv[*i]);
+	return argv[++*i];
+}
+
+static enum speedcheck parse_speedcheck(const char *arg)
+{
+	if (!strcmp(arg, "false"))
+		return SPEEDCHECK_FALSE;
+	if (!strcmp(arg, "true"))
+		return SPEEDCHECK_TRUE;
+	if (!strcmp(arg, "fast"))
+		return SPEEDCHECK_FAST;
+	bad_usage("-speedcheck takes true, false or fast, not '%s'", arg);
+}
+
+/* Parse options into opts; the remaining arguments are the files. */
+static int parse_options(int argc, char **argv, int first, struct check_options *opts,
+			 const char **model_dir, char ***files)
+{
+	int i, nfiles = 0;
+
+	*files = xcalloc(argc, sizeof(**files));
+	for (i = first; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-I") || !strcmp(a, "--model"))
+			*model_dir = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "-conf"))
+			opts->cfg_name = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "-o"))
+			opts->out_dir = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "-q"))
+			opts->quiet = true;
+		else if (!strcmp(a, "-speedcheck"))
+			opts->speedcheck = parse_speedcheck(option_arg(argc, argv, &i));
+		else if (!strcmp(a, "-timeout"))
+			opts->timeout = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "-max-executions"))
+			opts->max_executions = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "-max-traces"))
+			opts->limits.max_traces = (int)parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "-max-values"))
+			opts->limits.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--explain"))
+			opts->explain = true;
+		else if (a[0] == '-' && a[1])
+			bad_usage("unknown option '%s'", a);
+		else
+			(*files)[nfiles++] = argv[i];
+	}
+	return nfiles;
+}
+
+static void default_options(struct check_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->cfg_name = "linux-kernel.cfg";
+	opts->speedcheck = SPEEDCHECK_FALSE;
+	opts->max_executions = 10000000;
+	opts->limits.max_traces = 100000;
+	opts->limits.max_values = 256;
+}
+
+static char *read_or_die(const char *path)
+{
+	char *text = read_file(path, NULL);
+
+	if (!text)
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
+	return text;
+}
+
+/* Parse and expand one test with the model directory's macros. */
+struct litmus *load_test(const char *path, const char *model_dir, const char *cfg_name)
+{
+	char *macros_path = model_cfg_file(model_dir, cfg_name, "macros");
+	struct macro_table *macros;
+	struct litmus *t;
+
+	if (!macros_path)
+		die(EXIT_BAD_INPUT, "%s/%s names no macros file", model_dir, cfg_name);
+	macros = macros_parse(macros_path, read_or_die(macros_path));
+	t = litmus_parse(path, read_or_die(path));
+	litmus_expand(t, macros);
+	return t;
+}
+
+static int cmd_parse(int argc, char **argv)
+{
+	struct check_options opts;
+	const char *explicit_dir = NULL;
+	char **files, *dir;
+	struct program *prog;
+
+	default_options(&opts);
+	if (parse_options(argc, argv, 2, &opts, &explicit_dir, &files) != 1)
+		bad_usage("%s", "parse takes exactly one litmus file");
+	dir = model_dir_find(explicit_dir, opts.cfg_name);
+	prog = program_build(load_test(files[0], dir, opts.cfg_name), &opts.limits);
+	program_print(prog, stdout);
+	return 0;
+}
+
+static int cmd_check(int argc, char **argv, int first)
+{
+	struct check_options opts;
+	const char *explicit_dir = NULL;
+	char **files;
+	int nfiles;
+
+	default_options(&opts);
+	nfiles = parse_options(argc, argv, first, &opts, &explicit_dir, &files);
+	if (!nfiles)
+		bad_usage("%s", "no litmus test given");
+	opts.model_dir = model_dir_find(explicit_dir, opts.cfg_name);
+	return check_files(files, nfiles, &opts);
+}
+
+int main(int argc, char **argv)
+{
+	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (!strcmp(self, "herd7")) {
+		if (argc == 2 && !strcmp(argv[1], "-version")) {
+			printf("%s, lkmm %s standing in for herd7\n", LKMM_VERSION, LKMM_VERSION);
+			return 0;
+		}
+		return cmd_check(argc, argv, 1);
+	}
+	if (argc < 2)
+		bad_usage("%s", "no command given");
+	if (!strcmp(argv[1], "--version")) {
+		printf("lkmm %s\n", LKMM_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		fputs(model_dir_help, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "parse"))
+		return cmd_parse(argc, argv);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc, argv, 2);
+	bad_usage("unknown command '%s'", argv[1]);
+}

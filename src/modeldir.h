@@ -1,0 +1,23 @@
+/*
+ * modeldir.h - where the model files (linux-kernel.cfg and friends) are.
+ */
+#ifndef LKMM_MODELDIR_H
+#define LKMM_MODELDIR_H
+
+/*
+ * The model directory, looked up in this order: `explicit` (-I/--model),
+ * $LKMM_MODEL_DIR, the current directory when it holds `cfg_name`, then
+ * the tree unpacked by scripts/setup.sh beside the binary.  Exits with a
+ * message saying how to get a model when none is found.
+ */
+char *model_dir_find(const char *explicit, const char *cfg_name);
+
+/* The help text's description of that order. */
+extern const char model_dir_help[];
+
+/*
+ * The file named by `key` ("macros", "bell", "model") in the .cfg file
+ * `cfg_name` of `dir`, as a path; NULL when the cfg has no such line.
+ */
+char *model_cfg_file(const char *dir, const char *cfg_name, const char *key);
+#endif

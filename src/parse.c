@@ -1,0 +1,988 @@
+/*
+ * parse.c - litmus test parser: header, init section, processes written in
+ * herd7's subset of C, and the final condition.
+ *
+ * One hand-written lexer serves the whole file.  OCaml comments "(* *)" are
+ * comments only outside process bodies, where "(*" can start a dereference
+ * instead; C comments are accepted everywhere.
+ */
+#include "litmus.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum tok_kind { T_EOF, T_IDENT, T_NUMBER, T_STRING, T_PUNCT };
+
+struct token {
+	enum tok_kind kind;
+	struct srcpos pos;
+	const char *start;
+	int len;
+	long long number;
+};
+
+struct parser {
+	const char *file;
+	const char *text;
+	const char *p;		/* next unread character */
+	int line, col;
+	bool in_code;		/* inside a process body: no OCaml comments */
+	struct token tok;	/* current token */
+};
+
+/* Multi-character punctuators, longest first where prefixes overlap. */
+static const char *const punctuators[] = {
+	"/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "->",
+};
+
+static struct srcpos here(const struct parser *ps)
+{
+	return (struct srcpos){ ps->file, ps->line, ps->col };
+}
+
+static void advance_char(struct parser *ps)
+{
+	if (*ps->p == '\n') {
+		ps->line++;
+		ps->col = 1;
+	} else {
+		ps->col++;
+	}
+	ps->p++;
+}
+
+static void skip_ocaml_comment(struct parser *ps)
+{
+	struct srcpos start = here(ps);
+	int depth = 0;
+
+	do {
+		if (!*ps->p)
+			die_at(start, "unterminated comment '(*'");
+		if (ps->p[0] == '(' && ps->p[1] == '*') {
+			depth++;
+			advance_char(ps);
+		} else if (ps->p[0] == '*' && ps->p[1] == ')') {
+			depth--;
+			advance_char(ps);
+		}
+		advance_char(ps);
+	} while (depth > 0);
+}
+
+static void skip_space_and_comments(struct parser *ps)
+{
+	for (;;) {
+		if (isspace((unsigned char)*ps->p)) {
+			advance_char(ps);
+		} else if (ps->p[0] == '/' && ps->p[1] == '/') {
+			while (*ps->p && *ps->p != '\n')
+				advance_char(ps);
+		} else if (ps->p[0] == '/' && ps->p[1] == '*') {
+			struct srcpos start = here(ps);
+
+			advance_char(ps);
+			advance_char(ps);
+			while (*ps->p && !(ps->p[0] == '*' && ps->p[1] == '/'))
+				advance_char(ps);
+			if (!*ps->p)
+				die_at(start, "unterminated comment '/*'");
+			advance_char(ps);
+			advance_char(ps);
+		} else if (!ps->in_code && ps->p[0] == '(' && ps->p[1] == '*') {
+			skip_ocaml_comment(ps);
+		} else {
+			return;
+		}
+	}
+}
+
+static void next(struct parser *ps)
+{
+	struct token *t = &ps->tok;
+	size_t i;
+
+	skip_space_and_comments(ps);
+	t->pos = here(ps);
+	t->start = ps->p;
+	if (!*ps->p) {
+		t->kind = T_EOF;
+		t->len = 0;
+		return;
+	}
+	if (isalpha((unsigned char)*ps->p) || *ps->p == '_') {
+		t->kind = T_IDENT;
+		while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
+			advance_char(ps);
+	} else if (isdigit((unsigned char)*ps->p)) {
+		char *end;
+
+		t->kind = T_NUMBER;
+		t->number = strtoll(ps->p, &end, 0);
+		while (ps->p < end)
+			advance_char(ps);
+		if (isalpha((unsigned char)*ps->p) || *ps->p == '_')
+			die_at(t->pos, "malformed number");
+	} else if (*ps->p == '"') {
+		t->kind = T_STRING;
+		advance_char(ps);
+		while (*ps->p && *ps->p != '"')
+			advance_char(ps);
+		if (!*ps->p)
+			die_at(t->pos, "unterminated string");
+		advance_char(ps);
+	} else {
+		t->kind = T_PUNCT;
+		for (i = 0; i < sizeof(punctuators) / sizeof(*punctuators); i++) {
+			size_t n = strlen(punctuators[i]);
+
+			if (!strncmp(ps->p, punctuators[i], n)) {
+				while (n--)
+					advance_char(ps);
+				goto done;
+			}
+		}
+		advance_char(ps);
+	}
+done:
+	t->len = (int)(ps->p - t->start);
+}
+
+static bool is(const struct parser *ps, const char *text)
+{
+	const struct token *t = &ps->tok;
+
+	return t->kind != T_EOF && t->kind != T_STRING &&
+	       (int)strlen(text) == t->len && !strncmp(t->start, text, t->len);
+}
+
+static _Noreturn void expected(const struct parser *ps, const char *what)
+{
+	const struct token *t = &ps->tok;
+
+	if (t->kind == T_EOF)
+		die_at(t->pos, "expected %s, found end of file", what);
+	die_at(t->pos, "expected %s, found '%.*s'", what, t->len, t->start);
+}
+
+static bool accept(struct parser *ps, const char *text)
+{
+	if (!is(ps, text))
+		return false;
+	next(ps);
+	return true;
+}
+
+static void expect(struct parser *ps, const char *text)
+{
+	char what[32];
+
+	if (!accept(ps, text)) {
+		snprintf(what, sizeof(what), "'%s'", text);
+		expected(ps, what);
+	}
+}
+
+static char *expect_ident(struct parser *ps, const char *what)
+{
+	char *name;
+
+	if (ps->tok.kind != T_IDENT)
+		expected(ps, what);
+	name = xstrndup(ps->tok.start, ps->tok.len);
+	next(ps);
+	return name;
+}
+
+/* Words that start a type; herd7 accepts these and struct tags. */
+static const char *const type_words[] = {
+	"int", "long", "char", "short", "unsigned", "signed", "void", "bool",
+	"_Bool", "const", "volatile", "struct", "intptr_t", "uintptr_t",
+	"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+	"int64_t", "uint64_t", "atomic_t", "atomic_long_t", "spinlock_t",
+	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t",
+	"mtx_t", "atomic_int",
+};
+
+static bool at_type(const struct parser *ps)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(type_words) / sizeof(*type_words); i++)
+		if (is(ps, type_words[i]))
+			return true;
+	return false;
+}
+
+/* Parse a type: words then stars.  Returns it as written, one space apart. */
+static char *parse_type(struct parser *ps)
+{
+	struct strbuf sb = { 0 };
+
+	while (at_type(ps)) {
+		bool is_struct = is(ps, "struct");
+
+		sb_addf(&sb, "%s%.*s", sb.len ? " " : "", ps->tok.len, ps->tok.start);
+		next(ps);
+		if (is_struct) {
+			char *tag = expect_ident(ps, "a struct tag");
+
+			sb_addf(&sb, " %s", tag);
+			free(tag);
+		}
+	}
+	if (!sb.len)
+		expected(ps, "a type");
+	while (is(ps, "*")) {
+		sb_addf(&sb, "%s*", sb.buf[sb.len - 1] == '*' ? "" : " ");
+		next(ps);
+	}
+	return sb.buf;
+}
+
+static struct expr *new_expr(enum expr_kind kind, struct srcpos pos)
+{
+	struct expr *e = xcalloc(1, sizeof(*e));
+
+	e->kind = kind;
+	e->pos = pos;
+	return e;
+}
+
+static void add_arg(struct expr *e, struct expr *arg)
+{
+	e->args = xrealloc(e->args, (e->nargs + 1) * sizeof(*e->args));
+	e->args[e->nargs++] = arg;
+}
+
+static struct expr *parse_expr(struct parser *ps);
+
+/* "{tag, tag-with-dashes}" after a primitive's name. */
+static struct annot parse_annot(struct parser *ps)
+{
+	struct annot a = { 0 };
+
+	expect(ps, "{");
+	do {
+		struct strbuf sb = { 0 };
+
+		sb.buf = expect_ident(ps, "an annotation");
+		sb.len = sb.cap = strlen(sb.buf);
+		while (is(ps, "-")) {
+			char *part;
+
+			next(ps);
+			part = expect_ident(ps, "an annotation");
+			sb_addf(&sb, "-%s", part);
+			free(part);
+		}
+		a.tags = xrealloc(a.tags, (a.n + 1) * sizeof(*a.tags));
+		a.tags[a.n++] = sb.buf;
+	} while (accept(ps, ","));
+	expect(ps, "}");
+	return a;
+}
+
+static void parse_call_args(struct parser *ps, struct expr *call)
+{
+	expect(ps, "(");
+	if (!is(ps, ")")) {
+		do
+			add_arg(call, parse_expr(ps));
+		while (accept(ps, ","));
+	}
+	expect(ps, ")");
+}
+
+/* The operator argument of __atomic_op and friends: + - & | ^ &~ */
+static int parse_rmw_operator(struct parser *ps)
+{
+	static const struct { const char *text; int op; } ops[] = {
+		{ "+", OP_ADD }, { "-", OP_SUB }, { "&", OP_AND },
+		{ "|", OP_OR }, { "^", OP_XOR },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(*ops); i++)
+		if (accept(ps, ops[i].text))
+			return ops[i].op;
+	expected(ps, "an operator (+ - & | ^)");
+}
+
+struct primitive {
+	const char *name;
+	enum expr_kind kind;
+	int nargs;		/* expression operands */
+	bool annotated;		/* takes {annot} */
+	bool rmw_operator;	/* second operand is an operator */
+	bool fetch;
+};
+
+static const struct primitive expr_primitives[] = {
+	{ "__load", X_LOAD, 1, true, false, false },
+	{ "__xchg", X_XCHG, 2, true, false, false },
+	{ "__cmpxchg", X_CMPXCHG, 3, true, false, false },
+	{ "__atomic_op_return", X_ATOMIC_RETURN, 2, true, true, false },
+	{ "__atomic_fetch_op", X_ATOMIC_RETURN, 2, true, true, true },
+	{ "__atomic_add_unless", X_ADD_UNLESS, 3, true, false, false },
+	{ "__trylock", X_TRYLOCK, 1, false, false, false },
+	{ "__islocked", X_ISLOCKED, 1, false, false, false },
+	{ "__srcu", X_SRCU, 1, true, false, false },
+};
+
+static struct expr *parse_primitive(struct parser *ps, const struct primitive *prim)
+{
+	struct expr *e = new_expr(prim->kind, ps->tok.pos);
+	int i;
+
+	next(ps);
+	e->fetch = prim->fetch;
+	if (prim->annotated)
+		e->annot = parse_annot(ps);
+	expect(ps, "(");
+	for (i = 0; i < prim->nargs; i++) {
+		if (i)
+			expect(ps, ",");
+		if (prim->rmw_operator && i == 1) {
+			e->op = parse_rmw_operator(ps);
+			expect(ps, ",");
+		}
+		add_arg(e, parse_expr(ps));
+	}
+	expect(ps, ")");
+	return e;
+}
+
+static struct expr *parse_unary(struct parser *ps);
+
+static struct expr *parse_primary(struct parser *ps)
+{
+	struct srcpos pos = ps->tok.pos;
+	struct expr *e;
+	size_t i;
+
+	if (ps->tok.kind == T_NUMBER) {
+		e = new_expr(X_CONST, pos);
+		e->value = ps->tok.number;
+		next(ps);
+		return e;
+	}
+	if (accept(ps, "(")) {
+		if (at_type(ps)) {	/* a cast: herd7 ignores it */
+			free(parse_type(ps));
+			expect(ps, ")");
+			return parse_unary(ps);
+		}
+		e = parse_expr(ps);
+		expect(ps, ")");
+		return e;
+	}
+	if (ps->tok.kind != T_IDENT)
+		expected(ps, "an expression");
+	for (i = 0; i < sizeof(expr_primitives) / sizeof(*expr_primitives); i++)
+		if (is(ps, expr_primitives[i].name))
+			return parse_primitive(ps, &expr_primitives[i]);
+	e = new_expr(X_NAME, pos);
+	e->name = expect_ident(ps, "an expression");
+	if (is(ps, "(")) {
+		e->kind = X_CALL;
+		parse_call_args(ps, e);
+	}
+	return e;
+}
+
+static struct expr *parse_unary(struct parser *ps)
+{
+	struct srcpos pos = ps->tok.pos;
+	struct expr *e;
+
+	if (accept(ps, "*")) {
+		e = new_expr(X_LOAD, pos);
+		add_arg(e, parse_unary(ps));
+		return e;
+	}
+	if (accept(ps, "&")) {
+		e = new_expr(X_ADDR_OF, pos);
+		e->name = expect_ident(ps, "a variable name after '&'");
+		return e;
+	}
+	if (is(ps, "-") || is(ps, "!") || is(ps, "~")) {
+		int op = *ps->tok.start;
+
+		next(ps);
+		e = parse_unary(ps);
+		if (op == '-' && e->kind == X_CONST) {
+			e->value = -e->value;
+			return e;
+		}
+		{
+			struct expr *u = new_expr(X_UNARY, pos);
+
+			u->op = op;
+			add_arg(u, e);
+			return u;
+		}
+	}
+	return parse_primary(ps);
+}
+
+/* Binary operators by C precedence, loosest first. */
+static const struct { const char *text; int op; int prec; } binops[] = {
+	{ "||", OP_LOR, 1 }, { "&&", OP_LAND, 2 }, { "|", OP_OR, 3 },
+	{ "^", OP_XOR, 4 }, { "&", OP_AND, 5 },
+	{ "==", OP_EQ, 6 }, { "!=", OP_NE, 6 },
+	{ "<", OP_LT, 7 }, { "<=", OP_LE, 7 }, { ">", OP_GT, 7 }, { ">=", OP_GE, 7 },
+	{ "<<", OP_SHL, 8 }, { ">>", OP_SHR, 8 },
+	{ "+", OP_ADD, 9 }, { "-", OP_SUB, 9 },
+	{ "*", OP_MUL, 10 }, { "/", OP_DIV, 10 }, { "%", OP_MOD, 10 },
+};
+
+static int binop_at(const struct parser *ps)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(binops) / sizeof(*binops); i++)
+		if (is(ps, binops[i].text))
+			return (int)i;
+	return -1;
+}
+
+static struct expr *parse_binary(struct parser *ps, int min_prec)
+{
+	struct expr *left = parse_unary(ps);
+	int i;
+
+	while ((i = binop_at(ps)) >= 0 && binops[i].prec >= min_prec) {
+		struct expr *e = new_expr(X_BINARY, ps->tok.pos);
+
+		next(ps);
+		e->op = binops[i].op;
+		add_arg(e, left);
+		add_arg(e, parse_binary(ps, binops[i].prec + 1));
+		left = e;
+	}
+	return left;
+}
+
+static struct expr *parse_expr(struct parser *ps)
+{
+	return parse_binary(ps, 1);
+}
+
+static struct stmt *new_stmt(enum stmt_kind kind, struct srcpos pos)
+{
+	struct stmt *s = xcalloc(1, sizeof(*s));
+
+	s->kind = kind;
+	s->pos = pos;
+	return s;
+}
+
+static void add_stmt_arg(struct stmt *s, struct expr *e)
+{
+	s->args = xrealloc(s->args, (s->nargs + 1) * sizeof(*s->args));
+	s->args[s->nargs++] = e;
+}
+
+static void add_body(struct stmt *s, struct stmt *child)
+{
+	s->body = xrealloc(s->body, (s->nbody + 1) * sizeof(*s->body));
+	s->body[s->nbody++] = child;
+}
+
+static struct stmt *parse_stmt(struct parser *ps);
+
+/* A braced block; a process body ends with leave_code set. */
+static struct stmt *parse_braced(struct parser *ps, bool leave_code)
+{
+	struct stmt *s = new_stmt(S_BLOCK, ps->tok.pos);
+
+	expect(ps, "{");
+	while (!is(ps, "}")) {
+		if (ps->tok.kind == T_EOF)
+			expected(ps, "'}'");
+		add_body(s, parse_stmt(ps));
+	}
+	if (leave_code)
+		ps->in_code = false;
+	next(ps);
+	return s;
+}
+
+static struct stmt *parse_block(struct parser *ps)
+{
+	return parse_braced(ps, false);
+}
+
+/* "int r0, *r1 = e;" becomes a block of declarations and assignments. */
+static struct stmt *parse_declaration(struct parser *ps)
+{
+	struct stmt *block = new_stmt(S_BLOCK, ps->tok.pos);
+
+	free(parse_type(ps));
+	do {
+		struct stmt *decl = new_stmt(S_DECL, ps->tok.pos);
+
+		while (accept(ps, "*"))
+			;
+		decl->name = expect_ident(ps, "a variable name");
+		add_body(block, decl);
+		if (accept(ps, "=")) {
+			struct stmt *init = new_stmt(S_ASSIGN, decl->pos);
+
+			init->name = xstrdup(decl->name);
+			add_stmt_arg(init, parse_expr(ps));
+			add_body(block, init);
+		}
+	} while (accept(ps, ","));
+	expect(ps, ";");
+	return block;
+}
+
+static struct stmt *parse_if(struct parser *ps)
+{
+	struct stmt *s = new_stmt(S_IF, ps->tok.pos);
+
+	next(ps);
+	expect(ps, "(");
+	add_stmt_arg(s, parse_expr(ps));
+	expect(ps, ")");
+	add_body(s, parse_stmt(ps));
+	add_body(s, accept(ps, "else") ? parse_stmt(ps) : NULL);
+	return s;
+}
+
+static struct stmt *parse_while(struct parser *ps)
+{
+	struct stmt *s = new_stmt(S_WHILE, ps->tok.pos);
+
+	next(ps);
+	expect(ps, "(");
+	add_stmt_arg(s, parse_expr(ps));
+	expect(ps, ")");
+	add_body(s, parse_stmt(ps));
+	return s;
+}
+
+/* Statement-level primitives: __fence{a}; __store{a}(l, v); __lock(l); ... */
+static struct stmt *parse_stmt_primitive(struct parser *ps)
+{
+	struct srcpos pos = ps->tok.pos;
+	struct stmt *s;
+
+	if (accept(ps, "__fence")) {
+		s = new_stmt(S_FENCE, pos);
+		s->annot = parse_annot(ps);
+		expect(ps, ";");
+		return s;
+	}
+	if (accept(ps, "__store")) {
+		s = new_stmt(S_STORE, pos);
+		s->annot = parse_annot(ps);
+	} else if (accept(ps, "__lock")) {
+		s = new_stmt(S_LOCK, pos);
+	} else if (accept(ps, "__unlock")) {
+		s = new_stmt(S_UNLOCK, pos);
+	} else if (accept(ps, "__atomic_op")) {
+		s = new_stmt(S_ATOMIC_OP, pos);
+		if (is(ps, "{"))
+			s->annot = parse_annot(ps);
+	} else if (accept(ps, "__srcu")) {
+		s = new_stmt(S_SRCU, pos);
+		s->annot = parse_annot(ps);
+	} else {
+		return NULL;
+	}
+	expect(ps, "(");
+	add_stmt_arg(s, parse_expr(ps));
+	if (s->kind == S_ATOMIC_OP) {
+		expect(ps, ",");
+		s->op = parse_rmw_operator(ps);
+	}
+	if (s->kind == S_STORE || s->kind == S_ATOMIC_OP ||
+	    (s->kind == S_SRCU && is(ps, ","))) {
+		expect(ps, ",");
+		add_stmt_arg(s, parse_expr(ps));
+	}
+	expect(ps, ")");
+	expect(ps, ";");
+	return s;
+}
+
+/*
+ * An expression statement: an assignment to a register ("r = e;"), a store
+ * through a pointer ("*p = e;"), a macro call ("f(a);") or a bare value.
+ */
+static struct stmt *parse_expr_stmt(struct parser *ps)
+{
+	struct srcpos pos = ps->tok.pos;
+	struct expr *lhs = parse_expr(ps);
+	struct stmt *s;
+
+	if (accept(ps, "=")) {
+		if (lhs->kind == X_NAME) {
+			s = new_stmt(S_ASSIGN, pos);
+			s->name = lhs->name;
+		} else if (lhs->kind == X_LOAD && !lhs->annot.n) {
+			s = new_stmt(S_STORE, pos);
+			add_stmt_arg(s, lhs->args[0]);
+		} else {
+			die_at(pos, "expected a register or '*pointer' on the left of '='");
+		}
+		add_stmt_arg(s, parse_expr(ps));
+	} else if (lhs->kind == X_CALL) {
+		s = new_stmt(S_CALL, pos);
+		s->name = lhs->name;
+		s->nargs = lhs->nargs;
+		s->args = lhs->args;
+	} else {
+		s = new_stmt(S_ASSIGN, pos);
+		add_stmt_arg(s, lhs);
+	}
+	expect(ps, ";");
+	return s;
+}
+
+static struct stmt *parse_stmt(struct parser *ps)
+{
+	struct stmt *s;
+
+	if (is(ps, "{"))
+		return parse_block(ps);
+	if (is(ps, "if"))
+		return parse_if(ps);
+	if (is(ps, "while"))
+		return parse_while(ps);
+	if (accept(ps, ";"))
+		return new_stmt(S_BLOCK, ps->tok.pos);
+	if (at_type(ps))
+		return parse_declaration(ps);
+	s = parse_stmt_primitive(ps);
+	return s ? s : parse_expr_stmt(ps);
+}
+
+/* "P3(int *x, spinlock_t *lck)" then the body. */
+static void parse_process(struct parser *ps, struct litmus *t)
+{
+	struct process *pr;
+	char *end;
+	long id = strtol(ps->tok.start + 1, &end, 10);
+
+	if (end != ps->tok.start + ps->tok.len || id != t->nprocs)
+		die_at(ps->tok.pos, "expected process P%d, found '%.*s'",
+		       t->nprocs, ps->tok.len, ps->tok.start);
+	t->procs = xrealloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+	pr = &t->procs[t->nprocs++];
+	memset(pr, 0, sizeof(*pr));
+	pr->id = (int)id;
+	pr->pos = ps->tok.pos;
+	ps->in_code = true;
+	next(ps);
+	expect(ps, "(");
+	if (is(ps, "void")) {
+		struct parser lookahead = *ps;
+
+		next(&lookahead);
+		if (is(&lookahead, ")"))
+			next(ps);
+	}
+	if (!is(ps, ")")) {
+		do {
+			struct param *pa;
+
+			pr->params = xrealloc(pr->params,
+					      (pr->nparams + 1) * sizeof(*pr->params));
+			pa = &pr->params[pr->nparams++];
+			pa->type = parse_type(ps);
+			pa->name = expect_ident(ps, "a parameter name");
+		} while (accept(ps, ","));
+	}
+	expect(ps, ")");
+	if (!is(ps, "{"))
+		expected(ps, "'{'");
+	pr->body = parse_braced(ps, true);
+}
+
+/* An initial value: 42, -1, x (the address of x) or &x. */
+static struct init_value parse_init_value(struct parser *ps)
+{
+	struct init_value v = { 0 };
+	bool negative = accept(ps, "-");
+
+	if (ps->tok.kind == T_NUMBER) {
+		v.n = negative ? -ps->tok.number : ps->tok.number;
+		next(ps);
+		return v;
+	}
+	if (negative)
+		expected(ps, "a number after '-'");
+	if (accept(ps, "ATOMIC_INIT")) {	/* atomic_t v = ATOMIC_INIT(1) */
+		expect(ps, "(");
+		v = parse_init_value(ps);
+		expect(ps, ")");
+		return v;
+	}
+	accept(ps, "&");
+	v.is_addr = true;
+	v.addr_of = expect_ident(ps, "a value (a number or a variable name)");
+	return v;
+}
+
+/* "N:" before a register name, or -1 when absent. */
+static int parse_proc_prefix(struct parser *ps)
+{
+	struct parser lookahead = *ps;
+	int proc;
+
+	if (ps->tok.kind != T_NUMBER)
+		return -1;
+	proc = (int)ps->tok.number;
+	next(&lookahead);
+	if (!is(&lookahead, ":"))
+		return -1;
+	next(ps);
+	next(ps);
+	return proc;
+}
+
+/*
+ * One init item: "x=1", "int x = 1", "int *y = &x", "atomic_t v",
+ * "0:r1=x", "int 0:r1 = 1", "y=z".
+ */
+static void parse_init_item(struct parser *ps, struct litmus *t)
+{
+	struct init_item *it;
+
+	t->init = xrealloc(t->init, (t->ninit + 1) * sizeof(*t->init));
+	it = &t->init[t->ninit++];
+	memset(it, 0, sizeof(*it));
+	it->pos = ps->tok.pos;
+	if (at_type(ps))
+		it->type = parse_type(ps);
+	it->proc = parse_proc_prefix(ps);
+	while (accept(ps, "*"))
+		;
+	it->name = expect_ident(ps, "a variable or register name");
+	if (accept(ps, "=")) {
+		it->has_value = true;
+		it->value = parse_init_value(ps);
+	}
+}
+
+static void parse_init(struct parser *ps, struct litmus *t)
+{
+	expect(ps, "{");
+	while (!accept(ps, "}")) {
+		if (accept(ps, ";"))
+			continue;
+		parse_init_item(ps, t);
+		if (!is(ps, "}") && !accept(ps, ";") && !accept(ps, ","))
+			expected(ps, "';' or '}'");
+	}
+}
+
+static struct cond_loc parse_cond_loc(struct parser *ps)
+{
+	struct cond_loc loc;
+	bool bracketed;
+
+	loc.proc = parse_proc_prefix(ps);
+	bracketed = loc.proc < 0 && accept(ps, "[");
+	loc.name = expect_ident(ps, "a location (N:reg or a variable)");
+	if (bracketed)
+		expect(ps, "]");
+	return loc;
+}
+
+static struct prop *new_prop(enum prop_kind kind)
+{
+	struct prop *p = xcalloc(1, sizeof(*p));
+
+	p->kind = kind;
+	return p;
+}
+
+static struct prop *parse_prop(struct parser *ps);
+
+static struct prop *parse_prop_atom(struct parser *ps)
+{
+	struct prop *p;
+
+	if (accept(ps, "(")) {
+		p = parse_prop(ps);
+		expect(ps, ")");
+		return p;
+	}
+	if (accept(ps, "~") || accept(ps, "not")) {
+		p = new_prop(P_NOT);
+		p->left = parse_prop_atom(ps);
+		return p;
+	}
+	if (accept(ps, "true"))
+		return new_prop(P_TRUE);
+	if (accept(ps, "false"))
+		return new_prop(P_FALSE);
+	p = new_prop(P_ATOM);
+	p->loc = parse_cond_loc(ps);
+	expect(ps, "=");
+	if (ps->tok.kind == T_NUMBER && parse_proc_prefix(ps) < 0) {
+		p->value = parse_init_value(ps);
+	} else {
+		struct parser lookahead = *ps;
+		int proc = parse_proc_prefix(&lookahead);
+
+		if (proc >= 0) {
+			p->rhs_is_loc = true;
+			p->rhs_loc = parse_cond_loc(ps);
+		} else {
+			p->value = parse_init_value(ps);
+		}
+	}
+	return p;
+}
+
+static struct prop *parse_prop_and(struct parser *ps)
+{
+	struct prop *left = parse_prop_atom(ps);
+
+	while (accept(ps, "/\\")) {
+		struct prop *p = new_prop(P_AND);
+
+		p->left = left;
+		p->right = parse_prop_atom(ps);
+		left = p;
+	}
+	return left;
+}
+
+static struct prop *parse_prop(struct parser *ps)
+{
+	struct prop *left = parse_prop_and(ps);
+
+	while (accept(ps, "\\/")) {
+		struct prop *p = new_prop(P_OR);
+
+		p->left = left;
+		p->right = parse_prop_and(ps);
+		left = p;
+	}
+	return left;
+}
+
+static void parse_locations(struct parser *ps, struct litmus *t)
+{
+	expect(ps, "[");
+	while (!accept(ps, "]")) {
+		t->locations = xrealloc(t->locations,
+					(t->nlocations + 1) * sizeof(*t->locations));
+		t->locations[t->nlocations++] = parse_cond_loc(ps);
+		if (!is(ps, "]") && !accept(ps, ";"))
+			expected(ps, "';' or ']'");
+	}
+}
+
+static void parse_final(struct parser *ps, struct litmus *t)
+{
+	if (accept(ps, "locations"))
+		parse_locations(ps, t);
+	if (accept(ps, "filter"))
+		t->filter = parse_prop(ps);
+	if (accept(ps, "exists")) {
+		t->quantifier = Q_EXISTS;
+	} else if (accept(ps, "forall")) {
+		t->quantifier = Q_FORALL;
+	} else if (is(ps, "~") || is(ps, "not")) {
+		next(ps);
+		expect(ps, "exists");
+		t->quantifier = Q_NOT_EXISTS;
+	} else {
+		expected(ps, "'exists', '~exists' or 'forall'");
+	}
+	t->cond = parse_prop(ps);
+	if (ps->tok.kind != T_EOF)
+		expected(ps, "end of file after the condition");
+}
+
+/* "C name" on the first line; the name runs to the end of the line. */
+static void parse_header(struct parser *ps, struct litmus *t)
+{
+	const char *start;
+
+	if (ps->tok.kind != T_IDENT)
+		expected(ps, "the architecture ('C') and the test name");
+	t->arch = xstrndup(ps->tok.start, ps->tok.len);
+	if (strcmp(t->arch, "C"))
+		die_at(ps->tok.pos, "unsupported architecture '%s': only C litmus tests are supported",
+		       t->arch);
+	while (*ps->p == ' ' || *ps->p == '\t')
+		advance_char(ps);
+	start = ps->p;
+	while (*ps->p && !isspace((unsigned char)*ps->p))
+		advance_char(ps);
+	if (ps->p == start)
+		die_at(here(ps), "expected the test name after 'C'");
+	t->name = xstrndup(start, ps->p - start);
+	next(ps);
+	if (ps->tok.kind == T_STRING) {
+		t->doc = xstrndup(ps->tok.start + 1, ps->tok.len - 2);
+		next(ps);
+	}
+	/* Like herd7, ignore whatever else precedes the init section. */
+	while (ps->tok.kind != T_EOF && !is(ps, "{"))
+		next(ps);
+}
+
+struct litmus *litmus_parse(const char *file, const char *text)
+{
+	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1 };
+	struct litmus *t = xcalloc(1, sizeof(*t));
+
+	t->file = file;
+	t->text = text;
+	next(&ps);
+	parse_header(&ps, t);
+	parse_init(&ps, t);
+	while (ps.tok.kind == T_IDENT && ps.tok.start[0] == 'P' &&
+	       ps.tok.len > 1 && isdigit((unsigned char)ps.tok.start[1]))
+		parse_process(&ps, t);
+	if (!t->nprocs)
+		expected(&ps, "process P0");
+	parse_final(&ps, t);
+	return t;
+}
+
+static void parse_macro(struct parser *ps, struct macro_table *table)
+{
+	struct macro *m;
+
+	table->macros = xrealloc(table->macros, (table->n + 1) * sizeof(*table->macros));
+	m = &table->macros[table->n++];
+	memset(m, 0, sizeof(*m));
+	m->pos = ps->tok.pos;
+	m->name = expect_ident(ps, "a macro name");
+	expect(ps, "(");
+	if (!is(ps, ")")) {
+		do {
+			m->params = xrealloc(m->params, (m->nparams + 1) * sizeof(*m->params));
+			m->params[m->nparams++] = expect_ident(ps, "a macro parameter");
+		} while (accept(ps, ","));
+	}
+	expect(ps, ")");
+	if (is(ps, "{"))
+		m->body = parse_block(ps);
+	else
+		m->expr = parse_expr(ps);
+}
+
+struct macro_table *macros_parse(const char *file, const char *text)
+{
+	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
+			     .in_code = true };
+	struct macro_table *table = xcalloc(1, sizeof(*table));
+
+	next(&ps);
+	while (ps.tok.kind != T_EOF)
+		parse_macro(&ps, table);
+	return table;
+}

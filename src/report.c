@@ -1,0 +1,249 @@
+/*
+ * report.c - herd7's output for a decided test, line for line, and the
+ * plain-words explanation that --explain adds after it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static const char *kind_name(enum quantifier q)
+{
+	return q == Q_EXISTS ? "Allowed" : q == Q_NOT_EXISTS ? "Forbidden" : "Required";
+}
+
+/* Sort states as herd7 does: by each variable's value, in column order. */
+static const struct program *sort_program;
+static int sort_nvars;
+
+static int state_order(const void *a, const void *b)
+{
+	const struct state *x = a, *y = b;
+	int i, c;
+
+	for (i = 0; i < sort_nvars; i++) {
+		c = value_cmp(sort_program, x->vals[i], y->vals[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int flag_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void print_var(const struct state_var *v, struct strbuf *out)
+{
+	if (v->proc >= 0)
+		sb_addf(out, "%d:%s", v->proc, v->name);
+	else
+		sb_addf(out, "[%s]", v->name);
+}
+
+static void print_states(const struct program *p, const struct outcomes *o,
+			 struct strbuf *out)
+{
+	int i, v;
+
+	sort_program = p;
+	sort_nvars = o->nvars;
+	qsort(o->states, o->nstates, sizeof(*o->states), state_order);
+	sb_addf(out, "States %d\n", o->nstates);
+	for (i = 0; i < o->nstates; i++) {
+		for (v = 0; v < o->nvars; v++) {
+			print_var(&o->vars[v], out);
+			sb_addf(out, "=");
+			value_print(p, o->states[i].vals[v], out);
+			sb_addf(out, ";%s", v + 1 < o->nvars ? " " : "");
+		}
+		sb_addf(out, "\n");
+	}
+}
+
+static void print_cond_loc(const struct cond_loc *l, struct strbuf *out)
+{
+	if (l->proc >= 0)
+		sb_addf(out, "%d:%s", l->proc, l->name);
+	else
+		sb_addf(out, "[%s]", l->name);
+}
+
+/*
+ * herd7 flattens chains of /\ and of \/, and parenthesises a \/ inside a
+ * /\ (never the other way round), and writes ~p as "not (p)".
+ */
+enum prop_context { IN_TOP, IN_AND, IN_OR };
+
+static void print_prop(const struct prop *pr, enum prop_context above, struct strbuf *out)
+{
+	bool paren = above == IN_AND && pr->kind == P_OR;
+
+	switch (pr->kind) {
+	case P_TRUE:
+		sb_addf(out, "true");
+		return;
+	case P_FALSE:
+		sb_addf(out, "false");
+		return;
+	case P_NOT:
+		sb_addf(out, "not (");
+		print_prop(pr->left, IN_TOP, out);
+		sb_addf(out, ")");
+		return;
+	case P_ATOM:
+		print_cond_loc(&pr->loc, out);
+		sb_addf(out, "=");
+		if (pr->rhs_is_loc)
+			print_cond_loc(&pr->rhs_loc, out);
+		else if (pr->value.is_addr)
+			sb_addf(out, "%s", pr->value.addr_of);
+		else
+			sb_addf(out, "%lld", pr->value.n);
+		return;
+	case P_AND:
+	case P_OR:
+		break;
+	}
+	if (paren)
+		sb_addf(out, "(");
+	print_prop(pr->left, pr->kind == P_AND ? IN_AND : IN_OR, out);
+	sb_addf(out, pr->kind == P_AND ? " /\\ " : " \\/ ");
+	print_prop(pr->right, pr->kind == P_AND ? IN_AND : IN_OR, out);
+	if (paren)
+		sb_addf(out, ")");
+}
+
+static const char *const quantifier_names[] = {
+	[Q_EXISTS] = "exists", [Q_NOT_EXISTS] = "~exists", [Q_FORALL] = "forall",
+};
+
+static bool condition_ok(const struct litmus *t, const struct outcomes *o)
+{
+	switch (t->quantifier) {
+	case Q_EXISTS:
+		return o->positive > 0;
+	case Q_NOT_EXISTS:
+		return o->positive == 0;
+	default:
+		return o->negative == 0;
+	}
+}
+
+static const char *observation(const struct outcomes *o)
+{
+	if (o->positive == 0)
+		return "Never";
+	return o->negative == 0 ? "Always" : "Sometimes";
+}
+
+/*
+ * Not herd7's digest, which hashes its own pretty-printing of the test:
+ * a 128-bit FNV-1a of the test file's text.
+ */
+static void print_hash(const char *text, struct strbuf *out)
+{
+	uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+	const unsigned char *c;
+
+	for (c = (const unsigned char *)text; *c; c++) {
+		h1 = (h1 ^ *c) * 0x100000001b3ULL;
+		h2 = (h2 ^ *c) * 0x100000001b3ULL + 1;
+	}
+	sb_addf(out, "Hash=%016llx%016llx\n", (unsigned long long)h1, (unsigned long long)h2);
+}
+
+void report(const struct program *p, const struct outcomes *o, double seconds,
+	    struct strbuf *out)
+{
+	const struct litmus *t = p->test;
+	bool swap = t->quantifier == Q_NOT_EXISTS;
+	struct strbuf cond = { 0 };
+	int i;
+
+	sb_addf(out, "Test %s %s\n", t->name, kind_name(t->quantifier));
+	print_states(p, o, out);
+	sb_addf(out, "%s\nWitnesses\n", condition_ok(t, o) ? "Ok" : "No");
+	sb_addf(out, "Positive: %ld Negative: %ld\n", swap ? o->negative : o->positive,
+		swap ? o->positive : o->negative);
+	qsort(o->flags, o->nflags, sizeof(*o->flags), flag_order);
+	for (i = 0; i < o->nflags; i++)
+		sb_addf(out, "Flag %s\n", o->flags[i]);
+	print_prop(t->cond, IN_TOP, &cond);
+	sb_addf(out, "Condition %s (%s)\n", quantifier_names[t->quantifier], cond.buf);
+	sb_addf(out, "Observation %s %s %ld %ld\n", t->name, observation(o), o->positive,
+		o->negative);
+	sb_addf(out, "Time %s %.2f\n", t->name, seconds);
+	print_hash(t->text, out);
+	sb_free(&cond);
+}
+
+/* What each of the kernel model's checks means, in plain words. */
+static const struct {
+	const char *check;
+	const char *meaning;
+} check_meanings[] = {
+	{ "coherence", "the accesses to a single variable would have to be seen in an "
+	  "order that contradicts program order (coherence)" },
+	{ "atomic", "another CPU's store would land between the read and the write of "
+	  "an atomic read-modify-write" },
+	{ "happens-before", "some event would have to happen before itself: a cycle of "
+	  "reads-from links and program order kept by dependencies, fences, "
+	  "acquire or release" },
+	{ "propagation", "a store would have to reach another CPU later than a strong "
+	  "fence (smp_mb(), synchronize_rcu()) after it guarantees" },
+	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
+	  "must wait for it" },
+	{ "plain-coherence", "plain accesses would be seen out of order" },
+	{ "ConsCo", "the stores to one variable cannot be put in any single order "
+	  "that agrees with what the reads observed" },
+	{ "lock-nest", "a CPU would take a spinlock it already holds" },
+	{ "nested-is-locked", "spin_is_locked() would report an unlocked lock held by "
+	  "the CPU asking" },
+	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
+};
+
+static const char *meaning_of(const char *check)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(check_meanings) / sizeof(*check_meanings); i++)
+		if (!strcmp(check_meanings[i].check, check))
+			return check_meanings[i].meaning;
+	return NULL;
+}
+
+void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	const struct litmus *t = p->test;
+	struct strbuf cond = { 0 };
+	long total = o->positive + o->negative;
+	int i;
+
+	print_prop(t->cond, IN_TOP, &cond);
+	sb_addf(out, "Explanation:\n");
+	if (o->positive) {
+		sb_addf(out, "  The outcome (%s) is allowed: %ld of the %ld executions the model "
+			"accepts end in it.\n", cond.buf, o->positive, total);
+	} else {
+		sb_addf(out, "  The outcome (%s) is forbidden: none of the %ld executions the "
+			"model accepts ends in it.\n", cond.buf, total);
+	}
+	for (i = 0; i < o->nreasons; i++) {
+		const char *meaning = meaning_of(o->reasons[i]);
+
+		sb_addf(out, "  %ld candidate execution%s reaching it violate%s '%s'", o->reason_counts[i],
+			o->reason_counts[i] == 1 ? "" : "s", o->reason_counts[i] == 1 ? "s" : "",
+			o->reasons[i]);
+		sb_addf(out, meaning ? ": %s.\n" : ".\n", meaning);
+	}
+	if (!o->positive && !o->nreasons)
+		sb_addf(out, "  No run of the processes can produce those values at all.\n");
+	for (i = 0; i < o->nflags; i++)
+		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
+			!strcmp(o->flags[i], "data-race") ?
+			"has a data race (plain accesses not ordered against each other)" :
+			"raises this flag of the model");
+	sb_free(&cond);
+}
