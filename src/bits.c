@@ -3,6 +3,8 @@
  */
 #include "bits.h"
 
+#include <string.h>
+
 #include "util.h"
 
 static int words_for(int n)
@@ -46,4 +48,289 @@ void rel_add(struct rel *r, int a, int b)
 bool rel_has(const struct rel *r, int a, int b)
 {
 	return r->w[(size_t)a * r->words + b / 64] >> (b % 64) & 1;
+}
+
+size_t set_bytes(int n)
+{
+	return sizeof(struct set) + words_for(n) * sizeof(uint64_t);
+}
+
+size_t rel_bytes(int n)
+{
+	return sizeof(struct rel) + (size_t)n * words_for(n) * sizeof(uint64_t);
+}
+
+void set_init(struct set *s, int n)
+{
+	memset(s, 0, set_bytes(n));
+	s->n = n;
+}
+
+void rel_init(struct rel *r, int n)
+{
+	memset(r, 0, rel_bytes(n));
+	r->n = n;
+	r->words = words_for(n);
+}
+
+void set_copy(struct set *dst, const struct set *a)
+{
+	memcpy(dst, a, set_bytes(a->n));
+}
+
+void rel_copy(struct rel *dst, const struct rel *a)
+{
+	memcpy(dst, a, rel_bytes(a->n));
+}
+
+/* Words of a relation's matrix, as one flat array. */
+static size_t rel_words(const struct rel *r)
+{
+	return (size_t)r->n * r->words;
+}
+
+void set_fill(struct set *dst)
+{
+	int words = words_for(dst->n);
+
+	for (int i = 0; i < words; i++)
+		dst->w[i] = ~UINT64_C(0);
+	if (dst->n % 64)
+		dst->w[words - 1] = (UINT64_C(1) << (dst->n % 64)) - 1;
+}
+
+void set_union(struct set *dst, const struct set *a, const struct set *b)
+{
+	for (int i = 0; i < words_for(a->n); i++)
+		dst->w[i] = a->w[i] | b->w[i];
+}
+
+void set_inter(struct set *dst, const struct set *a, const struct set *b)
+{
+	for (int i = 0; i < words_for(a->n); i++)
+		dst->w[i] = a->w[i] & b->w[i];
+}
+
+void set_diff(struct set *dst, const struct set *a, const struct set *b)
+{
+	for (int i = 0; i < words_for(a->n); i++)
+		dst->w[i] = a->w[i] & ~b->w[i];
+}
+
+bool set_is_empty(const struct set *s)
+{
+	for (int i = 0; i < words_for(s->n); i++)
+		if (s->w[i])
+			return false;
+	return true;
+}
+
+bool set_subset(const struct set *a, const struct set *b)
+{
+	for (int i = 0; i < words_for(a->n); i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
+int set_cmp(const struct set *a, const struct set *b)
+{
+	return memcmp(a->w, b->w, words_for(a->n) * sizeof(uint64_t));
+}
+
+/* First set bit at index >= from in an array of words, or -1. */
+static int words_next(const uint64_t *w, int words, int from)
+{
+	int i = from / 64;
+	uint64_t word;
+
+	if (i >= words)
+		return -1;
+	word = w[i] & (~UINT64_C(0) << (from % 64));
+	for (;;) {
+		if (word)
+			return i * 64 + __builtin_ctzll(word);
+		if (++i >= words)
+			return -1;
+		word = w[i];
+	}
+}
+
+int set_next(const struct set *s, int from)
+{
+	return words_next(s->w, words_for(s->n), from);
+}
+
+void rel_union(struct rel *dst, const struct rel *a, const struct rel *b)
+{
+	for (size_t i = 0; i < rel_words(a); i++)
+		dst->w[i] = a->w[i] | b->w[i];
+}
+
+void rel_inter(struct rel *dst, const struct rel *a, const struct rel *b)
+{
+	for (size_t i = 0; i < rel_words(a); i++)
+		dst->w[i] = a->w[i] & b->w[i];
+}
+
+void rel_diff(struct rel *dst, const struct rel *a, const struct rel *b)
+{
+	for (size_t i = 0; i < rel_words(a); i++)
+		dst->w[i] = a->w[i] & ~b->w[i];
+}
+
+static uint64_t *row(const struct rel *r, int a)
+{
+	return (uint64_t *)r->w + (size_t)a * r->words;
+}
+
+/* dst = a ; b: the row of x is the union of the rows of b at a's row. */
+void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
+{
+	int words = a->words;
+
+	for (int x = 0; x < a->n; x++) {
+		uint64_t *out = row(dst, x);
+		const uint64_t *in = row(a, x);
+
+		memset(out, 0, words * sizeof(uint64_t));
+		for (int y = words_next(in, words, 0); y >= 0;
+		     y = words_next(in, words, y + 1)) {
+			const uint64_t *by = row(b, y);
+
+			for (int i = 0; i < words; i++)
+				out[i] |= by[i];
+		}
+	}
+}
+
+void rel_inverse(struct rel *dst, const struct rel *a)
+{
+	rel_init(dst, a->n);
+	for (int x = 0; x < a->n; x++)
+		for (int y = words_next(row(a, x), a->words, 0); y >= 0;
+		     y = words_next(row(a, x), a->words, y + 1))
+			rel_add(dst, y, x);
+}
+
+/* Warshall's algorithm, one row of words at a time. */
+void rel_closure(struct rel *dst, const struct rel *a)
+{
+	int words = a->words;
+
+	if (dst != a)
+		rel_copy(dst, a);
+	for (int k = 0; k < a->n; k++) {
+		const uint64_t *rk = row(dst, k);
+
+		for (int x = 0; x < a->n; x++) {
+			uint64_t *rx = row(dst, x);
+
+			if (rx[k / 64] >> (k % 64) & 1)
+				for (int i = 0; i < words; i++)
+					rx[i] |= rk[i];
+		}
+	}
+}
+
+void rel_add_id(struct rel *dst, const struct set *s)
+{
+	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
+		rel_add(dst, x, x);
+}
+
+void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b)
+{
+	rel_init(dst, a->n);
+	for (int x = set_next(a, 0); x >= 0; x = set_next(a, x + 1))
+		memcpy(row(dst, x), b->w, dst->words * sizeof(uint64_t));
+}
+
+/* Keep the pairs of dst whose source is in dom and target in ran. */
+void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
+{
+	for (int x = 0; x < dst->n; x++) {
+		uint64_t *rx = row(dst, x);
+
+		for (int i = 0; i < dst->words; i++)
+			rx[i] = set_has(dom, x) ? rx[i] & ran->w[i] : 0;
+	}
+}
+
+void rel_domain(struct set *dst, const struct rel *r)
+{
+	set_init(dst, r->n);
+	for (int x = 0; x < r->n; x++)
+		if (words_next(row(r, x), r->words, 0) >= 0)
+			set_add(dst, x);
+}
+
+void rel_range(struct set *dst, const struct rel *r)
+{
+	set_init(dst, r->n);
+	for (int x = 0; x < r->n; x++)
+		for (int i = 0; i < r->words; i++)
+			dst->w[i] |= row(r, x)[i];
+}
+
+bool rel_is_empty(const struct rel *r)
+{
+	for (size_t i = 0; i < rel_words(r); i++)
+		if (r->w[i])
+			return false;
+	return true;
+}
+
+bool rel_is_irreflexive(const struct rel *r)
+{
+	for (int x = 0; x < r->n; x++)
+		if (rel_has(r, x, x))
+			return false;
+	return true;
+}
+
+/*
+ * Peel off, round after round, the events with no successor left; the
+ * relation is acyclic when nothing remains.  Cheaper than a closure.
+ */
+bool rel_is_acyclic(const struct rel *r)
+{
+	uint64_t left[words_for(r->n) + 1];
+	bool progress = true;
+	int nleft = r->n;
+
+	memset(left, 0, sizeof(left));
+	for (int x = 0; x < r->n; x++)
+		left[x / 64] |= UINT64_C(1) << (x % 64);
+	while (nleft && progress) {
+		progress = false;
+		for (int x = 0; x < r->n; x++) {
+			const uint64_t *rx = row(r, x);
+			bool sink = true;
+
+			if (!(left[x / 64] >> (x % 64) & 1))
+				continue;
+			for (int i = 0; i < r->words && sink; i++)
+				sink = !(rx[i] & left[i]);
+			if (sink) {
+				left[x / 64] &= ~(UINT64_C(1) << (x % 64));
+				nleft--;
+				progress = true;
+			}
+		}
+	}
+	return nleft == 0;
+}
+
+bool rel_subset(const struct rel *a, const struct rel *b)
+{
+	for (size_t i = 0; i < rel_words(a); i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
+int rel_cmp(const struct rel *a, const struct rel *b)
+{
+	return memcmp(a->w, b->w, rel_words(a) * sizeof(uint64_t));
 }

@@ -6,6 +6,7 @@
 #define LKMM_BITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct set {
@@ -25,5 +26,43 @@ void set_add(struct set *s, int e);
 bool set_has(const struct set *s, int e);
 void rel_add(struct rel *r, int a, int b);
 bool rel_has(const struct rel *r, int a, int b);
+
+/*
+ * In-place algebra for the cat interpreter.  Every operand has the same
+ * universe size; `dst` may alias an operand unless said otherwise.  Sizes
+ * in bytes let callers carve sets and relations out of their own arenas.
+ */
+size_t set_bytes(int n);
+size_t rel_bytes(int n);
+void set_init(struct set *s, int n);	/* empty set of universe n */
+void rel_init(struct rel *r, int n);	/* empty relation of universe n */
+void set_copy(struct set *dst, const struct set *a);
+void rel_copy(struct rel *dst, const struct rel *a);
+
+void set_fill(struct set *dst);		/* every event */
+void set_union(struct set *dst, const struct set *a, const struct set *b);
+void set_inter(struct set *dst, const struct set *a, const struct set *b);
+void set_diff(struct set *dst, const struct set *a, const struct set *b);
+bool set_is_empty(const struct set *s);
+bool set_subset(const struct set *a, const struct set *b);
+int set_cmp(const struct set *a, const struct set *b);
+int set_next(const struct set *s, int from);	/* first member >= from, or -1 */
+
+void rel_union(struct rel *dst, const struct rel *a, const struct rel *b);
+void rel_inter(struct rel *dst, const struct rel *a, const struct rel *b);
+void rel_diff(struct rel *dst, const struct rel *a, const struct rel *b);
+void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b); /* dst must not alias */
+void rel_inverse(struct rel *dst, const struct rel *a);	/* dst must not alias */
+void rel_closure(struct rel *dst, const struct rel *a);	/* transitive: a+ */
+void rel_add_id(struct rel *dst, const struct set *s);	/* dst |= [s] */
+void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b);
+void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran);
+void rel_domain(struct set *dst, const struct rel *r);
+void rel_range(struct set *dst, const struct rel *r);
+bool rel_is_empty(const struct rel *r);
+bool rel_is_irreflexive(const struct rel *r);
+bool rel_is_acyclic(const struct rel *r);
+bool rel_subset(const struct rel *a, const struct rel *b);
+int rel_cmp(const struct rel *a, const struct rel *b);
 
 #endif

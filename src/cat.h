@@ -1,0 +1,54 @@
+/*
+ * cat.h - the cat model interpreter: loads a herd-style model (cfg, bell
+ * and cat files, plus our own rewrite of herd's library) and judges the
+ * candidate executions the enumerator hands it.
+ *
+ * Model errors are reported as "FILE:LINE:COL: error: ..." and exit with
+ * EXIT_BAD_INPUT, at load time for syntax and scoping, at the first
+ * execution for type errors.
+ */
+#ifndef LKMM_CAT_H
+#define LKMM_CAT_H
+
+#include "exec.h"
+
+struct cat_model;
+
+/*
+ * Read model_dir/cfg_name and the bell and cat files it names.  Includes
+ * are looked up in model_dir, then in the library built into the binary.
+ */
+struct cat_model *cat_load(const char *model_dir, const char *cfg_name);
+
+/* The cfg's "macros" file as a path (NULL if none), for the front end. */
+const char *cat_macros_file(const struct cat_model *m);
+
+/* The title string of the cat file, e.g. "Linux-kernel memory ...". */
+const char *cat_model_title(const struct cat_model *m);
+
+/* The flags raised by one accepted execution, e.g. "data-race". */
+struct cat_outcome {
+	const char **flags;
+	int nflags;
+};
+
+/*
+ * A candidate execution may stand for several: each `with x from S` of
+ * the model tries every member of S (e.g. every coherence order).  Every
+ * such choice ends in exactly one call: accept() when all checks hold,
+ * reject() with the name of the check that failed first (NULL for an
+ * unnamed check).  A check that fails before a `with` rejects all its
+ * choices in one call.  The pointers are valid during the call only.
+ */
+struct cat_visitor {
+	void (*accept)(void *arg, const struct cat_outcome *out);
+	void (*reject)(void *arg, const char *check_name);
+	void *arg;
+};
+
+void cat_run(struct cat_model *m, const struct execution *x,
+	     const struct cat_visitor *v);
+
+void cat_free(struct cat_model *m);
+
+#endif

@@ -1,0 +1,871 @@
+/*
+ * cateval.c - evaluate a resolved model on one execution.
+ *
+ * Values live in an arena that is reset for every execution and rolled
+ * back after every `with` choice.  The plan (see catresolve.c) runs in
+ * continuation style: a `with` runs the rest of the plan once per choice,
+ * so the statements before it are evaluated once for all choices.
+ */
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catast.h"
+
+/* ---- Arena ---- */
+
+enum { ARENA_BLOCK = 1 << 20 };
+
+struct block {
+	size_t cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+struct mark {
+	int cur;
+	size_t used;
+};
+
+void *cat_alloc(struct cat_model *m, size_t size)
+{
+	struct cat_arena *a = &m->arena;
+	struct block *b;
+
+	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	b = a->cur < a->blocks.len ? a->blocks.items[a->cur] : NULL;
+	if (!b || a->used + size > b->cap) {
+		if (b)
+			a->cur++;
+		if (a->cur == a->blocks.len)
+			vec_push(&a->blocks, NULL);
+		b = a->blocks.items[a->cur];
+		if (!b || b->cap < size) {
+			size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+			free(b);
+			b = xmalloc(sizeof(*b) + cap);
+			b->cap = cap;
+			a->blocks.items[a->cur] = b;
+		}
+		a->used = 0;
+	}
+	a->used += size;
+	return b->data + a->used - size;
+}
+
+static struct mark arena_mark(struct cat_model *m)
+{
+	return (struct mark){ m->arena.cur, m->arena.used };
+}
+
+static void arena_release(struct cat_model *m, struct mark mark)
+{
+	m->arena.cur = mark.cur;
+	m->arena.used = mark.used;
+}
+
+/* ---- Values ---- */
+
+static struct cat_value empty_value = { .kind = V_EMPTY };
+
+const char *cat_kind_name(enum cat_value_kind kind)
+{
+	static const char *const names[] = {
+		[V_EMPTY] = "empty", [V_SET] = "event set",
+		[V_REL] = "relation", [V_EVENT] = "event", [V_PAIR] = "pair",
+		[V_TAG] = "tag", [V_TUPLE] = "tuple", [V_VALSET] = "set",
+		[V_CLO] = "function", [V_PRIM] = "function",
+		[V_CROSS] = "set of relations",
+	};
+	return names[kind];
+}
+
+struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind)
+{
+	struct cat_value *v = cat_alloc(m, sizeof(*v));
+
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	return v;
+}
+
+struct cat_value *cat_new_set(struct cat_model *m)
+{
+	struct cat_value *v = cat_new_value(m, V_SET);
+
+	v->u.set = cat_alloc(m, set_bytes(m->x->nevents));
+	set_init(v->u.set, m->x->nevents);
+	return v;
+}
+
+struct cat_value *cat_new_rel(struct cat_model *m)
+{
+	struct cat_value *v = cat_new_value(m, V_REL);
+
+	v->u.rel = cat_alloc(m, rel_bytes(m->x->nevents));
+	rel_init(v->u.rel, m->x->nevents);
+	return v;
+}
+
+static _Noreturn void type_error(struct srcpos pos, const char *want,
+				 const struct cat_value *v)
+{
+	die_at(pos, "%s expected, found a %s", want, cat_kind_name(v->kind));
+}
+
+struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos)
+{
+	if (v->kind == V_EMPTY)
+		return cat_new_set(m)->u.set;
+	if (v->kind != V_SET)
+		type_error(pos, "event set", v);
+	return v->u.set;
+}
+
+struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos)
+{
+	if (v->kind == V_EMPTY)
+		return cat_new_rel(m)->u.rel;
+	if (v->kind != V_REL)
+		type_error(pos, "relation", v);
+	return v->u.rel;
+}
+
+static int value_cmp(const struct cat_value *a, const struct cat_value *b)
+{
+	if (a->kind != b->kind)
+		return (int)a->kind - (int)b->kind;
+	switch (a->kind) {
+	case V_SET:
+		return set_cmp(a->u.set, b->u.set);
+	case V_REL:
+		return rel_cmp(a->u.rel, b->u.rel);
+	case V_EVENT:
+		return a->u.ev - b->u.ev;
+	case V_PAIR:
+		return a->u.pair.a != b->u.pair.a ? a->u.pair.a - b->u.pair.a
+						  : a->u.pair.b - b->u.pair.b;
+	case V_TAG:
+		return strcmp(a->u.tag, b->u.tag);
+	case V_TUPLE:
+	case V_VALSET:
+		if (a->u.list.n != b->u.list.n)
+			return a->u.list.n - b->u.list.n;
+		for (int i = 0; i < a->u.list.n; i++) {
+			int c = value_cmp(a->u.list.items[i], b->u.list.items[i]);
+
+			if (c)
+				return c;
+		}
+		return 0;
+	default:
+		return a < b ? -1 : a > b;
+	}
+}
+
+static int value_ptr_cmp(const void *a, const void *b)
+{
+	return value_cmp(*(struct cat_value *const *)a,
+			 *(struct cat_value *const *)b);
+}
+
+/* A set of values from a list: sorted, without duplicates; frees items. */
+struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
+{
+	struct cat_value *v = cat_new_value(m, V_VALSET);
+	int n = 0;
+
+	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
+	v->u.list.items = cat_alloc(m, items->len * sizeof(void *));
+	for (int i = 0; i < items->len; i++)
+		if (!n || value_cmp(v->u.list.items[n - 1], items->items[i]))
+			v->u.list.items[n++] = items->items[i];
+	v->u.list.n = n;
+	vec_free(items);
+	return v;
+}
+
+static void push_members(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	(void)m;
+	vec_push(arg, v);
+}
+
+/* v ++ coll: add an event, a pair or any value to a collection. */
+struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
+			  struct cat_value *coll, struct srcpos pos)
+{
+	struct cat_value *r;
+	struct vec items = { 0 };
+
+	if (coll->kind == V_EMPTY && v->kind == V_EVENT)
+		coll = cat_new_set(m);
+	else if (coll->kind == V_EMPTY && v->kind == V_PAIR)
+		coll = cat_new_rel(m);
+	switch (coll->kind) {
+	case V_SET:
+		if (v->kind != V_EVENT)
+			type_error(pos, "event", v);
+		r = cat_new_set(m);
+		set_copy(r->u.set, coll->u.set);
+		set_add(r->u.set, v->u.ev);
+		return r;
+	case V_REL:
+		if (v->kind != V_PAIR)
+			type_error(pos, "pair", v);
+		r = cat_new_rel(m);
+		rel_copy(r->u.rel, coll->u.rel);
+		rel_add(r->u.rel, v->u.pair.a, v->u.pair.b);
+		return r;
+	case V_EMPTY:
+	case V_VALSET:
+		cat_each_member(m, coll, pos, push_members, &items);
+		vec_push(&items, v);
+		return cat_valset(m, &items);
+	default:
+		type_error(pos, "set", coll);
+	}
+}
+
+/* ---- Members of collections, and cross products ---- */
+
+struct cross_walk {
+	struct cat_value **members;	/* each a set of relations */
+	int n;
+	void (*each)(struct cat_model *m, struct cat_value *v, void *arg);
+	void *arg;
+};
+
+/* Every way of picking one relation per member, unioned into acc. */
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i,
+		       const struct rel *acc)
+{
+	struct cat_value *member;
+
+	if (i == w->n) {
+		struct cat_value *v = cat_new_rel(m);
+
+		rel_copy(v->u.rel, acc);
+		w->each(m, v, w->arg);
+		return;
+	}
+	member = w->members[i];
+	for (int j = 0; j < member->u.list.n; j++) {
+		struct mark mark = arena_mark(m);
+		struct cat_value *pick = cat_new_rel(m);
+
+		rel_union(pick->u.rel, acc, member->u.list.items[j]->u.rel);
+		walk_cross(m, w, i + 1, pick->u.rel);
+		arena_release(m, mark);
+	}
+}
+
+void cat_each_member(struct cat_model *m, struct cat_value *coll,
+		     struct srcpos pos,
+		     void (*each)(struct cat_model *m, struct cat_value *v,
+				  void *arg), void *arg)
+{
+	struct cat_value *v;
+
+	switch (coll->kind) {
+	case V_EMPTY:
+		return;
+	case V_SET:
+		for (int e = set_next(coll->u.set, 0); e >= 0;
+		     e = set_next(coll->u.set, e + 1)) {
+			v = cat_new_value(m, V_EVENT);
+			v->u.ev = e;
+			each(m, v, arg);
+		}
+		return;
+	case V_REL:
+		for (int a = 0; a < coll->u.rel->n; a++)
+			for (int b = 0; b < coll->u.rel->n; b++)
+				if (rel_has(coll->u.rel, a, b)) {
+					v = cat_new_value(m, V_PAIR);
+					v->u.pair.a = a;
+					v->u.pair.b = b;
+					each(m, v, arg);
+				}
+		return;
+	case V_VALSET:
+		for (int i = 0; i < coll->u.list.n; i++)
+			each(m, coll->u.list.items[i], arg);
+		return;
+	case V_CROSS: {
+		struct cross_walk w = { coll->u.list.items, coll->u.list.n,
+					each, arg };
+
+		walk_cross(m, &w, 0, cat_new_rel(m)->u.rel);
+		return;
+	}
+	default:
+		type_error(pos, "set", coll);
+	}
+}
+
+/* ---- Expressions ---- */
+
+static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+			      struct cat_frame *env);
+
+static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
+			      struct cat_value *v, struct cat_frame *env,
+			      struct srcpos pos)
+{
+	if (pat->tuple && (v->kind != V_TUPLE || v->u.list.n != pat->n))
+		die_at(pos, "a tuple of %d expected, found a %s", pat->n,
+		       cat_kind_name(v->kind));
+	for (int i = 0; i < pat->n; i++) {
+		struct cat_frame *f = cat_alloc(m, sizeof(*f));
+
+		f->name = pat->names[i];
+		f->val = pat->tuple ? v->u.list.items[i] : v;
+		f->up = env;
+		env = f;
+	}
+	return env;
+}
+
+struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
+			    struct cat_value *arg, struct srcpos pos)
+{
+	struct cat_value *p;
+
+	if (f->kind == V_CLO) {
+		struct cat_expr *fun = f->u.clo.fun;
+
+		return eval(m, fun->args[0],
+			    bind(m, &fun->param, arg, f->u.clo.env, pos));
+	}
+	if (f->kind != V_PRIM)
+		type_error(pos, "function", f);
+	p = cat_new_value(m, V_PRIM);
+	p->u.prim = f->u.prim;
+	p->u.prim.args = cat_alloc(m, f->u.prim.arity * sizeof(void *));
+	memcpy(p->u.prim.args, f->u.prim.args, f->u.prim.nargs * sizeof(void *));
+	p->u.prim.args[p->u.prim.nargs++] = arg;
+	if (p->u.prim.nargs < p->u.prim.arity)
+		return p;
+	return p->u.prim.fn(m, p->u.prim.args, pos);
+}
+
+static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
+				struct cat_frame *env)
+{
+	if (e->slot >= 0)
+		return m->vals[e->slot];
+	for (; env; env = env->up)
+		if (env->name == e->name)
+			return env->val;
+	die_at(e->pos, "internal: '%s' has no value", e->name);
+}
+
+/* The result of a binary operation when an operand is the untyped {}. */
+static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
+				    struct cat_value *b)
+{
+	if (op == X_UNION)
+		return a->kind == V_EMPTY ? b : a;
+	if (op == X_DIFF && a->kind != V_EMPTY)
+		return a;
+	return &empty_value;
+}
+
+static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
+				   struct cat_value *a, struct cat_value *b)
+{
+	struct vec items = { 0 };
+
+	for (int i = 0; i < a->u.list.n; i++) {
+		bool in_b = false;
+
+		for (int j = 0; j < b->u.list.n && !in_b; j++)
+			in_b = !value_cmp(a->u.list.items[i], b->u.list.items[j]);
+		if (op == X_UNION || in_b == (op == X_INTER))
+			vec_push(&items, a->u.list.items[i]);
+	}
+	if (op == X_UNION)
+		for (int j = 0; j < b->u.list.n; j++)
+			vec_push(&items, b->u.list.items[j]);
+	return cat_valset(m, &items);
+}
+
+/* a | b, a & b, a \ b on two values of the same kind. */
+static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
+				struct cat_value *a, struct cat_value *b)
+{
+	enum cat_expr_kind op = e->kind;
+	struct cat_value *r;
+
+	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
+		return with_empty(op, a, b);
+	if (a->kind != b->kind)
+		die_at(e->pos, "operands of different types: %s and %s",
+		       cat_kind_name(a->kind), cat_kind_name(b->kind));
+	switch (a->kind) {
+	case V_SET:
+		r = cat_new_set(m);
+		if (op == X_UNION)
+			set_union(r->u.set, a->u.set, b->u.set);
+		else if (op == X_INTER)
+			set_inter(r->u.set, a->u.set, b->u.set);
+		else
+			set_diff(r->u.set, a->u.set, b->u.set);
+		return r;
+	case V_REL:
+		r = cat_new_rel(m);
+		if (op == X_UNION)
+			rel_union(r->u.rel, a->u.rel, b->u.rel);
+		else if (op == X_INTER)
+			rel_inter(r->u.rel, a->u.rel, b->u.rel);
+		else
+			rel_diff(r->u.rel, a->u.rel, b->u.rel);
+		return r;
+	case V_VALSET:
+		return valset_op(m, op, a, b);
+	default:
+		die_at(e->pos, "set or relation expected, found a %s",
+		       cat_kind_name(a->kind));
+	}
+}
+
+static struct cat_value *eval_union(struct cat_model *m, struct cat_expr *e,
+				    struct cat_frame *env)
+{
+	struct cat_value *acc = eval(m, e->args[0], env);
+
+	for (int i = 1; i < e->n; i++)
+		acc = set_op(m, e, acc, eval(m, e->args[i], env));
+	return acc;
+}
+
+/* A sequence stops at the first empty step, as herd's does. */
+static struct cat_value *eval_seq(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct cat_value *acc = eval(m, e->args[0], env);
+
+	for (int i = 1; i < e->n; i++) {
+		struct cat_value *next, *r;
+
+		if (acc->kind == V_EMPTY ||
+		    rel_is_empty(cat_as_rel(m, acc, e->args[i - 1]->pos)))
+			return &empty_value;
+		next = eval(m, e->args[i], env);
+		if (next->kind == V_EMPTY)
+			return &empty_value;
+		r = cat_new_rel(m);
+		rel_seq(r->u.rel, acc->u.rel, cat_as_rel(m, next, e->args[i]->pos));
+		acc = r;
+	}
+	return acc;
+}
+
+static struct cat_value *identity(struct cat_model *m, const struct set *s)
+{
+	struct cat_value *r = cat_new_rel(m);
+
+	rel_add_id(r->u.rel, s);
+	return r;
+}
+
+/* ~a: the complement among all events, or all pairs of events. */
+static struct cat_value *complement(struct cat_model *m, struct cat_expr *e,
+				    struct cat_value *a)
+{
+	struct cat_value *r;
+
+	if (a->kind == V_SET) {
+		r = cat_new_set(m);
+		set_diff(r->u.set, m->all, a->u.set);
+		return r;
+	}
+	if (a->kind == V_REL) {
+		struct cat_value *all = cat_new_rel(m);
+
+		rel_cartesian(all->u.rel, m->all, m->all);
+		rel_diff(all->u.rel, all->u.rel, a->u.rel);
+		return all;
+	}
+	die_at(e->pos, "event set or relation expected, found a %s",
+	       cat_kind_name(a->kind));
+}
+
+/* r+, r*, r?, r^-1 */
+static struct cat_value *closure(struct cat_model *m, struct cat_expr *e,
+				 struct cat_value *a)
+{
+	struct cat_value *r;
+
+	if (a->kind == V_PAIR && e->kind == X_INV) {
+		r = cat_new_value(m, V_PAIR);
+		r->u.pair.a = a->u.pair.b;
+		r->u.pair.b = a->u.pair.a;
+		return r;
+	}
+	if (a->kind == V_EMPTY)
+		return e->kind == X_STAR || e->kind == X_OPT ? identity(m, m->all)
+							     : a;
+	r = cat_new_rel(m);
+	switch (e->kind) {
+	case X_INV:
+		rel_inverse(r->u.rel, cat_as_rel(m, a, e->pos));
+		break;
+	case X_PLUS:
+	case X_STAR:
+		rel_closure(r->u.rel, cat_as_rel(m, a, e->pos));
+		if (e->kind == X_STAR)
+			rel_add_id(r->u.rel, m->all);
+		break;
+	default:
+		rel_copy(r->u.rel, cat_as_rel(m, a, e->pos));
+		rel_add_id(r->u.rel, m->all);
+	}
+	return r;
+}
+
+static struct cat_value *eval_set(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct cat_value *acc = &empty_value;
+
+	for (int i = 0; i < e->n; i++)
+		acc = cat_add(m, eval(m, e->args[i], env), acc, e->args[i]->pos);
+	return acc;
+}
+
+static struct cat_value *eval_tuple(struct cat_model *m, struct cat_expr *e,
+				    struct cat_frame *env)
+{
+	struct cat_value *v = cat_new_value(m, V_TUPLE);
+
+	v->u.list.n = e->n;
+	v->u.list.items = cat_alloc(m, e->n * sizeof(void *));
+	for (int i = 0; i < e->n; i++)
+		v->u.list.items[i] = eval(m, e->args[i], env);
+	return v;
+}
+
+/* Fixpoint iteration is done when no value grew in a round. */
+static bool grown(struct cat_value *old, struct cat_value *new)
+{
+	switch (new->kind) {
+	case V_EMPTY:
+		return false;
+	case V_SET:
+		return old->kind != V_SET || !set_subset(new->u.set, old->u.set);
+	case V_REL:
+		return old->kind != V_REL || !rel_subset(new->u.rel, old->u.rel);
+	case V_CLO:
+		return old->kind != V_CLO;
+	default:
+		return value_cmp(old, new) != 0;
+	}
+}
+
+/*
+ * let rec: every name starts as {} and the bindings are evaluated in
+ * turn, each seeing the latest values, until a round changes nothing.
+ * `cells` holds the frames (local) or slots (top level) of the names.
+ */
+static void fixpoint(struct cat_model *m, struct cat_bind *binds, int n,
+		     struct cat_value ***cells, struct cat_frame *env)
+{
+	bool again = true;
+
+	for (int i = 0; i < n; i++) {
+		if (binds[i].pat.tuple)
+			die_at(binds[i].pos, "tuples in 'let rec' are not supported");
+		*cells[i] = &empty_value;
+	}
+	while (again) {
+		again = false;
+		for (int i = 0; i < n; i++) {
+			struct cat_value *v = eval(m, binds[i].e, env);
+
+			again |= grown(*cells[i], v);
+			*cells[i] = v;
+		}
+	}
+}
+
+static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct cat_frame *inner = env;
+
+	if (e->kind == X_LETREC) {
+		struct cat_value **cells[e->nbinds];
+
+		for (int i = 0; i < e->nbinds; i++) {
+			inner = bind(m, &e->binds[i].pat, &empty_value, inner,
+				     e->binds[i].pos);
+			cells[i] = &inner->val;
+		}
+		fixpoint(m, e->binds, e->nbinds, cells, inner);
+	} else {
+		for (int i = 0; i < e->nbinds; i++)
+			inner = bind(m, &e->binds[i].pat,
+				     eval(m, e->binds[i].e, env), inner,
+				     e->binds[i].pos);
+	}
+	return eval(m, e->args[0], inner);
+}
+
+static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+			      struct cat_frame *env)
+{
+	struct cat_value *a, *b, *r;
+
+	switch (e->kind) {
+	case X_VAR:
+		return lookup(m, e, env);
+	case X_TAG:
+		r = cat_new_value(m, V_TAG);
+		r->u.tag = e->name;
+		return r;
+	case X_ZERO:
+		return cat_new_rel(m);
+	case X_EMPTY:
+		return &empty_value;
+	case X_UNIV:
+		r = cat_new_value(m, V_SET);
+		r->u.set = m->all;
+		return r;
+	case X_SET:
+		return eval_set(m, e, env);
+	case X_TUPLE:
+		return eval_tuple(m, e, env);
+	case X_UNION:
+		return eval_union(m, e, env);
+	case X_SEQ:
+		return eval_seq(m, e, env);
+	case X_INTER:
+	case X_DIFF:
+		return set_op(m, e, eval(m, e->args[0], env),
+			      eval(m, e->args[1], env));
+	case X_CART:
+		a = eval(m, e->args[0], env);
+		b = eval(m, e->args[1], env);
+		r = cat_new_rel(m);
+		rel_cartesian(r->u.rel, cat_as_set(m, a, e->args[0]->pos),
+			      cat_as_set(m, b, e->args[1]->pos));
+		return r;
+	case X_ADD:
+		a = eval(m, e->args[0], env);
+		return cat_add(m, a, eval(m, e->args[1], env), e->pos);
+	case X_COMP:
+		return complement(m, e, eval(m, e->args[0], env));
+	case X_INV:
+	case X_PLUS:
+	case X_STAR:
+	case X_OPT:
+		return closure(m, e, eval(m, e->args[0], env));
+	case X_TOID:
+		a = eval(m, e->args[0], env);
+		if (a->kind == V_EMPTY)
+			return a;
+		return identity(m, cat_as_set(m, a, e->args[0]->pos));
+	case X_APP:
+		a = eval(m, e->args[0], env);
+		return cat_apply(m, a, eval(m, e->args[1], env), e->pos);
+	case X_FUN:
+		r = cat_new_value(m, V_CLO);
+		r->u.clo.fun = e;
+		r->u.clo.env = env;
+		return r;
+	case X_LET:
+	case X_LETREC:
+		return eval_let(m, e, env);
+	case X_TRY:
+		return eval(m, e->args[e->use_handler], env);
+	}
+	die_at(e->pos, "internal: unknown expression");
+}
+
+/* ---- Statements ---- */
+
+static void let(struct cat_model *m, struct cat_stmt *s)
+{
+	for (int i = 0; i < s->nbinds; i++) {
+		struct cat_bind *b = &s->binds[i];
+		struct cat_value *v = eval(m, b->e, NULL);
+
+		if (!b->pat.tuple) {
+			m->vals[b->slot] = v;
+			continue;
+		}
+		if (v->kind != V_TUPLE || v->u.list.n != b->pat.n)
+			die_at(b->pos, "a tuple of %d expected, found a %s",
+			       b->pat.n, cat_kind_name(v->kind));
+		for (int j = 0; j < b->pat.n; j++)
+			m->vals[b->slot + j] = v->u.list.items[j];
+	}
+}
+
+static void let_rec(struct cat_model *m, struct cat_stmt *s)
+{
+	struct cat_value **cells[s->nbinds];
+
+	for (int i = 0; i < s->nbinds; i++)
+		cells[i] = &m->vals[s->binds[i].slot];
+	fixpoint(m, s->binds, s->nbinds, cells, NULL);
+}
+
+static bool test_holds(struct cat_model *m, struct cat_stmt *s)
+{
+	struct cat_value *v = eval(m, s->e, NULL);
+	bool holds;
+
+	if (v->kind == V_EMPTY)
+		holds = true;
+	else if (s->test == TEST_EMPTY && v->kind == V_SET)
+		holds = set_is_empty(v->u.set);
+	else if (s->test == TEST_EMPTY && v->kind == V_VALSET)
+		holds = v->u.list.n == 0;
+	else if (s->test == TEST_EMPTY)
+		holds = rel_is_empty(cat_as_rel(m, v, s->e->pos));
+	else if (s->test == TEST_ACYCLIC)
+		holds = rel_is_acyclic(cat_as_rel(m, v, s->e->pos));
+	else
+		holds = rel_is_irreflexive(cat_as_rel(m, v, s->e->pos));
+	return holds != s->negated;
+}
+
+static void run_from(struct cat_model *m, int step);
+
+struct choice {
+	int slot;
+	int step;		/* the statement after the `with` */
+};
+
+static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	struct choice *c = arg;
+	struct mark mark = arena_mark(m);
+
+	m->vals[c->slot] = v;
+	run_from(m, c->step);
+	arena_release(m, mark);
+}
+
+static void add_flag(struct cat_model *m, const char *name)
+{
+	for (int i = 0; i < m->flags.len; i++)
+		if (m->flags.items[i] == name)
+			return;
+	vec_push(&m->flags, (void *)name);
+}
+
+/* Run the plan from `step` on; every path ends in accept or reject. */
+static void run_from(struct cat_model *m, int step)
+{
+	int nflags = m->flags.len;
+	struct cat_outcome out;
+
+	for (; step < m->plan.len; step++) {
+		struct cat_stmt *s = m->plan.items[step];
+		struct choice c = { -1, step + 1 };
+
+		switch (s->kind) {
+		case S_LET:
+			let(m, s);
+			break;
+		case S_LETREC:
+			let_rec(m, s);
+			break;
+		case S_CHECK:
+			if (test_holds(m, s))
+				break;
+			m->visitor->reject(m->visitor->arg, s->name);
+			m->flags.len = nflags;
+			return;
+		case S_FLAG:
+			if (test_holds(m, s))
+				add_flag(m, s->name);
+			break;
+		case S_WITH:
+			c.slot = s->binds[0].slot;
+			cat_each_member(m, eval(m, s->binds[0].e, NULL),
+					s->binds[0].e->pos, try_choice, &c);
+			m->flags.len = nflags;
+			return;
+		}
+	}
+	out.flags = (const char **)m->flags.items;
+	out.nflags = m->flags.len;
+	m->visitor->accept(m->visitor->arg, &out);
+	m->flags.len = nflags;
+}
+
+void cat_run(struct cat_model *m, const struct execution *x,
+	     const struct cat_visitor *v)
+{
+	m->x = x;
+	m->visitor = v;
+	m->arena.cur = 0;
+	m->arena.used = 0;
+	m->flags.len = 0;
+	m->all = cat_alloc(m, set_bytes(x->nevents));
+	set_init(m->all, x->nevents);
+	set_fill(m->all);
+	for (int i = 0; i < m->nslots; i++) {
+		const struct cat_predef *def = m->slots[i].predef;
+
+		if (def && m->slots[i].live)
+			m->vals[i] = def->compute(m, def->arg);
+	}
+	run_from(m, 0);
+}
+
+/* ---- Loading ---- */
+
+struct cat_model *cat_load(const char *model_dir, const char *cfg_name)
+{
+	struct cat_model *m = xcalloc(1, sizeof(*m));
+
+	m->dir = xstrdup(model_dir);
+	cat_parse_cfg(m, cfg_name);
+	cat_resolve(m);
+	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
+	return m;
+}
+
+const char *cat_macros_file(const struct cat_model *m)
+{
+	return m->macros;
+}
+
+const char *cat_model_title(const struct cat_model *m)
+{
+	return m->title;
+}
+
+static void free_vec(struct vec *v)
+{
+	for (int i = 0; i < v->len; i++)
+		free(v->items[i]);
+	vec_free(v);
+}
+
+void cat_free(struct cat_model *m)
+{
+	free_vec(&m->names);
+	free_vec(&m->files);
+	free_vec(&m->texts);
+	free_vec(&m->arena.blocks);
+	vec_free(&m->bell_tags);
+	vec_free(&m->stmts);
+	vec_free(&m->plan);
+	vec_free(&m->flags);
+	free(m->tag_sets);
+	free(m->slots);
+	free(m->vals);
+	free(m->dir);
+	free(m->macros);
+	free(m->title);
+	free(m);
+}

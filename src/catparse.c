@@ -1,0 +1,936 @@
+/*
+ * catparse.c - read a model: the cfg file, then the cat language of the
+ * bell and cat files and of every file they include, into one flat list
+ * of statements (includes are spliced in where they appear).
+ *
+ * The grammar and operator precedences follow herd7's cat language, from
+ * loosest to tightest:  |  ++  ;  \  &  then ~, postfix * + ?, cartesian *,
+ * then ^-1, then application.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catast.h"
+
+enum tok {
+	T_EOF, T_NAME, T_TAGNAME, T_STRING,
+	T_LPAR, T_RPAR, T_LACC, T_RACC, T_LBRAC, T_RBRAC,
+	T_UNDERSCORE, T_ZERO, T_BAR, T_BARBAR, T_AMP, T_STAR, T_TILDE,
+	T_PLUS, T_PLUSPLUS, T_HAT, T_INV, T_BACKSLASH, T_QUESTION, T_EQUAL,
+	T_SEMI, T_COMMA, T_ARROW,
+	/* keywords */
+	T_LET, T_REC, T_AND, T_IN, T_FUN, T_TRY, T_WITH, T_FROM, T_AS,
+	T_ACYCLIC, T_IRREFLEXIVE, T_EMPTYKW, T_FLAG, T_SHOW, T_UNSHOW,
+	T_INCLUDE, T_ENUM, T_INSTRUCTIONS, T_DEFAULT, T_BEGIN, T_END,
+	T_UNSUPPORTED,		/* a keyword of herd's we do not implement */
+};
+
+static const struct { const char *word; enum tok tok; } keywords[] = {
+	{ "let", T_LET }, { "rec", T_REC }, { "and", T_AND }, { "in", T_IN },
+	{ "fun", T_FUN }, { "try", T_TRY }, { "with", T_WITH },
+	{ "from", T_FROM }, { "as", T_AS }, { "acyclic", T_ACYCLIC },
+	{ "irreflexive", T_IRREFLEXIVE }, { "empty", T_EMPTYKW },
+	{ "flag", T_FLAG }, { "show", T_SHOW }, { "unshow", T_UNSHOW },
+	{ "include", T_INCLUDE }, { "enum", T_ENUM },
+	{ "instructions", T_INSTRUCTIONS }, { "default", T_DEFAULT },
+	{ "begin", T_BEGIN }, { "end", T_END },
+	{ "when", T_UNSUPPORTED }, { "subset", T_UNSUPPORTED },
+	{ "undefined_unless", T_UNSUPPORTED }, { "assert", T_UNSUPPORTED },
+	{ "variant", T_UNSUPPORTED }, { "procedure", T_UNSUPPORTED },
+	{ "call", T_UNSUPPORTED }, { "debug", T_UNSUPPORTED },
+	{ "match", T_UNSUPPORTED }, { "forall", T_UNSUPPORTED },
+	{ "do", T_UNSUPPORTED }, { "if", T_UNSUPPORTED },
+	{ "then", T_UNSUPPORTED }, { "else", T_UNSUPPORTED },
+	{ "catdep", T_UNSUPPORTED }, { "not", T_UNSUPPORTED },
+};
+
+struct parser {
+	struct cat_model *m;
+	const char *file;
+	const char *src;
+	const char *p;		/* next character */
+	int line;
+	const char *line_start;
+	/* current token */
+	enum tok tok;
+	struct srcpos pos;
+	const char *text;	/* T_NAME, T_TAGNAME, T_STRING: interned */
+	int depth;		/* include nesting */
+	struct vec *enums;	/* enum statements seen, for `instructions` */
+};
+
+const char *cat_intern(struct cat_model *m, const char *s, size_t len)
+{
+	for (int i = 0; i < m->names.len; i++) {
+		const char *name = m->names.items[i];
+
+		if (strlen(name) == len && !memcmp(name, s, len))
+			return name;
+	}
+	vec_push(&m->names, xstrndup(s, len));
+	return m->names.items[m->names.len - 1];
+}
+
+/* ---- Lexer ---- */
+
+static struct srcpos here(struct parser *ps)
+{
+	return (struct srcpos){ ps->file, ps->line,
+				(int)(ps->p - ps->line_start) + 1 };
+}
+
+static void newline(struct parser *ps)
+{
+	ps->line++;
+	ps->line_start = ps->p + 1;
+}
+
+static void skip_comment(struct parser *ps)
+{
+	struct srcpos start = here(ps);
+	int depth = 0;
+
+	do {
+		if (!*ps->p)
+			die_at(start, "unterminated comment");
+		if (ps->p[0] == '(' && ps->p[1] == '*') {
+			depth++;
+			ps->p += 2;
+		} else if (ps->p[0] == '*' && ps->p[1] == ')') {
+			depth--;
+			ps->p += 2;
+		} else {
+			if (*ps->p == '\n')
+				newline(ps);
+			ps->p++;
+		}
+	} while (depth);
+}
+
+static void skip_blanks(struct parser *ps)
+{
+	for (;;) {
+		char c = *ps->p;
+
+		if (c == '\n') {
+			newline(ps);
+			ps->p++;
+		} else if (c == ' ' || c == '\t' || c == '\r') {
+			ps->p++;
+		} else if (c == '#' || (c == '/' && ps->p[1] == '/')) {
+			while (*ps->p && *ps->p != '\n')
+				ps->p++;
+		} else if (c == '(' && ps->p[1] == '*') {
+			skip_comment(ps);
+		} else {
+			return;
+		}
+	}
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_name_char(char c)
+{
+	return is_alpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+	       c == '-';
+}
+
+/* herd's names: '_'? alpha (alpha|digit|'_'|'.'|'-')* '\''? */
+static size_t name_length(const char *s)
+{
+	size_t n = s[0] == '_';
+
+	if (!is_alpha(s[n]))
+		return 0;
+	while (is_name_char(s[n]))
+		n++;
+	return n + (s[n] == '\'');
+}
+
+static enum tok lex_name(struct parser *ps, size_t len)
+{
+	ps->text = cat_intern(ps->m, ps->p, len);
+	ps->p += len;
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (!strcmp(keywords[i].word, ps->text))
+			return keywords[i].tok;
+	return T_NAME;
+}
+
+static enum tok lex_string(struct parser *ps)
+{
+	const char *end = strchr(ps->p + 1, '"');
+
+	if (!end)
+		die_at(ps->pos, "unterminated string");
+	for (const char *q = ps->p; q < end; q++)
+		if (*q == '\n')
+			die_at(ps->pos, "newline in string");
+	ps->text = cat_intern(ps->m, ps->p + 1, end - ps->p - 1);
+	ps->p = end + 1;
+	return T_STRING;
+}
+
+static const struct { const char *op; enum tok tok; } operators[] = {
+	{ "||", T_BARBAR }, { "++", T_PLUSPLUS }, { "->", T_ARROW },
+	{ "-1", T_INV }, { "(", T_LPAR }, { ")", T_RPAR }, { "{", T_LACC },
+	{ "}", T_RACC }, { "[", T_LBRAC }, { "]", T_RBRAC },
+	{ "0", T_ZERO }, { "|", T_BAR }, { "&", T_AMP }, { "*", T_STAR },
+	{ "~", T_TILDE }, { "+", T_PLUS }, { "^", T_HAT },
+	{ "\\", T_BACKSLASH }, { "?", T_QUESTION }, { "=", T_EQUAL },
+	{ ";", T_SEMI }, { ",", T_COMMA },
+};
+
+static enum tok lex(struct parser *ps)
+{
+	size_t len;
+
+	skip_blanks(ps);
+	ps->pos = here(ps);
+	if (!*ps->p)
+		return T_EOF;
+	if (*ps->p == '"')
+		return lex_string(ps);
+	if (*ps->p == '\'') {
+		len = name_length(ps->p + 1);
+		if (!len)
+			die_at(ps->pos, "tag name expected after '");
+		ps->p++;
+		lex_name(ps, len);
+		return T_TAGNAME;
+	}
+	len = name_length(ps->p);
+	if (len)
+		return lex_name(ps, len);
+	if (*ps->p == '_') {
+		ps->p++;
+		return T_UNDERSCORE;
+	}
+	for (size_t i = 0; i < sizeof(operators) / sizeof(operators[0]); i++) {
+		size_t n = strlen(operators[i].op);
+
+		if (!strncmp(ps->p, operators[i].op, n)) {
+			ps->p += n;
+			return operators[i].tok;
+		}
+	}
+	die_at(ps->pos, "unexpected character '%c'", *ps->p);
+}
+
+static void next(struct parser *ps)
+{
+	ps->tok = lex(ps);
+	if (ps->tok == T_UNSUPPORTED)
+		die_at(ps->pos, "'%s' is not supported by this cat interpreter",
+		       ps->text);
+}
+
+static bool accept(struct parser *ps, enum tok tok)
+{
+	if (ps->tok != tok)
+		return false;
+	next(ps);
+	return true;
+}
+
+static _Noreturn void syntax_error(struct parser *ps, const char *what)
+{
+	if (ps->tok == T_EOF)
+		die_at(ps->pos, "%s expected, found end of file", what);
+	die_at(ps->pos, "%s expected", what);
+}
+
+static void expect(struct parser *ps, enum tok tok, const char *what)
+{
+	if (!accept(ps, tok))
+		syntax_error(ps, what);
+}
+
+static const char *expect_name(struct parser *ps)
+{
+	const char *name = ps->text;
+
+	expect(ps, T_NAME, "name");
+	return name;
+}
+
+/* ---- Expressions ---- */
+
+static struct cat_expr *new_expr(enum cat_expr_kind kind, struct srcpos pos,
+				 int n)
+{
+	struct cat_expr *e = xcalloc(1, sizeof(*e));
+
+	e->kind = kind;
+	e->pos = pos;
+	e->slot = -1;
+	e->n = n;
+	e->args = n ? xcalloc(n, sizeof(*e->args)) : NULL;
+	return e;
+}
+
+static struct cat_expr *unary(enum cat_expr_kind kind, struct srcpos pos,
+			      struct cat_expr *a)
+{
+	struct cat_expr *e = new_expr(kind, pos, 1);
+
+	e->args[0] = a;
+	return e;
+}
+
+static struct cat_expr *binary(enum cat_expr_kind kind, struct srcpos pos,
+			       struct cat_expr *a, struct cat_expr *b)
+{
+	struct cat_expr *e = new_expr(kind, pos, 2);
+
+	e->args[0] = a;
+	e->args[1] = b;
+	return e;
+}
+
+/* Union and sequence are n-ary, so that sequences can stop early. */
+static struct cat_expr *nary(enum cat_expr_kind kind, struct srcpos pos,
+			     struct cat_expr *a, struct cat_expr *b)
+{
+	struct vec items = { 0 };
+	struct cat_expr *e;
+
+	for (int i = 0; i < 2; i++) {
+		struct cat_expr *x = i ? b : a;
+
+		if (x->kind == kind)
+			for (int j = 0; j < x->n; j++)
+				vec_push(&items, x->args[j]);
+		else
+			vec_push(&items, x);
+	}
+	e = new_expr(kind, pos, 0);
+	e->n = items.len;
+	e->args = (struct cat_expr **)items.items;
+	return e;
+}
+
+static struct cat_expr *from_vec(enum cat_expr_kind kind, struct srcpos pos,
+				 struct vec *items)
+{
+	struct cat_expr *e = new_expr(kind, pos, 0);
+
+	e->n = items->len;
+	e->args = (struct cat_expr **)items->items;
+	return e;
+}
+
+static struct cat_expr *expr(struct parser *ps);
+static struct cat_expr *base(struct parser *ps);
+static int bindings(struct parser *ps, struct cat_bind **binds);
+
+static bool starts_simple(enum tok tok)
+{
+	switch (tok) {
+	case T_ZERO: case T_TAGNAME: case T_LACC: case T_UNDERSCORE:
+	case T_LPAR: case T_BEGIN: case T_LBRAC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool starts_operand(enum tok tok)
+{
+	return starts_simple(tok) || tok == T_NAME || tok == T_TILDE;
+}
+
+/* Comma-separated bases up to `close`, for {..} and instructions [..]. */
+static void base_list(struct parser *ps, struct vec *items, enum tok close,
+		      const char *what)
+{
+	if (accept(ps, close))
+		return;
+	do
+		vec_push(items, base(ps));
+	while (accept(ps, T_COMMA));
+	expect(ps, close, what);
+}
+
+static struct cat_expr *simple(struct parser *ps)
+{
+	struct srcpos pos = ps->pos;
+	struct cat_expr *e;
+	struct vec items = { 0 };
+
+	switch (ps->tok) {
+	case T_ZERO:
+		next(ps);
+		return new_expr(X_ZERO, pos, 0);
+	case T_UNDERSCORE:
+		next(ps);
+		return new_expr(X_UNIV, pos, 0);
+	case T_TAGNAME:
+		e = new_expr(X_TAG, pos, 0);
+		e->name = ps->text;
+		next(ps);
+		return e;
+	case T_LACC:
+		next(ps);
+		base_list(ps, &items, T_RACC, "'}'");
+		return items.len ? from_vec(X_SET, pos, &items)
+				 : new_expr(X_EMPTY, pos, 0);
+	case T_LPAR:
+		next(ps);
+		if (accept(ps, T_RPAR))
+			return new_expr(X_TUPLE, pos, 0);
+		e = expr(ps);
+		expect(ps, T_RPAR, "')'");
+		return e;
+	case T_BEGIN:
+		next(ps);
+		e = expr(ps);
+		expect(ps, T_END, "'end'");
+		return e;
+	case T_LBRAC:
+		next(ps);
+		e = expr(ps);
+		expect(ps, T_RBRAC, "']'");
+		return unary(X_TOID, pos, e);
+	default:
+		syntax_error(ps, "expression");
+	}
+}
+
+/* A name applied to arguments: names or simple expressions. */
+static struct cat_expr *application(struct parser *ps)
+{
+	struct cat_expr *e = new_expr(X_VAR, ps->pos, 0);
+
+	e->name = expect_name(ps);
+	while (ps->tok == T_NAME || starts_simple(ps->tok)) {
+		struct srcpos pos = ps->pos;
+		struct cat_expr *arg;
+
+		if (ps->tok == T_NAME) {
+			arg = new_expr(X_VAR, pos, 0);
+			arg->name = ps->text;
+			next(ps);
+		} else {
+			arg = simple(ps);
+		}
+		e = binary(X_APP, pos, e, arg);
+	}
+	return e;
+}
+
+static struct cat_expr *inverse(struct parser *ps)
+{
+	struct cat_expr *e = ps->tok == T_NAME ? application(ps) : simple(ps);
+
+	while (ps->tok == T_HAT) {
+		struct srcpos pos = ps->pos;
+
+		next(ps);
+		expect(ps, T_INV, "'-1' after '^'");
+		e = unary(X_INV, pos, e);
+	}
+	return e;
+}
+
+static struct cat_expr *prefix(struct parser *ps)
+{
+	struct srcpos pos = ps->pos;
+
+	if (accept(ps, T_TILDE))
+		return unary(X_COMP, pos, prefix(ps));
+	return inverse(ps);
+}
+
+/* Postfix closures; a star followed by an operand is a cartesian product. */
+static struct cat_expr *postfix(struct parser *ps)
+{
+	struct cat_expr *e = prefix(ps);
+
+	for (;;) {
+		struct srcpos pos = ps->pos;
+
+		if (accept(ps, T_STAR))
+			e = starts_operand(ps->tok)
+				    ? binary(X_CART, pos, e, prefix(ps))
+				    : unary(X_STAR, pos, e);
+		else if (accept(ps, T_PLUS))
+			e = unary(X_PLUS, pos, e);
+		else if (accept(ps, T_QUESTION))
+			e = unary(X_OPT, pos, e);
+		else
+			return e;
+	}
+}
+
+static struct cat_expr *inter(struct parser *ps)
+{
+	struct cat_expr *e = postfix(ps);
+	struct srcpos pos = ps->pos;
+
+	if (accept(ps, T_AMP))
+		return binary(X_INTER, pos, e, inter(ps));
+	return e;
+}
+
+static struct cat_expr *diff(struct parser *ps)
+{
+	struct cat_expr *e = inter(ps);
+
+	for (;;) {
+		struct srcpos pos = ps->pos;
+
+		if (!accept(ps, T_BACKSLASH))
+			return e;
+		e = binary(X_DIFF, pos, e, inter(ps));
+	}
+}
+
+static struct cat_expr *seq(struct parser *ps)
+{
+	struct cat_expr *e = diff(ps);
+	struct srcpos pos = ps->pos;
+
+	if (accept(ps, T_SEMI))
+		return nary(X_SEQ, pos, e, seq(ps));
+	return e;
+}
+
+static struct cat_expr *add(struct parser *ps)
+{
+	struct cat_expr *e = seq(ps);
+	struct srcpos pos = ps->pos;
+
+	if (accept(ps, T_PLUSPLUS))
+		return binary(X_ADD, pos, e, add(ps));
+	return e;
+}
+
+static struct cat_expr *base(struct parser *ps)
+{
+	struct cat_expr *e = add(ps);
+	struct srcpos pos = ps->pos;
+
+	if (accept(ps, T_BAR))
+		return nary(X_UNION, pos, e, base(ps));
+	return e;
+}
+
+/* A name or _ in a pattern. */
+static const char *pat_name(struct parser *ps)
+{
+	if (accept(ps, T_UNDERSCORE))
+		return NULL;
+	return expect_name(ps);
+}
+
+/* Formal parameters "(a, b)" or "(a)" or "()", the '(' already read. */
+static struct cat_pat formals(struct parser *ps)
+{
+	struct vec names = { 0 };
+	struct cat_pat pat = { 0 };
+
+	if (ps->tok != T_RPAR)
+		do
+			vec_push(&names, (void *)pat_name(ps));
+		while (accept(ps, T_COMMA));
+	expect(ps, T_RPAR, "')'");
+	pat.n = names.len;
+	pat.names = (const char **)names.items;
+	pat.tuple = pat.n != 1;
+	return pat;
+}
+
+static struct cat_pat single(const char *name)
+{
+	struct cat_pat pat = { 1, xmalloc(sizeof(char *)), false };
+
+	pat.names[0] = name;
+	return pat;
+}
+
+static struct cat_expr *function(struct srcpos pos, struct cat_pat param,
+				 struct cat_expr *body)
+{
+	struct cat_expr *e = unary(X_FUN, pos, body);
+
+	e->param = param;
+	return e;
+}
+
+static struct cat_expr *expr(struct parser *ps)
+{
+	struct srcpos pos = ps->pos;
+	struct cat_expr *e;
+	struct vec items = { 0 };
+
+	if (accept(ps, T_LET)) {
+		e = new_expr(accept(ps, T_REC) ? X_LETREC : X_LET, pos, 1);
+		e->nbinds = bindings(ps, &e->binds);
+		expect(ps, T_IN, "'in'");
+		e->args[0] = expr(ps);
+		return e;
+	}
+	if (accept(ps, T_FUN)) {
+		struct cat_pat param;
+
+		param = accept(ps, T_LPAR) ? formals(ps) : single(pat_name(ps));
+		expect(ps, T_ARROW, "'->'");
+		return function(pos, param, expr(ps));
+	}
+	if (accept(ps, T_TRY)) {
+		e = new_expr(X_TRY, pos, 2);
+		e->args[0] = expr(ps);
+		expect(ps, T_WITH, "'with'");
+		e->args[1] = expr(ps);
+		return e;
+	}
+	e = base(ps);
+	if (ps->tok != T_COMMA)
+		return e;
+	vec_push(&items, e);
+	while (accept(ps, T_COMMA))
+		vec_push(&items, base(ps));
+	return from_vec(X_TUPLE, pos, &items);
+}
+
+/*
+ * One binding: "x = e", "x, y = e", "(x, y) = e", or a function
+ * "f x = e", "f(x, y) = e".
+ */
+static struct cat_bind binding(struct parser *ps)
+{
+	struct cat_bind b = { .pos = ps->pos, .slot = -1 };
+	struct vec names = { 0 };
+
+	if (accept(ps, T_LPAR)) {
+		b.pat = formals(ps);
+		b.pat.tuple = true;
+	} else {
+		const char *name = pat_name(ps);
+		struct srcpos fpos = ps->pos;
+		struct cat_pat param;
+
+		if (name && (ps->tok == T_NAME || ps->tok == T_UNDERSCORE ||
+			     ps->tok == T_LPAR)) {
+			param = accept(ps, T_LPAR) ? formals(ps)
+						   : single(pat_name(ps));
+			expect(ps, T_EQUAL, "'='");
+			b.pat = single(name);
+			b.e = function(fpos, param, expr(ps));
+			return b;
+		}
+		vec_push(&names, (void *)name);
+		while (accept(ps, T_COMMA))
+			vec_push(&names, (void *)pat_name(ps));
+		b.pat.n = names.len;
+		b.pat.names = (const char **)names.items;
+		b.pat.tuple = b.pat.n > 1;
+	}
+	expect(ps, T_EQUAL, "'='");
+	b.e = expr(ps);
+	return b;
+}
+
+static int bindings(struct parser *ps, struct cat_bind **binds)
+{
+	int n = 0;
+
+	*binds = NULL;
+	do {
+		*binds = xrealloc(*binds, (n + 1) * sizeof(**binds));
+		(*binds)[n++] = binding(ps);
+	} while (accept(ps, T_AND));
+	return n;
+}
+
+/* ---- Statements ---- */
+
+static struct cat_stmt *new_stmt(struct parser *ps, enum cat_stmt_kind kind,
+				 struct srcpos pos)
+{
+	struct cat_stmt *s = xcalloc(1, sizeof(*s));
+
+	s->kind = kind;
+	s->pos = pos;
+	vec_push(&ps->m->stmts, s);
+	return s;
+}
+
+static void test(struct parser *ps, struct srcpos pos, bool flag)
+{
+	struct cat_stmt *s = new_stmt(ps, flag ? S_FLAG : S_CHECK, pos);
+
+	s->negated = accept(ps, T_TILDE);
+	if (accept(ps, T_ACYCLIC))
+		s->test = TEST_ACYCLIC;
+	else if (accept(ps, T_IRREFLEXIVE))
+		s->test = TEST_IRREFLEXIVE;
+	else if (accept(ps, T_EMPTYKW))
+		s->test = TEST_EMPTY;
+	else
+		syntax_error(ps, "'acyclic', 'irreflexive' or 'empty'");
+	s->e = expr(ps);
+	if (accept(ps, T_AS))
+		s->name = expect_name(ps);
+	if (flag && !s->name)
+		die_at(pos, "a flag needs a name ('as NAME')");
+}
+
+static void add_bell_tag(struct cat_model *m, const char *tag)
+{
+	for (int i = 0; i < m->bell_tags.len; i++)
+		if (m->bell_tags.items[i] == tag)
+			return;
+	vec_push(&m->bell_tags, (void *)tag);
+}
+
+/* "enum Name = 'a || 'b" binds Name to the set of its tags. */
+static void enumeration(struct parser *ps, struct srcpos pos)
+{
+	struct cat_stmt *s = new_stmt(ps, S_LET, pos);
+	struct vec tags = { 0 };
+
+	s->binds = xcalloc(1, sizeof(*s->binds));
+	s->nbinds = 1;
+	s->binds->pos = pos;
+	s->binds->slot = -1;
+	s->binds->pat = single(expect_name(ps));
+	expect(ps, T_EQUAL, "'='");
+	accept(ps, T_BARBAR);
+	do {
+		struct cat_expr *tag = new_expr(X_TAG, ps->pos, 0);
+
+		tag->name = ps->text;
+		expect(ps, T_TAGNAME, "tag");
+		vec_push(&tags, tag);
+	} while (accept(ps, T_BARBAR));
+	s->binds->e = from_vec(X_SET, pos, &tags);
+	vec_push(ps->enums, s);
+}
+
+/* The tags an `instructions` argument stands for: 'a, {'a,'b} or an enum. */
+static void instruction_tags(struct parser *ps, struct cat_expr *arg)
+{
+	if (arg->kind == X_TAG) {
+		add_bell_tag(ps->m, arg->name);
+		return;
+	}
+	if (arg->kind == X_SET) {
+		for (int i = 0; i < arg->n; i++)
+			instruction_tags(ps, arg->args[i]);
+		return;
+	}
+	if (arg->kind == X_VAR)
+		for (int i = ps->enums->len - 1; i >= 0; i--) {
+			struct cat_stmt *s = ps->enums->items[i];
+
+			if (s->binds->pat.names[0] == arg->name) {
+				instruction_tags(ps, s->binds->e);
+				return;
+			}
+		}
+	die_at(arg->pos, "tags or an enum name expected");
+}
+
+/* "instructions R[...]": the tags become event sets, e.g. 'once -> Once. */
+static void instructions(struct parser *ps)
+{
+	struct vec args = { 0 };
+
+	expect_name(ps);
+	expect(ps, T_LBRAC, "'['");
+	base_list(ps, &args, T_RBRAC, "']'");
+	for (int i = 0; i < args.len; i++)
+		instruction_tags(ps, args.items[i]);
+	vec_free(&args);
+}
+
+static void parse_file(struct cat_model *m, const char *name,
+		       struct srcpos from, int depth, struct vec *enums,
+		       const char **title);
+
+static void statement(struct parser *ps)
+{
+	struct srcpos pos = ps->pos;
+	struct cat_stmt *s;
+
+	switch (ps->tok) {
+	case T_LET:
+		next(ps);
+		s = new_stmt(ps, accept(ps, T_REC) ? S_LETREC : S_LET, pos);
+		s->nbinds = bindings(ps, &s->binds);
+		accept(ps, T_IN);
+		return;
+	case T_WITH:
+		next(ps);
+		s = new_stmt(ps, S_WITH, pos);
+		s->binds = xcalloc(1, sizeof(*s->binds));
+		s->nbinds = 1;
+		s->binds->pos = pos;
+		s->binds->slot = -1;
+		s->binds->pat = single(expect_name(ps));
+		expect(ps, T_FROM, "'from'");
+		s->binds->e = expr(ps);
+		return;
+	case T_FLAG:
+		next(ps);
+		test(ps, pos, true);
+		return;
+	case T_TILDE: case T_ACYCLIC: case T_IRREFLEXIVE: case T_EMPTYKW:
+		test(ps, pos, false);
+		return;
+	case T_SHOW:
+	case T_UNSHOW:
+		/* Only graphs use these: parse and drop. */
+		next(ps);
+		expr(ps);
+		if (accept(ps, T_AS))
+			expect_name(ps);
+		return;
+	case T_INCLUDE:
+		next(ps);
+		if (ps->tok != T_STRING)
+			syntax_error(ps, "file name string");
+		parse_file(ps->m, ps->text, pos, ps->depth + 1, ps->enums, NULL);
+		next(ps);
+		return;
+	case T_ENUM:
+		next(ps);
+		enumeration(ps, pos);
+		return;
+	case T_INSTRUCTIONS:
+	case T_DEFAULT:
+		next(ps);
+		instructions(ps);
+		return;
+	default:
+		syntax_error(ps, "statement");
+	}
+}
+
+/* ---- Files ---- */
+
+static const char *find_lib(const char *name)
+{
+	for (int i = 0; i < cat_lib_nfiles; i++)
+		if (!strcmp(cat_lib_files[i].name, name))
+			return cat_lib_files[i].text;
+	return NULL;
+}
+
+/* A model file: from the model directory, else from our built-in library. */
+static char *load_text(struct cat_model *m, const char *name,
+		       struct srcpos from, char **path)
+{
+	const char *lib;
+	char *text;
+
+	*path = xmalloc(strlen(m->dir) + strlen(name) + 2);
+	sprintf(*path, "%s/%s", m->dir, name);
+	if (name[0] == '/')
+		strcpy(*path, name);
+	text = read_file(*path, NULL);
+	if (text)
+		return text;
+	lib = find_lib(name);
+	if (!lib)
+		die_at(from, "cannot read model file %s: %s", *path,
+		       strerror(errno));
+	free(*path);
+	*path = xmalloc(strlen(name) + 8);
+	sprintf(*path, "<lib>/%s", name);
+	return xstrdup(lib);
+}
+
+static void parse_file(struct cat_model *m, const char *name,
+		       struct srcpos from, int depth, struct vec *enums,
+		       const char **title)
+{
+	struct parser ps = { .m = m, .line = 1, .depth = depth,
+			     .enums = enums };
+	char *path;
+	char *text = load_text(m, name, from, &path);
+
+	if (depth > 20)
+		die_at(from, "includes nested too deeply");
+	vec_push(&m->files, path);
+	vec_push(&m->texts, text);
+	ps.file = path;
+	ps.src = ps.p = ps.line_start = text;
+	next(&ps);
+	/* The identity: an optional name and/or title string. */
+	if (ps.tok == T_NAME)
+		next(&ps);
+	if (ps.tok == T_STRING || ps.tok == T_NAME) {
+		if (title && ps.tok == T_STRING)
+			*title = ps.text;
+		next(&ps);
+	}
+	while (ps.tok != T_EOF)
+		statement(&ps);
+}
+
+static char *cfg_value(char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != '\t'))
+		return NULL;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+/*
+ * The cfg: "macros FILE", "bell FILE", "model FILE"; the other settings
+ * only concern graphs.  stdlib.cat comes first, then the bell, the cat.
+ */
+void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
+{
+	struct vec enums = { 0 };
+	const char *bell = NULL, *model = NULL, *title = NULL;
+	struct srcpos pos = { NULL, 0, 1 };
+	char *path = xmalloc(strlen(m->dir) + strlen(cfg_name) + 2);
+	char *text, *line, *end;
+
+	sprintf(path, "%s/%s", m->dir, cfg_name);
+	text = read_file(path, NULL);
+	if (!text)
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
+	vec_push(&m->files, path);
+	vec_push(&m->texts, text);
+	pos.file = path;
+	for (line = text; *line; line = end) {
+		char *v;
+
+		end = line + strcspn(line, "\n");
+		if (*end)
+			*end++ = '\0';
+		pos.line++;
+		line[strcspn(line, "\r")] = '\0';
+		if ((v = cfg_value(line, "macros"))) {
+			m->macros = xmalloc(strlen(m->dir) + strlen(v) + 2);
+			sprintf(m->macros, "%s/%s", m->dir, v);
+		} else if ((v = cfg_value(line, "bell"))) {
+			bell = cat_intern(m, v, strlen(v));
+		} else if ((v = cfg_value(line, "model"))) {
+			model = cat_intern(m, v, strlen(v));
+		}
+	}
+	if (!model)
+		die_at(pos, "no 'model' line in the cfg file");
+	pos.line = 1;
+	parse_file(m, "stdlib.cat", pos, 0, &enums, NULL);
+	if (bell)
+		parse_file(m, bell, pos, 0, &enums, NULL);
+	parse_file(m, model, pos, 0, &enums, &title);
+	m->title = xstrdup(title ? title : model);
+	vec_free(&enums);
+}

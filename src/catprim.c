@@ -1,0 +1,376 @@
+/*
+ * catprim.c - the names a model finds already defined: herd7's event
+ * sets and relations for the C language, built from the execution, one
+ * event set per annotation the bell declares (e.g. 'once -> Once), and
+ * the primitive functions our library is written with.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catast.h"
+
+/* ---- Event sets ---- */
+
+static bool is_kind(const struct event *e, const char *kinds)
+{
+	return strchr(kinds, "RWFkKULuDS"[e->kind]) != NULL;
+}
+
+/* Events whose kind letter (see is_kind) is in `kinds`. */
+static struct cat_value *by_kind(struct cat_model *m, const char *kinds)
+{
+	struct cat_value *v = cat_new_set(m);
+
+	for (int i = 0; i < m->x->nevents; i++)
+		if (is_kind(&m->x->events[i], kinds))
+			set_add(v->u.set, i);
+	return v;
+}
+
+static struct cat_value *atomic(struct cat_model *m, const char *unused)
+{
+	struct cat_value *v = cat_new_set(m);
+
+	(void)unused;
+	for (int i = 0; i < m->x->nevents; i++)
+		if (m->x->events[i].atomic)
+			set_add(v->u.set, i);
+	return v;
+}
+
+static struct cat_value *tagged(struct cat_model *m, const char *tag)
+{
+	struct cat_value *v = cat_new_set(m);
+
+	for (int i = 0; i < m->x->nevents; i++) {
+		const struct event *e = &m->x->events[i];
+
+		for (int t = 0; t < e->ntags; t++)
+			if (!strcmp(e->tags[t], tag))
+				set_add(v->u.set, i);
+	}
+	return v;
+}
+
+static struct cat_value *given_set(struct cat_model *m, const char *name)
+{
+	struct cat_value *v = cat_new_set(m);
+
+	set_copy(v->u.set, name[0] == 'I' ? m->x->iw : m->x->fw);
+	return v;
+}
+
+/* ---- Relations ---- */
+
+static struct cat_value *given_rel(struct cat_model *m, const char *name)
+{
+	const struct execution *x = m->x;
+	static const char *const names[] = { "po", "rf", "rmw", "addr",
+					     "data", "ctrl" };
+	struct rel *rels[] = { x->po, x->rf, x->rmw, x->addr, x->data, x->ctrl };
+	struct cat_value *v = cat_new_rel(m);
+
+	for (int i = 0; i < 6; i++)
+		if (!strcmp(names[i], name))
+			rel_copy(v->u.rel, rels[i]);
+	return v;
+}
+
+/*
+ * Pairs of events by their process (initial writes have none, so they
+ * are neither int nor ext to each other) or by their location.
+ */
+static struct cat_value *pairs_by(struct cat_model *m, const char *which)
+{
+	const struct execution *x = m->x;
+	struct cat_value *v = cat_new_rel(m);
+
+	for (int a = 0; a < x->nevents; a++)
+		for (int b = 0; b < x->nevents; b++) {
+			const struct event *ea = &x->events[a], *eb = &x->events[b];
+			bool in;
+
+			if (!strcmp(which, "id"))
+				in = a == b;
+			else if (!strcmp(which, "int"))
+				in = ea->proc >= 0 && ea->proc == eb->proc;
+			else if (!strcmp(which, "ext"))
+				in = ea->proc != eb->proc;
+			else
+				in = ea->loc >= 0 && ea->loc == eb->loc;
+			if (in)
+				rel_add(v->u.rel, a, b);
+		}
+	return v;
+}
+
+/* ---- Primitive functions ---- */
+
+static struct cat_value *domain(struct cat_model *m, struct cat_value **args,
+				struct srcpos pos)
+{
+	struct cat_value *v;
+
+	if (args[0]->kind == V_EMPTY)
+		return args[0];
+	v = cat_new_set(m);
+	rel_domain(v->u.set, cat_as_rel(m, args[0], pos));
+	return v;
+}
+
+static struct cat_value *range(struct cat_model *m, struct cat_value **args,
+			       struct srcpos pos)
+{
+	struct cat_value *v;
+
+	if (args[0]->kind == V_EMPTY)
+		return args[0];
+	v = cat_new_set(m);
+	rel_range(v->u.set, cat_as_rel(m, args[0], pos));
+	return v;
+}
+
+static bool same_value(const struct event *a, const struct event *b)
+{
+	return a->has_val && b->has_val && a->val.is_addr == b->val.is_addr &&
+	       a->val.n == b->val.n;
+}
+
+/* The pairs of r whose events do not have one same value. */
+static struct cat_value *different_values(struct cat_model *m,
+					  struct cat_value **args,
+					  struct srcpos pos)
+{
+	struct rel *r = cat_as_rel(m, args[0], pos);
+	struct cat_value *v = cat_new_rel(m);
+
+	for (int a = 0; a < r->n; a++)
+		for (int b = 0; b < r->n; b++)
+			if (rel_has(r, a, b) &&
+			    !same_value(&m->x->events[a], &m->x->events[b]))
+				rel_add(v->u.rel, a, b);
+	return v;
+}
+
+struct mapping {
+	struct cat_value *f;
+	struct cat_value *acc;
+	struct srcpos pos;
+};
+
+static void map_one(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	struct mapping *map = arg;
+
+	map->acc = cat_add(m, cat_apply(m, map->f, v, map->pos), map->acc,
+			   map->pos);
+}
+
+/* map f S: the set of the f e for e in S ({} when S is empty). */
+static struct cat_value *map(struct cat_model *m, struct cat_value **args,
+			     struct srcpos pos)
+{
+	struct mapping map = { args[0], args[1], pos };
+
+	map.acc = cat_new_value(m, V_EMPTY);
+	cat_each_member(m, args[1], pos, map_one, &map);
+	return map.acc;
+}
+
+/* classes-loc(S): S split by location, events without one left out. */
+static struct cat_value *classes_loc(struct cat_model *m,
+				     struct cat_value **args, struct srcpos pos)
+{
+	struct set *s = cat_as_set(m, args[0], pos);
+	struct vec classes = { 0 };
+
+	for (int loc = 0; loc < m->x->nlocs; loc++) {
+		struct cat_value *c = cat_new_set(m);
+
+		for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1))
+			if (m->x->events[e].loc == loc)
+				set_add(c->u.set, e);
+		if (!set_is_empty(c->u.set))
+			vec_push(&classes, c);
+	}
+	return cat_valset(m, &classes);
+}
+
+struct topo {
+	struct cat_model *m;
+	const struct rel *order;	/* must be respected */
+	int *placed;			/* the order so far */
+	struct set *left;
+	struct vec out;
+};
+
+/* Extend the order by each event of `left` with no predecessor left. */
+static void topo_sorts(struct topo *t, int nplaced)
+{
+	struct cat_value *r;
+	int e;
+
+	if (set_is_empty(t->left)) {
+		r = cat_new_rel(t->m);
+		for (int i = 0; i < nplaced; i++)
+			for (int j = i + 1; j < nplaced; j++)
+				rel_add(r->u.rel, t->placed[i], t->placed[j]);
+		vec_push(&t->out, r);
+		return;
+	}
+	for (e = set_next(t->left, 0); e >= 0; e = set_next(t->left, e + 1)) {
+		bool ready = true;
+
+		for (int p = set_next(t->left, 0); p >= 0 && ready;
+		     p = set_next(t->left, p + 1))
+			ready = !rel_has(t->order, p, e);
+		if (!ready)
+			continue;
+		t->placed[nplaced] = e;
+		t->left->w[e / 64] &= ~(UINT64_C(1) << (e % 64));
+		topo_sorts(t, nplaced + 1);
+		set_add(t->left, e);
+	}
+}
+
+/*
+ * linearisations(S, r): every strict total order of S that contains r
+ * restricted to S, as a set of (transitive) relations; none if r cycles.
+ */
+static struct cat_value *linearisations(struct cat_model *m,
+					struct cat_value **args,
+					struct srcpos pos)
+{
+	struct cat_value *tuple = args[0];
+	struct topo t = { .m = m };
+	int placed[m->x->nevents + 1];
+
+	if (tuple->kind != V_TUPLE || tuple->u.list.n != 2)
+		die_at(pos, "linearisations expects (set, relation)");
+	t.order = cat_as_rel(m, tuple->u.list.items[1], pos);
+	t.left = cat_new_set(m)->u.set;
+	set_copy(t.left, cat_as_set(m, tuple->u.list.items[0], pos));
+	t.placed = placed;
+	topo_sorts(&t, 0);
+	return cat_valset(m, &t.out);
+}
+
+/*
+ * cross(S), S a set of sets of relations: the unions of one relation
+ * from each member of S, all ways.  Kept lazy, for `with` to enumerate
+ * without building the set; {} when a member offers no choice.
+ */
+static struct cat_value *cross(struct cat_model *m, struct cat_value **args,
+			       struct srcpos pos)
+{
+	struct cat_value *s = args[0], *v = cat_new_value(m, V_CROSS);
+
+	if (s->kind == V_EMPTY)
+		return v;
+	if (s->kind != V_VALSET)
+		die_at(pos, "cross expects a set of sets of relations");
+	for (int i = 0; i < s->u.list.n; i++) {
+		struct cat_value *member = s->u.list.items[i];
+
+		if (member->kind == V_EMPTY ||
+		    (member->kind == V_VALSET && !member->u.list.n))
+			return cat_new_value(m, V_EMPTY);
+		if (member->kind != V_VALSET)
+			die_at(pos, "cross expects a set of sets of relations");
+		for (int j = 0; j < member->u.list.n; j++)
+			if (member->u.list.items[j]->kind != V_REL)
+				die_at(pos, "cross expects sets of relations");
+	}
+	v->u.list = s->u.list;
+	return v;
+}
+
+static const struct {
+	const char *name;
+	cat_prim_fn *fn;
+	int arity;
+} prims[] = {
+	{ "domain", domain, 1 },
+	{ "range", range, 1 },
+	{ "different-values", different_values, 1 },
+	{ "map", map, 2 },
+	{ "classes-loc", classes_loc, 1 },
+	{ "linearisations", linearisations, 1 },
+	{ "cross", cross, 1 },
+};
+
+static struct cat_value *prim(struct cat_model *m, const char *name)
+{
+	struct cat_value *v = cat_new_value(m, V_PRIM);
+
+	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++)
+		if (!strcmp(prims[i].name, name)) {
+			v->u.prim.fn = prims[i].fn;
+			v->u.prim.arity = prims[i].arity;
+		}
+	return v;
+}
+
+/* ---- The table ---- */
+
+/* Kind letters: R W F k(LKR) K(LKW) U(UL) L(LF) u(RL) D(RU) S(SRCU). */
+static const struct cat_predef predefs[] = {
+	{ "M", by_kind, "RW" },
+	{ "R", by_kind, "R" },
+	{ "W", by_kind, "W" },
+	{ "F", by_kind, "F" },
+	{ "LKR", by_kind, "k" },
+	{ "LKW", by_kind, "K" },
+	{ "LK", by_kind, "kK" },
+	{ "UL", by_kind, "U" },
+	{ "LF", by_kind, "L" },
+	{ "RL", by_kind, "u" },
+	{ "RU", by_kind, "D" },
+	{ "RMW", atomic, NULL },
+	{ "X", atomic, NULL },
+	{ "IW", given_set, "IW" },
+	{ "FW", given_set, "FW" },
+	{ "po", given_rel, "po" },
+	{ "rf", given_rel, "rf" },
+	{ "rmw", given_rel, "rmw" },
+	{ "addr", given_rel, "addr" },
+	{ "data", given_rel, "data" },
+	{ "ctrl", given_rel, "ctrl" },
+	{ "id", pairs_by, "id" },
+	{ "int", pairs_by, "int" },
+	{ "ext", pairs_by, "ext" },
+	{ "loc", pairs_by, "loc" },
+	{ "domain", prim, "domain" },
+	{ "range", prim, "range" },
+	{ "different-values", prim, "different-values" },
+	{ "map", prim, "map" },
+	{ "classes-loc", prim, "classes-loc" },
+	{ "linearisations", prim, "linearisations" },
+	{ "cross", prim, "cross" },
+};
+
+/*
+ * Fill defs with the predefined names; the bell's annotations give one
+ * set each, named like herd does: the tag with its first letter upper.
+ */
+void cat_predefine(struct cat_model *m, struct vec *defs)
+{
+	int ntags = m->bell_tags.len;
+	struct cat_predef *tags = xcalloc(ntags + 1, sizeof(*tags));
+
+	for (size_t i = 0; i < sizeof(predefs) / sizeof(predefs[0]); i++)
+		vec_push(defs, (void *)&predefs[i]);
+	for (int i = 0; i < ntags; i++) {
+		const char *tag = m->bell_tags.items[i];
+		char *name = xstrdup(tag);
+
+		name[0] = (char)toupper((unsigned char)name[0]);
+		tags[i].name = cat_intern(m, name, strlen(name));
+		tags[i].compute = tagged;
+		tags[i].arg = tag;
+		free(name);
+		vec_push(defs, &tags[i]);
+	}
+	m->tag_sets = tags;
+}

@@ -1,0 +1,25 @@
+# lib.mk - build the cat library into the binary: src/model/lib/*.cat
+# become string constants in build/catlib.c, found by name at run time
+# (see catparse.c).  Include this from the top-level Makefile and link
+# $(CATLIB_OBJ) into bin/lkmm.
+
+CATLIB_SRC := $(sort $(wildcard src/model/lib/*.cat))
+CATLIB_C := build/catlib.c
+CATLIB_OBJ := build/catlib.o
+
+$(CATLIB_C): $(CATLIB_SRC) src/model/lib.mk
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from src/model/lib by src/model/lib.mk. */'; \
+	  echo '#include "catast.h"'; \
+	  echo 'const struct cat_libfile cat_lib_files[] = {'; \
+	  for f in $(CATLIB_SRC); do \
+	    printf '\t{ "%s",\n' "$$(basename $$f)"; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t  "/' -e 's/$$/\\n"/' $$f; \
+	    printf '\t},\n'; \
+	  done; \
+	  echo '};'; \
+	  echo 'const int cat_lib_nfiles = sizeof(cat_lib_files) / sizeof(cat_lib_files[0]);'; \
+	} > $@.tmp && mv $@.tmp $@
+
+$(CATLIB_OBJ): $(CATLIB_C) src/catast.h src/bits.h src/cat.h src/exec.h src/util.h
+	$(CC) $(CFLAGS) -Isrc -c $< -o $@
