@@ -1,0 +1,496 @@
+/*
+ * cat_test.c - unit tests of the cat interpreter: the relation algebra,
+ * the kernel model's verdict on small hand-built executions, and the
+ * diagnostics for bad model files.
+ *
+ * The kernel model is read from $LKMM_MODEL_DIR, by default the tree
+ * unpacked under build/.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bits.h"
+#include "cat.h"
+
+static const char *model_dir(void)
+{
+	const char *dir = getenv("LKMM_MODEL_DIR");
+
+	return dir ? dir : "build/kernel-model/tools/memory-model";
+}
+
+/* ---- Relation algebra ---- */
+
+static struct rel *rel_of(int n, const int (*pairs)[2], int npairs)
+{
+	struct rel *r = rel_new(n);
+
+	for (int i = 0; i < npairs; i++)
+		rel_add(r, pairs[i][0], pairs[i][1]);
+	return r;
+}
+
+static void test_seq_and_inverse(void **state)
+{
+	static const int ab[][2] = { { 0, 1 }, { 1, 2 }, { 70, 3 } };
+	static const int bc[][2] = { { 1, 5 }, { 2, 6 }, { 3, 69 } };
+	struct rel *a = rel_of(80, ab, 3), *b = rel_of(80, bc, 3);
+	struct rel *r = rel_new(80), *inv = rel_new(80);
+
+	(void)state;
+	rel_seq(r, a, b);
+	assert_true(rel_has(r, 0, 5) && rel_has(r, 1, 6) && rel_has(r, 70, 69));
+	assert_false(rel_has(r, 0, 1) || rel_has(r, 1, 5));
+	rel_inverse(inv, a);
+	assert_true(rel_has(inv, 3, 70) && rel_has(inv, 2, 1));
+	assert_false(rel_has(inv, 70, 3));
+	free(a), free(b), free(r), free(inv);
+}
+
+static void test_closure_and_cycles(void **state)
+{
+	static const int chain[][2] = { { 0, 1 }, { 1, 2 }, { 2, 65 } };
+	struct rel *r = rel_of(66, chain, 3), *c = rel_new(66);
+
+	(void)state;
+	assert_true(rel_is_acyclic(r));
+	rel_closure(c, r);
+	assert_true(rel_has(c, 0, 65) && rel_has(c, 1, 65));
+	assert_false(rel_has(c, 65, 0));
+	assert_true(rel_is_irreflexive(c));
+	rel_add(r, 65, 0);
+	assert_false(rel_is_acyclic(r));
+	rel_closure(c, r);
+	assert_false(rel_is_irreflexive(c));
+	free(r), free(c);
+}
+
+static void test_sets(void **state)
+{
+	struct set *a = set_new(70), *b = set_new(70), *d = set_new(70);
+	struct rel *r = rel_new(70);
+
+	(void)state;
+	set_add(a, 1), set_add(a, 68);
+	set_add(b, 68);
+	set_diff(d, a, b);
+	assert_int_equal(set_next(d, 0), 1);
+	assert_int_equal(set_next(d, 2), -1);
+	rel_cartesian(r, a, b);
+	assert_true(rel_has(r, 1, 68) && rel_has(r, 68, 68));
+	assert_false(rel_has(r, 68, 1));
+	rel_domain(d, r);
+	assert_true(set_subset(d, a) && set_subset(a, d));
+	set_fill(d);
+	assert_true(set_has(d, 69));
+	free(a), free(b), free(d), free(r);
+}
+
+/* ---- Hand-built executions ---- */
+
+enum { MAXEV = 16 };
+
+struct builder {
+	struct execution x;
+	struct event ev[MAXEV];
+	const char *tags[MAXEV];
+};
+
+static const char *loc_names[] = { "x", "y" };
+
+static void start(struct builder *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->x.events = b->ev;
+	b->x.nlocs = 2;
+	b->x.loc_names = loc_names;
+}
+
+/* Add an event; proc -1 makes an initial write.  tag may be NULL. */
+static int add(struct builder *b, int proc, enum event_kind kind, int loc,
+	       int val, const char *tag)
+{
+	int i = b->x.nevents++;
+	struct event *e = &b->ev[i];
+
+	e->proc = proc;
+	e->poi = i;
+	e->kind = kind;
+	e->loc = loc;
+	e->val = (struct value){ false, val };
+	e->has_val = kind != EV_FENCE;
+	b->tags[i] = tag;
+	e->ntags = tag != NULL;
+	e->tags = &b->tags[i];
+	return i;
+}
+
+/* Initial writes of x and y, as events 0 and 1. */
+static void start_xy(struct builder *b)
+{
+	start(b);
+	add(b, -1, EV_WRITE, 0, 0, NULL);
+	add(b, -1, EV_WRITE, 1, 0, NULL);
+}
+
+/* Derive po, IW, empty dependencies; rf and FW come from the test. */
+static void finish(struct builder *b)
+{
+	struct execution *x = &b->x;
+	int n = x->nevents;
+
+	x->po = rel_new(n);
+	x->rmw = rel_new(n);
+	x->addr = rel_new(n);
+	x->data = rel_new(n);
+	x->ctrl = rel_new(n);
+	x->rf = rel_new(n);
+	x->iw = set_new(n);
+	x->fw = set_new(n);
+	for (int a = 0; a < n; a++) {
+		if (b->ev[a].proc < 0)
+			set_add(x->iw, a);
+		for (int c = 0; c < n; c++)
+			if (b->ev[a].proc >= 0 && b->ev[a].proc == b->ev[c].proc &&
+			    b->ev[a].poi < b->ev[c].poi)
+				rel_add(x->po, a, c);
+	}
+}
+
+static void release(struct builder *b)
+{
+	free(b->x.po), free(b->x.rmw), free(b->x.addr), free(b->x.data);
+	free(b->x.ctrl), free(b->x.rf), free(b->x.iw), free(b->x.fw);
+}
+
+struct verdict {
+	int accepted, rejected;
+	char first_reject[64];
+	char flags[256];
+};
+
+static void on_accept(void *arg, const struct cat_outcome *out)
+{
+	struct verdict *v = arg;
+
+	v->accepted++;
+	for (int i = 0; i < out->nflags; i++) {
+		strcat(v->flags, out->flags[i]);
+		strcat(v->flags, " ");
+	}
+}
+
+static void on_reject(void *arg, const char *check)
+{
+	struct verdict *v = arg;
+
+	if (!v->rejected++)
+		snprintf(v->first_reject, sizeof(v->first_reject), "%s",
+			 check ? check : "?");
+}
+
+static struct verdict judge(struct cat_model *m, struct builder *b)
+{
+	struct verdict v = { 0 };
+	struct cat_visitor visitor = { on_accept, on_reject, &v };
+
+	cat_run(m, &b->x, &visitor);
+	return v;
+}
+
+static int setup_model(void **state)
+{
+	*state = cat_load(model_dir(), "linux-kernel.cfg");
+	return 0;
+}
+
+static int teardown_model(void **state)
+{
+	cat_free(*state);
+	return 0;
+}
+
+/*
+ * MP: P0 writes x then y, P1 reads y=1 then x=0.  The reads and the
+ * write of y carry `ytag` (e.g. release/acquire) or are plain "once".
+ */
+static struct verdict mp(struct cat_model *m, const char *wtag,
+			 const char *rtag, const char *xtag)
+{
+	struct builder b;
+	struct verdict v;
+	int wx, wy, ry, rx;
+
+	start_xy(&b);
+	wx = add(&b, 0, EV_WRITE, 0, 1, xtag);
+	wy = add(&b, 0, EV_WRITE, 1, 1, wtag);
+	ry = add(&b, 1, EV_READ, 1, 1, rtag);
+	rx = add(&b, 1, EV_READ, 0, 0, xtag);
+	finish(&b);
+	rel_add(b.x.rf, wy, ry);
+	rel_add(b.x.rf, 0, rx);
+	set_add(b.x.fw, wx);
+	set_add(b.x.fw, wy);
+	v = judge(m, &b);
+	release(&b);
+	return v;
+}
+
+static void test_mp_allowed(void **state)
+{
+	struct verdict v = mp(*state, "once", "once", "once");
+
+	assert_int_equal(v.accepted, 1);
+	assert_int_equal(v.rejected, 0);
+	assert_string_equal(v.flags, "");
+}
+
+static void test_mp_release_acquire(void **state)
+{
+	struct verdict v = mp(*state, "release", "acquire", "once");
+
+	assert_int_equal(v.accepted, 0);
+	assert_int_equal(v.rejected, 1);
+	assert_string_equal(v.first_reject, "happens-before");
+}
+
+static void test_mp_plain_races(void **state)
+{
+	struct verdict v = mp(*state, "once", "once", NULL);
+
+	assert_int_equal(v.accepted, 1);
+	assert_string_equal(v.flags, "data-race ");
+}
+
+/* SB: each process writes one location and reads the other's initial 0. */
+static struct verdict sb(struct cat_model *m, bool fences)
+{
+	struct builder b;
+	struct verdict v;
+	int wx, wy, rx, ry;
+
+	start_xy(&b);
+	wx = add(&b, 0, EV_WRITE, 0, 1, "once");
+	if (fences)
+		add(&b, 0, EV_FENCE, -1, 0, "mb");
+	ry = add(&b, 0, EV_READ, 1, 0, "once");
+	wy = add(&b, 1, EV_WRITE, 1, 1, "once");
+	if (fences)
+		add(&b, 1, EV_FENCE, -1, 0, "mb");
+	rx = add(&b, 1, EV_READ, 0, 0, "once");
+	finish(&b);
+	rel_add(b.x.rf, 1, ry);
+	rel_add(b.x.rf, 0, rx);
+	set_add(b.x.fw, wx);
+	set_add(b.x.fw, wy);
+	v = judge(m, &b);
+	release(&b);
+	return v;
+}
+
+static void test_sb_allowed(void **state)
+{
+	struct verdict v = sb(*state, false);
+
+	assert_int_equal(v.accepted, 1);
+	assert_int_equal(v.rejected, 0);
+}
+
+static void test_sb_mb(void **state)
+{
+	struct verdict v = sb(*state, true);
+
+	assert_int_equal(v.accepted, 0);
+	assert_int_equal(v.rejected, 1);
+	assert_string_equal(v.first_reject, "propagation");
+}
+
+/* CoRR: reading x=1 then x=0 contradicts coherence before any co. */
+static void test_corr(void **state)
+{
+	struct builder b;
+	struct verdict v;
+	int w, r1, r2;
+
+	start_xy(&b);
+	w = add(&b, 0, EV_WRITE, 0, 1, "once");
+	r1 = add(&b, 1, EV_READ, 0, 1, "once");
+	r2 = add(&b, 1, EV_READ, 0, 0, "once");
+	finish(&b);
+	rel_add(b.x.rf, w, r1);
+	rel_add(b.x.rf, 0, r2);
+	set_add(b.x.fw, w);
+	set_add(b.x.fw, 1);
+	v = judge(*state, &b);
+	release(&b);
+	assert_int_equal(v.accepted, 0);
+	assert_int_equal(v.rejected, 1);
+	assert_string_equal(v.first_reject, "ConsCo");
+}
+
+/* Three writers of x, the third final: the first two in either order. */
+static void test_coherence_orders(void **state)
+{
+	struct builder b;
+	struct verdict v;
+	int w3;
+
+	start_xy(&b);
+	add(&b, 0, EV_WRITE, 0, 1, "once");
+	add(&b, 1, EV_WRITE, 0, 2, "once");
+	w3 = add(&b, 2, EV_WRITE, 0, 3, "once");
+	finish(&b);
+	set_add(b.x.fw, w3);
+	set_add(b.x.fw, 1);
+	v = judge(*state, &b);
+	release(&b);
+	assert_int_equal(v.accepted, 2);
+	assert_int_equal(v.rejected, 0);
+}
+
+/* ---- Bad models ---- */
+
+/* Write a model directory whose cat file is `cat`; returns its path. */
+static char *bad_model(const char *cat)
+{
+	char *dir = strdup("/tmp/cat_test.XXXXXX");
+	char path[256];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
+	f = fopen(path, "w");
+	fputs("macros bad.def\nmodel bad.cat\ngraph columns\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/bad.cat", dir);
+	f = fopen(path, "w");
+	fputs(cat, f);
+	fclose(f);
+	return dir;
+}
+
+static void noop_accept(void *arg, const struct cat_outcome *out)
+{
+	(void)arg, (void)out;
+}
+
+static void noop_reject(void *arg, const char *check)
+{
+	(void)arg, (void)check;
+}
+
+/*
+ * Load (and run on SB) a model in a child; check it exits with status 2
+ * and a first line starting "DIR/bad.cat:LINE:COL: error: MESSAGE".
+ */
+static void expect_error(const char *cat, const char *where, const char *msg)
+{
+	char *dir = bad_model(cat);
+	char buf[512] = "", want[512];
+	int fds[2], status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct cat_visitor v = { noop_accept, noop_reject, NULL };
+		struct cat_model *m;
+		struct builder b;
+
+		dup2(fds[1], 2);
+		m = cat_load(dir, "bad.cfg");
+		start_xy(&b);
+		finish(&b);
+		cat_run(m, &b.x, &v);
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((got = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += got;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 2);
+	snprintf(want, sizeof(want), "%s/bad.cat:%s: error: %s", dir, where, msg);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strncmp(buf, want, strlen(want)))
+		assert_string_equal(buf, want);
+	free(dir);
+}
+
+static void test_syntax_error(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\nlet x = (po | rf\n", "3:1",
+		     "')' expected, found end of file");
+}
+
+static void test_unbound_name(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\n\nlet x = po ; nosuch\n", "3:14",
+		     "unbound name 'nosuch'");
+}
+
+static void test_unsupported(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\nprocedure p(x) =\n", "2:1",
+		     "'procedure' is not supported by this cat interpreter");
+}
+
+static void test_type_error(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\nacyclic po | W as oops\n", "2:12",
+		     "operands of different types: relation and event set");
+}
+
+static void test_missing_include(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\n  include \"nosuch.cat\"\n", "2:3",
+		     "cannot read model file");
+}
+
+int main(void)
+{
+	const struct CMUnitTest algebra[] = {
+		cmocka_unit_test(test_seq_and_inverse),
+		cmocka_unit_test(test_closure_and_cycles),
+		cmocka_unit_test(test_sets),
+	};
+	const struct CMUnitTest kernel[] = {
+		cmocka_unit_test(test_mp_allowed),
+		cmocka_unit_test(test_mp_release_acquire),
+		cmocka_unit_test(test_mp_plain_races),
+		cmocka_unit_test(test_sb_allowed),
+		cmocka_unit_test(test_sb_mb),
+		cmocka_unit_test(test_corr),
+		cmocka_unit_test(test_coherence_orders),
+	};
+	const struct CMUnitTest errors[] = {
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_unbound_name),
+		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_type_error),
+		cmocka_unit_test(test_missing_include),
+	};
+
+	return cmocka_run_group_tests_name("cat algebra", algebra, NULL, NULL) |
+	       cmocka_run_group_tests_name("cat kernel model", kernel,
+					   setup_model, teardown_model) |
+	       cmocka_run_group_tests_name("cat model errors", errors, NULL,
+					   NULL);
+}
