@@ -11,9 +11,11 @@ SRCS := $(wildcard src/*.c)
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
 ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 
+include src/model/lib.mk
+
 all: bin/lkmm bin/herd7
 
-bin/lkmm: $(OBJS)
+bin/lkmm: $(OBJS) $(CATLIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
@@ -25,7 +27,7 @@ build/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-build/asan/lkmm: $(ASAN_OBJS)
+build/asan/lkmm: $(ASAN_OBJS) $(CATLIB_OBJ)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
 
 build/asan/%.o: src/%.c

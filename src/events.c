@@ -714,8 +714,8 @@ static void collect_prop_names(struct program *p, const struct prop *pr)
 	locs[1] = pr->rhs_is_loc ? &pr->rhs_loc : NULL;
 	for (i = 0; i < 2 && locs[i]; i++) {
 		if (locs[i]->proc >= p->nprocs)
-			die(EXIT_BAD_INPUT, "%s: the condition names process %d, which does not exist",
-			    p->test->file, locs[i]->proc);
+			die_at(locs[i]->pos, "the condition names process %d, which does not exist",
+			       locs[i]->proc);
 		if (locs[i]->proc >= 0)
 			intern(&p->procs[locs[i]->proc].reg_names,
 			       &p->procs[locs[i]->proc].nregs, locs[i]->name);
@@ -758,8 +758,8 @@ static void collect_names(struct program *p)
 		const struct cond_loc *l = &t->locations[i];
 
 		if (l->proc >= t->nprocs)
-			die(EXIT_BAD_INPUT, "%s: 'locations' names process %d, which does not exist",
-			    t->file, l->proc);
+			die_at(l->pos, "'locations' names process %d, which does not exist",
+			       l->proc);
 		if (l->proc >= 0)
 			intern(&p->procs[l->proc].reg_names, &p->procs[l->proc].nregs, l->name);
 		else

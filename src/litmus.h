@@ -112,6 +112,7 @@ enum prop_kind { P_TRUE, P_FALSE, P_ATOM, P_NOT, P_AND, P_OR };
 
 /* A location in a condition: N:reg or a global. */
 struct cond_loc {
+	struct srcpos pos;
 	int proc;		/* -1 for a global */
 	char *name;
 };

@@ -662,6 +662,12 @@ static struct stmt *parse_stmt(struct parser *ps)
 	return s ? s : parse_expr_stmt(ps);
 }
 
+static bool at_process(const struct parser *ps)
+{
+	return ps->tok.kind == T_IDENT && ps->tok.start[0] == 'P' && ps->tok.len > 1 &&
+	       isdigit((unsigned char)ps->tok.start[1]);
+}
+
 /* "P3(int *x, spinlock_t *lck)" then the body. */
 static void parse_process(struct parser *ps, struct litmus *t)
 {
@@ -787,6 +793,7 @@ static struct cond_loc parse_cond_loc(struct parser *ps)
 	struct cond_loc loc;
 	bool bracketed;
 
+	loc.pos = ps->tok.pos;
 	loc.proc = parse_proc_prefix(ps);
 	bracketed = loc.proc < 0 && accept(ps, "[");
 	loc.name = expect_ident(ps, "a location (N:reg or a variable)");
@@ -929,7 +936,7 @@ static void parse_header(struct parser *ps, struct litmus *t)
 		next(ps);
 	}
 	/* Like herd7, ignore whatever else precedes the init section. */
-	while (ps->tok.kind != T_EOF && !is(ps, "{"))
+	while (ps->tok.kind != T_EOF && !is(ps, "{") && !at_process(ps))
 		next(ps);
 }
 
@@ -943,8 +950,7 @@ struct litmus *litmus_parse(const char *file, const char *text)
 	next(&ps);
 	parse_header(&ps, t);
 	parse_init(&ps, t);
-	while (ps.tok.kind == T_IDENT && ps.tok.start[0] == 'P' &&
-	       ps.tok.len > 1 && isdigit((unsigned char)ps.tok.start[1]))
+	while (at_process(&ps))
 		parse_process(&ps, t);
 	if (!t->nprocs)
 		expected(&ps, "process P0");
