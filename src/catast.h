@@ -181,6 +181,7 @@ extern const int cat_lib_nfiles;
 /* catparse.c */
 const char *cat_intern(struct cat_model *m, const char *s, size_t len);
 void cat_parse_cfg(struct cat_model *m, const char *cfg_name);
+void cat_free_syntax(struct cat_model *m);
 
 /* catresolve.c: scope names to slots, find what is live, plan the run. */
 void cat_resolve(struct cat_model *m);

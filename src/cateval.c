@@ -345,7 +345,9 @@ struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
 	p = cat_new_value(m, V_PRIM);
 	p->u.prim = f->u.prim;
 	p->u.prim.args = cat_alloc(m, f->u.prim.arity * sizeof(void *));
-	memcpy(p->u.prim.args, f->u.prim.args, f->u.prim.nargs * sizeof(void *));
+	if (f->u.prim.nargs)
+		memcpy(p->u.prim.args, f->u.prim.args,
+		       f->u.prim.nargs * sizeof(void *));
 	p->u.prim.args[p->u.prim.nargs++] = arg;
 	if (p->u.prim.nargs < p->u.prim.arity)
 		return p;
@@ -858,7 +860,7 @@ void cat_free(struct cat_model *m)
 	free_vec(&m->texts);
 	free_vec(&m->arena.blocks);
 	vec_free(&m->bell_tags);
-	vec_free(&m->stmts);
+	cat_free_syntax(m);
 	vec_free(&m->plan);
 	vec_free(&m->flags);
 	free(m->tag_sets);

@@ -303,11 +303,14 @@ static struct cat_expr *nary(enum cat_expr_kind kind, struct srcpos pos,
 	for (int i = 0; i < 2; i++) {
 		struct cat_expr *x = i ? b : a;
 
-		if (x->kind == kind)
-			for (int j = 0; j < x->n; j++)
-				vec_push(&items, x->args[j]);
-		else
+		if (x->kind != kind) {
 			vec_push(&items, x);
+			continue;
+		}
+		for (int j = 0; j < x->n; j++)
+			vec_push(&items, x->args[j]);
+		free(x->args);
+		free(x);
 	}
 	e = new_expr(kind, pos, 0);
 	e->n = items.len;
@@ -327,6 +330,7 @@ static struct cat_expr *from_vec(enum cat_expr_kind kind, struct srcpos pos,
 
 static struct cat_expr *expr(struct parser *ps);
 static struct cat_expr *base(struct parser *ps);
+static void free_expr(struct cat_expr *e);
 static int bindings(struct parser *ps, struct cat_bind **binds);
 
 static bool starts_simple(enum tok tok)
@@ -746,8 +750,10 @@ static void instructions(struct parser *ps)
 	expect_name(ps);
 	expect(ps, T_LBRAC, "'['");
 	base_list(ps, &args, T_RBRAC, "']'");
-	for (int i = 0; i < args.len; i++)
+	for (int i = 0; i < args.len; i++) {
 		instruction_tags(ps, args.items[i]);
+		free_expr(args.items[i]);
+	}
 	vec_free(&args);
 }
 
@@ -789,7 +795,7 @@ static void statement(struct parser *ps)
 	case T_UNSHOW:
 		/* Only graphs use these: parse and drop. */
 		next(ps);
-		expr(ps);
+		free_expr(expr(ps));
 		if (accept(ps, T_AS))
 			expect_name(ps);
 		return;
@@ -933,4 +939,40 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 	parse_file(m, model, pos, 0, &enums, &title);
 	m->title = xstrdup(title ? title : model);
 	vec_free(&enums);
+}
+
+/* ---- Freeing ---- */
+
+static void free_binds(struct cat_bind *binds, int n);
+
+static void free_expr(struct cat_expr *e)
+{
+	for (int i = 0; i < e->n; i++)
+		free_expr(e->args[i]);
+	free(e->args);
+	free(e->param.names);
+	free_binds(e->binds, e->nbinds);
+	free(e);
+}
+
+static void free_binds(struct cat_bind *binds, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(binds[i].pat.names);
+		free_expr(binds[i].e);
+	}
+	free(binds);
+}
+
+void cat_free_syntax(struct cat_model *m)
+{
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+
+		free_binds(s->binds, s->nbinds);
+		if (s->e)
+			free_expr(s->e);
+		free(s);
+	}
+	vec_free(&m->stmts);
 }

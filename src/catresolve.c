@@ -244,4 +244,5 @@ void cat_resolve(struct cat_model *m)
 		vec_free(&reads[i]);
 	free(reads);
 	free(ends);
+	vec_free(&r.locals);
 }
