@@ -536,13 +536,21 @@ static struct tval eval(struct run *r, const struct expr *e)
 
 static void exec_stmt(struct run *r, const struct stmt *s);
 
-/* A branch: every later event depends on the loads the condition read. */
-static bool branch(struct run *r, const struct expr *cond)
+/*
+ * Run the branch taken by cond; its events depend on the loads the
+ * condition read (herd7 gives no control dependency past the join point).
+ */
+static bool run_branch(struct run *r, const struct expr *cond, const struct stmt *then,
+		       const struct stmt *otherwise)
 {
 	struct tval c = eval(r, cond);
+	uint64_t outer = r->ctrl;
+	bool taken = !value_eq(c.v, zero);
 
 	r->ctrl |= c.deps;
-	return !value_eq(c.v, zero);
+	exec_stmt(r, taken ? then : otherwise);
+	r->ctrl = outer;
+	return taken;
 }
 
 static void exec_store(struct run *r, const struct stmt *s)
@@ -617,12 +625,15 @@ static void exec_while(struct run *r, const struct stmt *s)
 {
 	int iterations = 0;
 
-	while (!r->abandoned && branch(r, s->args[0])) {
+	for (;;) {
+		if (r->abandoned)
+			return;
 		if (iterations++ == LOOP_UNROLL) {
 			r->abandoned = true;	/* herd7 cuts the run off here */
 			return;
 		}
-		exec_stmt(r, s->body[0]);
+		if (!run_branch(r, s->args[0], s->body[0], NULL))
+			return;
 	}
 }
 
@@ -652,7 +663,7 @@ static void exec_stmt(struct run *r, const struct stmt *s)
 		exec_store(r, s);
 		break;
 	case S_IF:
-		exec_stmt(r, branch(r, s->args[0]) ? s->body[0] : s->body[1]);
+		run_branch(r, s->args[0], s->body[0], s->body[1]);
 		break;
 	case S_WHILE:
 		exec_while(r, s);

@@ -833,13 +833,10 @@ static struct prop *parse_prop_atom(struct parser *ps)
 	p = new_prop(P_ATOM);
 	p->loc = parse_cond_loc(ps);
 	expect(ps, "=");
-	if (ps->tok.kind == T_NUMBER && parse_proc_prefix(ps) < 0) {
-		p->value = parse_init_value(ps);
-	} else {
+	{
 		struct parser lookahead = *ps;
-		int proc = parse_proc_prefix(&lookahead);
 
-		if (proc >= 0) {
+		if (parse_proc_prefix(&lookahead) >= 0) {
 			p->rhs_is_loc = true;
 			p->rhs_loc = parse_cond_loc(ps);
 		} else {
@@ -929,7 +926,11 @@ static void parse_header(struct parser *ps, struct litmus *t)
 		advance_char(ps);
 	if (ps->p == start)
 		die_at(here(ps), "expected the test name after 'C'");
-	t->name = xstrndup(start, ps->p - start);
+	/* herd7 drops a ".litmus" some tests put in their name. */
+	if (ps->p - start > 7 && !strncmp(ps->p - 7, ".litmus", 7))
+		t->name = xstrndup(start, ps->p - start - 7);
+	else
+		t->name = xstrndup(start, ps->p - start);
 	next(ps);
 	if (ps->tok.kind == T_STRING) {
 		t->doc = xstrndup(ps->tok.start + 1, ps->tok.len - 2);
