@@ -80,7 +80,7 @@ struct cat_stmt {
 	struct cat_expr *e;
 	const char *name;	/* as NAME, or NULL */
 	int index;		/* position in the source */
-	int level;		/* number of the last `with` it depends on */
+	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
 };
 
 /* ---- Values ---- */
@@ -126,11 +126,19 @@ struct cat_frame {
 
 /* ---- The model ---- */
 
+/*
+ * When a value must be computed: once per event structure (the events
+ * and their po, dependencies, rmw), once per execution (rf, FW), or once
+ * per choice of the n-th `with` (level LEVEL_EXECUTION + n).
+ */
+enum { LEVEL_STATIC, LEVEL_EXECUTION };
+
 /* Where a predefined slot gets its value from. */
 struct cat_predef {
 	const char *name;
 	struct cat_value *(*compute)(struct cat_model *m, const char *arg);
 	const char *arg;	/* e.g. the tag of a tag set */
+	int level;
 };
 
 struct cat_slot {
@@ -161,11 +169,20 @@ struct cat_model {
 	struct cat_slot *slots;
 	int nslots;
 
+	int first_dynamic;	/* plan index of the first non-static step */
+
+	/* Per event structure: its key, and what static steps concluded. */
+	struct vec key;
+	const char *static_reject;	/* the check that failed, if any */
+	bool static_rejected;
+	struct vec static_flags;
+
 	/* Per run. */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
 	struct set *all;		/* every event */
-	struct cat_arena arena;
+	struct cat_arena arenas[2];	/* per event structure, per run */
+	int arena;			/* the one allocating */
 	const struct cat_visitor *visitor;
 	struct vec flags;
 };

@@ -28,7 +28,7 @@ struct mark {
 
 void *cat_alloc(struct cat_model *m, size_t size)
 {
-	struct cat_arena *a = &m->arena;
+	struct cat_arena *a = &m->arenas[m->arena];
 	struct block *b;
 
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
@@ -55,13 +55,21 @@ void *cat_alloc(struct cat_model *m, size_t size)
 
 static struct mark arena_mark(struct cat_model *m)
 {
-	return (struct mark){ m->arena.cur, m->arena.used };
+	return (struct mark){ m->arenas[m->arena].cur,
+			      m->arenas[m->arena].used };
 }
 
 static void arena_release(struct cat_model *m, struct mark mark)
 {
-	m->arena.cur = mark.cur;
-	m->arena.used = mark.used;
+	m->arenas[m->arena].cur = mark.cur;
+	m->arenas[m->arena].used = mark.used;
+}
+
+/* Start afresh in arena `which`. */
+static void arena_use(struct cat_model *m, int which)
+{
+	m->arena = which;
+	arena_release(m, (struct mark){ 0, 0 });
 }
 
 /* ---- Values ---- */
@@ -754,45 +762,55 @@ static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
 	arena_release(m, mark);
 }
 
-static void add_flag(struct cat_model *m, const char *name)
+static void add_flag(struct vec *flags, const char *name)
 {
-	for (int i = 0; i < m->flags.len; i++)
-		if (m->flags.items[i] == name)
+	for (int i = 0; i < flags->len; i++)
+		if (flags->items[i] == name)
 			return;
-	vec_push(&m->flags, (void *)name);
+	vec_push(flags, (void *)name);
 }
 
-/* Run the plan from `step` on; every path ends in accept or reject. */
-static void run_from(struct cat_model *m, int step)
+/* Run a statement other than `with`; false when it is a failed check. */
+static bool step(struct cat_model *m, struct cat_stmt *s, struct vec *flags)
+{
+	switch (s->kind) {
+	case S_LET:
+		let(m, s);
+		return true;
+	case S_LETREC:
+		let_rec(m, s);
+		return true;
+	case S_CHECK:
+		return test_holds(m, s);
+	case S_FLAG:
+		if (test_holds(m, s))
+			add_flag(flags, s->name);
+		return true;
+	case S_WITH:
+		break;
+	}
+	die_at(s->pos, "internal: 'with' run as a step");
+}
+
+/* Run the plan from `at` on; every path ends in accept or reject. */
+static void run_from(struct cat_model *m, int at)
 {
 	int nflags = m->flags.len;
 	struct cat_outcome out;
 
-	for (; step < m->plan.len; step++) {
-		struct cat_stmt *s = m->plan.items[step];
-		struct choice c = { -1, step + 1 };
+	for (; at < m->plan.len; at++) {
+		struct cat_stmt *s = m->plan.items[at];
+		struct choice c = { -1, at + 1 };
 
-		switch (s->kind) {
-		case S_LET:
-			let(m, s);
-			break;
-		case S_LETREC:
-			let_rec(m, s);
-			break;
-		case S_CHECK:
-			if (test_holds(m, s))
-				break;
-			m->visitor->reject(m->visitor->arg, s->name);
-			m->flags.len = nflags;
-			return;
-		case S_FLAG:
-			if (test_holds(m, s))
-				add_flag(m, s->name);
-			break;
-		case S_WITH:
+		if (s->kind == S_WITH) {
 			c.slot = s->binds[0].slot;
 			cat_each_member(m, eval(m, s->binds[0].e, NULL),
 					s->binds[0].e->pos, try_choice, &c);
+			m->flags.len = nflags;
+			return;
+		}
+		if (!step(m, s, &m->flags)) {
+			m->visitor->reject(m->visitor->arg, s->name);
 			m->flags.len = nflags;
 			return;
 		}
@@ -803,24 +821,101 @@ static void run_from(struct cat_model *m, int step)
 	m->flags.len = nflags;
 }
 
+static void compute_predefs(struct cat_model *m, int level)
+{
+	for (int i = 0; i < m->nslots; i++) {
+		const struct cat_predef *def = m->slots[i].predef;
+
+		if (def && def->level == level && m->slots[i].live)
+			m->vals[i] = def->compute(m, def->arg);
+	}
+}
+
+static void key_add(struct vec *key, uintptr_t word)
+{
+	vec_push(key, (void *)word);
+}
+
+static void key_add_rel(struct vec *key, const struct rel *r)
+{
+	for (size_t i = 0; i < (size_t)r->n * r->words; i++)
+		key_add(key, (uintptr_t)r->w[i]);
+}
+
+/*
+ * What the static steps depend on: the events (values included, as they
+ * differ between traces of one program) and the relations among them.
+ */
+static void structure_key(const struct execution *x, struct vec *key)
+{
+	const struct rel *rels[] = { x->po, x->rmw, x->addr, x->data, x->ctrl };
+
+	key->len = 0;
+	key_add(key, (uintptr_t)x->nevents);
+	for (int i = 0; i < x->nevents; i++) {
+		const struct event *e = &x->events[i];
+
+		key_add(key, (uintptr_t)e->proc << 32 | (uint32_t)e->poi);
+		key_add(key, (uintptr_t)e->kind << 8 | e->atomic << 1 | e->has_val);
+		key_add(key, (uintptr_t)e->loc << 1 | e->val.is_addr);
+		key_add(key, (uintptr_t)e->val.n);
+		key_add(key, (uintptr_t)e->ntags);
+		for (int t = 0; t < e->ntags; t++) {
+			for (const char *c = e->tags[t]; *c; c++)
+				key_add(key, (unsigned char)*c);
+			key_add(key, 0);
+		}
+	}
+	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++)
+		key_add_rel(key, rels[i]);
+	for (int w = 0; w < (x->nevents + 63) / 64; w++)
+		key_add(key, (uintptr_t)x->iw->w[w]);
+}
+
+/* Run the static steps, unless this event structure is the last one's. */
+static void run_static(struct cat_model *m)
+{
+	struct vec key = { 0 };
+
+	structure_key(m->x, &key);
+	if (m->key.items && key.len == m->key.len &&
+	    !memcmp(key.items, m->key.items, key.len * sizeof(void *))) {
+		vec_free(&key);
+		return;
+	}
+	vec_free(&m->key);
+	m->key = key;
+	arena_use(m, 0);
+	m->all = cat_alloc(m, set_bytes(m->x->nevents));
+	set_init(m->all, m->x->nevents);
+	set_fill(m->all);
+	compute_predefs(m, LEVEL_STATIC);
+	m->static_flags.len = 0;
+	m->static_rejected = false;
+	for (int at = 0; at < m->first_dynamic && !m->static_rejected; at++) {
+		struct cat_stmt *s = m->plan.items[at];
+
+		m->static_rejected = !step(m, s, &m->static_flags);
+		m->static_reject = s->name;
+	}
+}
+
 void cat_run(struct cat_model *m, const struct execution *x,
 	     const struct cat_visitor *v)
 {
 	m->x = x;
 	m->visitor = v;
-	m->arena.cur = 0;
-	m->arena.used = 0;
-	m->flags.len = 0;
-	m->all = cat_alloc(m, set_bytes(x->nevents));
-	set_init(m->all, x->nevents);
-	set_fill(m->all);
-	for (int i = 0; i < m->nslots; i++) {
-		const struct cat_predef *def = m->slots[i].predef;
-
-		if (def && m->slots[i].live)
-			m->vals[i] = def->compute(m, def->arg);
+	run_static(m);
+	arena_use(m, 1);
+	compute_predefs(m, LEVEL_EXECUTION);
+	if (m->static_rejected) {
+		v->reject(v->arg, m->static_reject);
+		return;
 	}
-	run_from(m, 0);
+	m->flags.len = 0;
+	for (int i = 0; i < m->static_flags.len; i++)
+		vec_push(&m->flags, m->static_flags.items[i]);
+	run_from(m, m->first_dynamic);
 }
 
 /* ---- Loading ---- */
@@ -858,7 +953,10 @@ void cat_free(struct cat_model *m)
 	free_vec(&m->names);
 	free_vec(&m->files);
 	free_vec(&m->texts);
-	free_vec(&m->arena.blocks);
+	free_vec(&m->arenas[0].blocks);
+	free_vec(&m->arenas[1].blocks);
+	vec_free(&m->key);
+	vec_free(&m->static_flags);
 	vec_free(&m->bell_tags);
 	cat_free_syntax(m);
 	vec_free(&m->plan);

@@ -47,7 +47,7 @@ static struct cat_value *tagged(struct cat_model *m, const char *tag)
 		const struct event *e = &m->x->events[i];
 
 		for (int t = 0; t < e->ntags; t++)
-			if (!strcmp(e->tags[t], tag))
+			if (e->tags[t][0] == tag[0] && !strcmp(e->tags[t], tag))
 				set_add(v->u.set, i);
 	}
 	return v;
@@ -77,31 +77,48 @@ static struct cat_value *given_rel(struct cat_model *m, const char *name)
 	return v;
 }
 
-/*
- * Pairs of events by their process (initial writes have none, so they
- * are neither int nor ext to each other) or by their location.
- */
-static struct cat_value *pairs_by(struct cat_model *m, const char *which)
+static bool same_event(const struct event *a, const struct event *b)
+{
+	return a == b;
+}
+
+/* Initial writes have no process: they are neither int nor ext together. */
+static bool same_proc(const struct event *a, const struct event *b)
+{
+	return a->proc >= 0 && a->proc == b->proc;
+}
+
+static bool other_proc(const struct event *a, const struct event *b)
+{
+	return a->proc != b->proc;
+}
+
+static bool same_loc(const struct event *a, const struct event *b)
+{
+	return a->loc >= 0 && a->loc == b->loc;
+}
+
+static const struct {
+	const char *name;
+	bool (*related)(const struct event *a, const struct event *b);
+} pair_kinds[] = {
+	{ "id", same_event }, { "int", same_proc }, { "ext", other_proc },
+	{ "loc", same_loc },
+};
+
+/* The relation named `name` in pair_kinds. */
+static struct cat_value *pairs_by(struct cat_model *m, const char *name)
 {
 	const struct execution *x = m->x;
 	struct cat_value *v = cat_new_rel(m);
+	size_t k = 0;
 
+	while (strcmp(pair_kinds[k].name, name))
+		k++;
 	for (int a = 0; a < x->nevents; a++)
-		for (int b = 0; b < x->nevents; b++) {
-			const struct event *ea = &x->events[a], *eb = &x->events[b];
-			bool in;
-
-			if (!strcmp(which, "id"))
-				in = a == b;
-			else if (!strcmp(which, "int"))
-				in = ea->proc >= 0 && ea->proc == eb->proc;
-			else if (!strcmp(which, "ext"))
-				in = ea->proc != eb->proc;
-			else
-				in = ea->loc >= 0 && ea->loc == eb->loc;
-			if (in)
+		for (int b = 0; b < x->nevents; b++)
+			if (pair_kinds[k].related(&x->events[a], &x->events[b]))
 				rel_add(v->u.rel, a, b);
-		}
 	return v;
 }
 
@@ -316,38 +333,38 @@ static struct cat_value *prim(struct cat_model *m, const char *name)
 
 /* Kind letters: R W F k(LKR) K(LKW) U(UL) L(LF) u(RL) D(RU) S(SRCU). */
 static const struct cat_predef predefs[] = {
-	{ "M", by_kind, "RW" },
-	{ "R", by_kind, "R" },
-	{ "W", by_kind, "W" },
-	{ "F", by_kind, "F" },
-	{ "LKR", by_kind, "k" },
-	{ "LKW", by_kind, "K" },
-	{ "LK", by_kind, "kK" },
-	{ "UL", by_kind, "U" },
-	{ "LF", by_kind, "L" },
-	{ "RL", by_kind, "u" },
-	{ "RU", by_kind, "D" },
-	{ "RMW", atomic, NULL },
-	{ "X", atomic, NULL },
-	{ "IW", given_set, "IW" },
-	{ "FW", given_set, "FW" },
-	{ "po", given_rel, "po" },
-	{ "rf", given_rel, "rf" },
-	{ "rmw", given_rel, "rmw" },
-	{ "addr", given_rel, "addr" },
-	{ "data", given_rel, "data" },
-	{ "ctrl", given_rel, "ctrl" },
-	{ "id", pairs_by, "id" },
-	{ "int", pairs_by, "int" },
-	{ "ext", pairs_by, "ext" },
-	{ "loc", pairs_by, "loc" },
-	{ "domain", prim, "domain" },
-	{ "range", prim, "range" },
-	{ "different-values", prim, "different-values" },
-	{ "map", prim, "map" },
-	{ "classes-loc", prim, "classes-loc" },
-	{ "linearisations", prim, "linearisations" },
-	{ "cross", prim, "cross" },
+	{ "M", by_kind, "RW", LEVEL_STATIC },
+	{ "R", by_kind, "R", LEVEL_STATIC },
+	{ "W", by_kind, "W", LEVEL_STATIC },
+	{ "F", by_kind, "F", LEVEL_STATIC },
+	{ "LKR", by_kind, "k", LEVEL_STATIC },
+	{ "LKW", by_kind, "K", LEVEL_STATIC },
+	{ "LK", by_kind, "kK", LEVEL_STATIC },
+	{ "UL", by_kind, "U", LEVEL_STATIC },
+	{ "LF", by_kind, "L", LEVEL_STATIC },
+	{ "RL", by_kind, "u", LEVEL_STATIC },
+	{ "RU", by_kind, "D", LEVEL_STATIC },
+	{ "RMW", atomic, NULL, LEVEL_STATIC },
+	{ "X", atomic, NULL, LEVEL_STATIC },
+	{ "IW", given_set, "IW", LEVEL_STATIC },
+	{ "FW", given_set, "FW", LEVEL_EXECUTION },
+	{ "po", given_rel, "po", LEVEL_STATIC },
+	{ "rf", given_rel, "rf", LEVEL_EXECUTION },
+	{ "rmw", given_rel, "rmw", LEVEL_STATIC },
+	{ "addr", given_rel, "addr", LEVEL_STATIC },
+	{ "data", given_rel, "data", LEVEL_STATIC },
+	{ "ctrl", given_rel, "ctrl", LEVEL_STATIC },
+	{ "id", pairs_by, "id", LEVEL_STATIC },
+	{ "int", pairs_by, "int", LEVEL_STATIC },
+	{ "ext", pairs_by, "ext", LEVEL_STATIC },
+	{ "loc", pairs_by, "loc", LEVEL_STATIC },
+	{ "domain", prim, "domain", LEVEL_STATIC },
+	{ "range", prim, "range", LEVEL_STATIC },
+	{ "different-values", prim, "different-values", LEVEL_STATIC },
+	{ "map", prim, "map", LEVEL_STATIC },
+	{ "classes-loc", prim, "classes-loc", LEVEL_STATIC },
+	{ "linearisations", prim, "linearisations", LEVEL_STATIC },
+	{ "cross", prim, "cross", LEVEL_STATIC },
 };
 
 /*

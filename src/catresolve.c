@@ -5,9 +5,11 @@
  * "let rf = rf | rf-lf" makes a new one), and every name is resolved to
  * the slot visible where it is written.  The statements then only depend
  * on each other through slots, which lets us
- *   - drop the definitions no check, flag or `with` needs, and
+ *   - drop the definitions no check, flag or `with` needs,
  *   - run each statement right after the last `with` it depends on, so
- *     that what does not depend on a choice is computed once.
+ *     that what does not depend on a choice is computed once, and
+ *   - run what depends on the event structure only once for all its
+ *     executions (see catprim.c for which predefined names do).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -160,10 +162,10 @@ static int resolve_stmt(struct resolver *r, struct cat_stmt *s)
 	return m->nslots;
 }
 
-/* The level of a statement: the last `with` any slot it reads hangs on. */
+/* The level of a statement: the highest of the slots it reads. */
 static int read_level(struct cat_model *m, struct vec *reads)
 {
-	int level = 0;
+	int level = LEVEL_STATIC;
 
 	for (int i = 0; i < reads->len; i++) {
 		int slot = (int)(intptr_t)reads->items[i];
@@ -197,7 +199,7 @@ void cat_resolve(struct cat_model *m)
 {
 	struct resolver r = { .m = m };
 	struct vec defs = { 0 };
-	int nstmts = m->stmts.len, withs = 0;
+	int nstmts = m->stmts.len, withs = LEVEL_EXECUTION;
 	struct vec *reads = xcalloc(nstmts, sizeof(*reads));
 	int *ends = xcalloc(nstmts, sizeof(*ends));
 	struct cat_stmt **order;
@@ -208,6 +210,7 @@ void cat_resolve(struct cat_model *m)
 		int slot = new_slot(m, cat_intern(m, def->name, strlen(def->name)));
 
 		m->slots[slot].predef = def;
+		m->slots[slot].level = def->level;
 	}
 	vec_free(&defs);
 	for (int i = 0; i < nstmts; i++) {
@@ -240,6 +243,9 @@ void cat_resolve(struct cat_model *m)
 		order[j] = t;
 	}
 	qsort(order, m->plan.len, sizeof(*order), by_level);
+	while (m->first_dynamic < m->plan.len &&
+	       order[m->first_dynamic]->level == LEVEL_STATIC)
+		m->first_dynamic++;
 	for (int i = 0; i < nstmts; i++)
 		vec_free(&reads[i]);
 	free(reads);
