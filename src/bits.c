@@ -189,6 +189,16 @@ void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
 {
 	int words = a->words;
 
+	if (words == 1) {	/* the common case: up to 64 events */
+		for (int x = 0; x < a->n; x++) {
+			uint64_t in = a->w[x], out = 0;
+
+			for (; in; in &= in - 1)
+				out |= b->w[__builtin_ctzll(in)];
+			dst->w[x] = out;
+		}
+		return;
+	}
 	for (int x = 0; x < a->n; x++) {
 		uint64_t *out = row(dst, x);
 		const uint64_t *in = row(a, x);

@@ -452,26 +452,65 @@ static struct cat_value *eval_union(struct cat_model *m, struct cat_expr *e,
 	return acc;
 }
 
-/* A sequence stops at the first empty step, as herd's does. */
+static struct cat_value *identity(struct cat_model *m, const struct set *s);
+
+/* r restricted to pairs from dom to ran, as a new relation. */
+static struct rel *restricted(struct cat_model *m, const struct rel *r,
+			      const struct set *dom, const struct set *ran)
+{
+	struct rel *out = cat_new_rel(m)->u.rel;
+
+	rel_copy(out, r);
+	rel_restrict(out, dom, ran);
+	return out;
+}
+
+/*
+ * A sequence stops at the first empty step, as herd's does.  A step [S]
+ * only filters the rows or columns of its neighbour, so it is applied as
+ * a filter rather than composed with.
+ */
 static struct cat_value *eval_seq(struct cat_model *m, struct cat_expr *e,
 				  struct cat_frame *env)
 {
-	struct cat_value *acc = eval(m, e->args[0], env);
+	struct set *dom = m->all;	/* filter on the left, until acc */
+	struct rel *acc = NULL;
+	struct cat_value *v;
 
-	for (int i = 1; i < e->n; i++) {
-		struct cat_value *next, *r;
+	for (int i = 0; i < e->n; i++) {
+		struct cat_expr *arg = e->args[i];
+		bool filter = arg->kind == X_TOID;
 
-		if (acc->kind == V_EMPTY ||
-		    rel_is_empty(cat_as_rel(m, acc, e->args[i - 1]->pos)))
+		v = eval(m, filter ? arg->args[0] : arg, env);
+		if (v->kind == V_EMPTY)
 			return &empty_value;
-		next = eval(m, e->args[i], env);
-		if (next->kind == V_EMPTY)
+		if (filter) {
+			struct set *s = cat_as_set(m, v, arg->args[0]->pos);
+
+			if (acc) {
+				acc = restricted(m, acc, m->all, s);
+			} else {
+				struct set *d = cat_new_set(m)->u.set;
+
+				set_inter(d, dom, s);
+				dom = d;
+			}
+		} else if (!acc) {
+			acc = restricted(m, cat_as_rel(m, v, arg->pos), dom, m->all);
+		} else {
+			struct rel *r = cat_new_rel(m)->u.rel;
+
+			rel_seq(r, acc, cat_as_rel(m, v, arg->pos));
+			acc = r;
+		}
+		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
 			return &empty_value;
-		r = cat_new_rel(m);
-		rel_seq(r->u.rel, acc->u.rel, cat_as_rel(m, next, e->args[i]->pos));
-		acc = r;
 	}
-	return acc;
+	if (!acc)
+		return identity(m, dom);
+	v = cat_new_value(m, V_REL);
+	v->u.rel = acc;
+	return v;
 }
 
 static struct cat_value *identity(struct cat_model *m, const struct set *s)
