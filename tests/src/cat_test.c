@@ -357,10 +357,103 @@ static void test_coherence_orders(void **state)
 	assert_int_equal(v.rejected, 0);
 }
 
+/* ---- The language, on small models of our own ---- */
+
+static char *model_with(const char *cat);
+static void remove_model(char *dir);
+
+/* Judge SB (without fences) under the model text `cat`. */
+static struct verdict sb_under(const char *cat)
+{
+	char *dir = model_with(cat);
+	struct cat_model *m = cat_load(dir, "bad.cfg");
+	struct verdict v = sb(m, false);
+
+	cat_free(m);
+	remove_model(dir);
+	return v;
+}
+
+static int count_words(const char *text, const char *word)
+{
+	int n = 0;
+	size_t len = strlen(word);
+
+	for (const char *p = strstr(text, word); p; p = strstr(p + len, word))
+		n += (p == text || p[-1] == ' ') && p[len] == ' ';
+	return n;
+}
+
+static void test_functions_and_rec(void **state)
+{
+	struct verdict v = sb_under(
+		"\"functions\"\n"
+		"let rec t = po | (t ; po)\n"
+		"let inter(a, b) = a & b\n"
+		"let union2 a = a | a\n"
+		"let inv = fun r -> r^-1\n"
+		"let local = let x = rf and y = po in x | y\n"
+		"empty t \\ po+ as closure\n"
+		"empty inter(po, rf) as tuple\n"
+		"empty union2 rf \\ rf as curried\n"
+		"empty inv(po) \\ po^-1 as lambda\n"
+		"empty local \\ (rf | po) as let-in\n"
+		"empty try nosuch with 0 as handler\n"
+		"~empty try rf with 0 as try-found\n");
+
+	(void)state;
+	assert_int_equal(v.accepted, 1);
+	assert_int_equal(v.rejected, 0);
+}
+
+static void test_with_and_flags(void **state)
+{
+	struct verdict v = sb_under(
+		"\"choices\"\n"
+		"enum E = 'a || 'b\n"
+		"flag ~empty rf as has-rf\n"
+		"with r from {po, rf, 0}\n"
+		"flag ~empty r as nonempty\n"
+		"acyclic r | po as no-cycle\n");
+
+	(void)state;
+	assert_int_equal(v.accepted, 3);
+	assert_int_equal(v.rejected, 0);
+	assert_int_equal(count_words(v.flags, "has-rf"), 3);
+	assert_int_equal(count_words(v.flags, "nonempty"), 2);
+}
+
+static void test_map_and_cross(void **state)
+{
+	struct verdict v = sb_under(
+		"\"map\"\n"
+		"let one e = {[{e}]}\n"
+		"with r from cross(map one (W \\ IW))\n"
+		"empty r \\ [W \\ IW] as inside\n"
+		"~irreflexive r as reflexive\n"
+		"let pair p = p ++ 0\n"
+		"with e from map pair (po & loc | rf)\n"
+		"empty e \\ rf as only-rf\n");
+
+	(void)state;
+	assert_int_equal(v.accepted, 2);
+	assert_int_equal(v.rejected, 0);
+}
+
+static void test_failing_check(void **state)
+{
+	struct verdict v = sb_under("\"fail\"\nirreflexive po? as opt\n");
+
+	(void)state;
+	assert_int_equal(v.accepted, 0);
+	assert_int_equal(v.rejected, 1);
+	assert_string_equal(v.first_reject, "opt");
+}
+
 /* ---- Bad models ---- */
 
 /* Write a model directory whose cat file is `cat`; returns its path. */
-static char *bad_model(const char *cat)
+static char *model_with(const char *cat)
 {
 	char *dir = strdup("/tmp/cat_test.XXXXXX");
 	char path[256];
@@ -376,6 +469,18 @@ static char *bad_model(const char *cat)
 	fputs(cat, f);
 	fclose(f);
 	return dir;
+}
+
+static void remove_model(char *dir)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bad.cat", dir);
+	unlink(path);
+	rmdir(dir);
+	free(dir);
 }
 
 static void noop_accept(void *arg, const struct cat_outcome *out)
@@ -394,7 +499,7 @@ static void noop_reject(void *arg, const char *check)
  */
 static void expect_error(const char *cat, const char *where, const char *msg)
 {
-	char *dir = bad_model(cat);
+	char *dir = model_with(cat);
 	char buf[512] = "", want[512];
 	int fds[2], status;
 	size_t len = 0;
@@ -426,7 +531,7 @@ static void expect_error(const char *cat, const char *where, const char *msg)
 	buf[strcspn(buf, "\n")] = '\0';
 	if (strncmp(buf, want, strlen(want)))
 		assert_string_equal(buf, want);
-	free(dir);
+	remove_model(dir);
 }
 
 static void test_syntax_error(void **state)
@@ -480,6 +585,12 @@ int main(void)
 		cmocka_unit_test(test_corr),
 		cmocka_unit_test(test_coherence_orders),
 	};
+	const struct CMUnitTest language[] = {
+		cmocka_unit_test(test_functions_and_rec),
+		cmocka_unit_test(test_with_and_flags),
+		cmocka_unit_test(test_map_and_cross),
+		cmocka_unit_test(test_failing_check),
+	};
 	const struct CMUnitTest errors[] = {
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unbound_name),
@@ -491,6 +602,8 @@ int main(void)
 	return cmocka_run_group_tests_name("cat algebra", algebra, NULL, NULL) |
 	       cmocka_run_group_tests_name("cat kernel model", kernel,
 					   setup_model, teardown_model) |
+	       cmocka_run_group_tests_name("cat language", language, NULL,
+					   NULL) |
 	       cmocka_run_group_tests_name("cat model errors", errors, NULL,
 					   NULL);
 }
