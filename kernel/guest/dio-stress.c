@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dio-stress: contend the first use of a superblock's s_dio_done_wq.
+ *
+ * The per-superblock direct-I/O completion workqueue is created lazily by
+ * sb_init_dio_done_wq() on the first *asynchronous* O_DIRECT write after a
+ * mount and freed again at unmount.  So each round of this program mounts
+ * the filesystem (a new superblock, no workqueue yet), lets several
+ * threads open their files, lines them up on a barrier and has all of them
+ * io_submit() O_DIRECT writes at once: every thread then races to be the
+ * first to see s_dio_done_wq == NULL.  After the last round the data is
+ * read back and checked.
+ *
+ * Raw AIO syscalls keep the static binary free of libaio.  Runs as PID 1's
+ * child in the test guest; it needs to be root to mount.
+ *
+ * Usage: dio-stress FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS
+ * Prints "dio-stress: PASS ..." and exits 0, or "dio-stress: FAIL ..."
+ * and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/aio_abi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define IO_SIZE 4096
+#define BLOCKS_PER_FILE 8	/* writes each thread has in flight per round */
+#define MAX_THREADS 64
+
+struct config {
+	const char *fstype;
+	const char *device;
+	const char *mountpoint;
+	long rounds;
+	long threads;
+};
+
+struct worker {
+	const struct config *cfg;
+	pthread_t thread;
+	long id;
+	unsigned char *buf;	/* BLOCKS_PER_FILE aligned blocks */
+	int failed;
+};
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dio-stress: FAIL ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	exit(1);
+}
+
+static void file_path(const struct config *cfg, long id, char *path, size_t len)
+{
+	snprintf(path, len, "%s/dio-%ld", cfg->mountpoint, id);
+}
+
+/* Byte that block @blk of thread @id holds after round @round. */
+static unsigned char pattern(long round, long id, long blk)
+{
+	return (unsigned char)(round * 131 + id * 17 + blk * 3 + 1);
+}
+
+static void fill(unsigned char *buf, long round, long id)
+{
+	for (long blk = 0; blk < BLOCKS_PER_FILE; blk++)
+		memset(buf + blk * IO_SIZE, pattern(round, id, blk), IO_SIZE);
+}
+
+static void do_mount(const struct config *cfg)
+{
+	if (mount(cfg->device, cfg->mountpoint, cfg->fstype, 0, NULL))
+		fail("mount %s %s: %s", cfg->fstype, cfg->device, strerror(errno));
+}
+
+static void do_umount(const struct config *cfg)
+{
+	if (umount(cfg->mountpoint))
+		fail("umount %s: %s", cfg->mountpoint, strerror(errno));
+}
+
+/*
+ * Write each file in full with buffered I/O before the rounds start, so
+ * the O_DIRECT writes are pure overwrites of allocated blocks: ext4 makes
+ * extending DIO writes synchronous and vfat falls back to buffered I/O
+ * for them, and neither would then touch s_dio_done_wq.
+ */
+static void create_files(const struct config *cfg, unsigned char *buf)
+{
+	char path[256];
+
+	do_mount(cfg);
+	for (long id = 0; id < cfg->threads; id++) {
+		file_path(cfg, id, path, sizeof(path));
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			fail("create %s: %s", path, strerror(errno));
+		fill(buf, 0, id);
+		ssize_t n = write(fd, buf, BLOCKS_PER_FILE * IO_SIZE);
+		if (n != BLOCKS_PER_FILE * IO_SIZE || fsync(fd) || close(fd))
+			fail("write %s: %s", path, strerror(errno));
+	}
+	do_umount(cfg);
+}
+
+static long sys_io_setup(unsigned nr, aio_context_t *ctx)
+{
+	return syscall(SYS_io_setup, nr, ctx);
+}
+
+static long sys_io_submit(aio_context_t ctx, long nr, struct iocb **iocbs)
+{
+	return syscall(SYS_io_submit, ctx, nr, iocbs);
+}
+
+static long sys_io_getevents(aio_context_t ctx, long min_nr, long nr,
+			     struct io_event *events)
+{
+	return syscall(SYS_io_getevents, ctx, min_nr, nr, events, NULL);
+}
+
+static long sys_io_destroy(aio_context_t ctx)
+{
+	return syscall(SYS_io_destroy, ctx);
+}
+
+/*
+ * All threads and the main thread meet here three times a round: after the
+ * mount, right before the writes and before the unmount.
+ */
+static pthread_barrier_t phase;
+
+/* One round of one thread: all its writes submitted in one io_submit(). */
+static int write_round(struct worker *w, long round)
+{
+	struct iocb cbs[BLOCKS_PER_FILE], *cbp[BLOCKS_PER_FILE];
+	struct io_event ev[BLOCKS_PER_FILE];
+	aio_context_t ctx = 0;
+	char path[256];
+	long done = 0;
+	int ok = 1;
+
+	pthread_barrier_wait(&phase);	/* mounted */
+	file_path(w->cfg, w->id, path, sizeof(path));
+	int fd = open(path, O_WRONLY | O_DIRECT);
+	if (fd < 0 || sys_io_setup(BLOCKS_PER_FILE, &ctx)) {
+		printf("dio-stress: open/io_setup %s: %s\n", path, strerror(errno));
+		ok = 0;
+	}
+	fill(w->buf, round, w->id);
+	memset(cbs, 0, sizeof(cbs));
+	for (long blk = 0; blk < BLOCKS_PER_FILE; blk++) {
+		cbs[blk].aio_lio_opcode = IOCB_CMD_PWRITE;
+		cbs[blk].aio_fildes = (uint32_t)fd;
+		cbs[blk].aio_buf = (uint64_t)(uintptr_t)(w->buf + blk * IO_SIZE);
+		cbs[blk].aio_nbytes = IO_SIZE;
+		cbs[blk].aio_offset = blk * IO_SIZE;
+		cbp[blk] = &cbs[blk];
+	}
+	/* Everyone submits at the same moment: the contended first use. */
+	pthread_barrier_wait(&phase);
+	if (ok && sys_io_submit(ctx, BLOCKS_PER_FILE, cbp) != BLOCKS_PER_FILE) {
+		printf("dio-stress: io_submit %s: %s\n", path, strerror(errno));
+		ok = 0;
+	}
+	while (ok && done < BLOCKS_PER_FILE) {
+		long n = sys_io_getevents(ctx, 1, BLOCKS_PER_FILE - done, ev);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			printf("dio-stress: io_getevents: %s\n", strerror(errno));
+			ok = 0;
+		}
+		for (long i = 0; ok && i < n; i++) {
+			if (ev[i].res != IO_SIZE) {
+				printf("dio-stress: write %s: res %" PRId64 "\n",
+				       path, (int64_t)ev[i].res);
+				ok = 0;
+			}
+		}
+		done += n;
+	}
+	if (ctx)
+		sys_io_destroy(ctx);
+	if (fd >= 0)
+		close(fd);
+	pthread_barrier_wait(&phase);	/* unmount may start */
+	return ok;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (long round = 1; round <= w->cfg->rounds; round++)
+		if (!write_round(w, round))
+			w->failed = 1;
+	return NULL;
+}
+
+static void verify_files(const struct config *cfg, unsigned char *buf)
+{
+	char path[256];
+
+	do_mount(cfg);
+	for (long id = 0; id < cfg->threads; id++) {
+		file_path(cfg, id, path, sizeof(path));
+		int fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, buf, BLOCKS_PER_FILE * IO_SIZE) !=
+			      BLOCKS_PER_FILE * IO_SIZE)
+			fail("read back %s: %s", path, strerror(errno));
+		close(fd);
+		for (long blk = 0; blk < BLOCKS_PER_FILE; blk++) {
+			unsigned char want = pattern(cfg->rounds, id, blk);
+			for (long i = 0; i < IO_SIZE; i++)
+				if (buf[blk * IO_SIZE + i] != want)
+					fail("%s block %ld byte %ld: got %u, want %u",
+					     path, blk, i, buf[blk * IO_SIZE + i], want);
+		}
+	}
+	do_umount(cfg);
+}
+
+static long parse_count(const char *s, long max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < 1 || v > max)
+		fail("bad count '%s' (1..%ld)", s, max);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	struct worker workers[MAX_THREADS];
+	unsigned char *scratch;
+
+	if (argc != 6)
+		fail("usage: %s FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS", argv[0]);
+	cfg.fstype = argv[1];
+	cfg.device = argv[2];
+	cfg.mountpoint = argv[3];
+	cfg.rounds = parse_count(argv[4], 1000000);
+	cfg.threads = parse_count(argv[5], MAX_THREADS);
+
+	scratch = aligned_alloc(IO_SIZE, BLOCKS_PER_FILE * IO_SIZE);
+	if (!scratch)
+		fail("out of memory");
+	create_files(&cfg, scratch);
+
+	/* The main thread takes part in every phase. */
+	if (pthread_barrier_init(&phase, NULL, (unsigned)cfg.threads + 1))
+		fail("pthread_barrier_init");
+	for (long id = 0; id < cfg.threads; id++) {
+		workers[id] = (struct worker){ .cfg = &cfg, .id = id };
+		workers[id].buf = aligned_alloc(IO_SIZE, BLOCKS_PER_FILE * IO_SIZE);
+		if (!workers[id].buf)
+			fail("out of memory");
+	}
+
+	for (long round = 1; round <= cfg.rounds; round++) {
+		do_mount(&cfg);
+		if (round == 1)
+			for (long id = 0; id < cfg.threads; id++)
+				if (pthread_create(&workers[id].thread, NULL,
+						   worker_main, &workers[id]))
+					fail("pthread_create");
+		for (int i = 0; i < 3; i++)
+			pthread_barrier_wait(&phase);
+		do_umount(&cfg);
+	}
+	for (long id = 0; id < cfg.threads; id++) {
+		pthread_join(workers[id].thread, NULL);
+		if (workers[id].failed)
+			fail("%s: thread %ld had I/O errors (see above)", cfg.fstype, id);
+	}
+	verify_files(&cfg, scratch);
+	printf("dio-stress: PASS %s: %ld rounds x %ld threads x %d async O_DIRECT writes\n",
+	       cfg.fstype, cfg.rounds, cfg.threads, BLOCKS_PER_FILE);
+	return 0;
+}

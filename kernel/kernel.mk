@@ -1,0 +1,24 @@
+# Kernel half of the build, included from the top-level Makefile.
+#
+#   make kernel-check        build the patched kernel, boot it in QEMU (2
+#                            vCPUs), run KUnit and the direct-I/O stress,
+#                            fail on any KUnit failure or KCSAN / lockdep /
+#                            WARN / BUG / Oops in the console
+#   make kernel-unit-check   fast tests of the harness itself (no kernel)
+#   make kernel-before-after the same stress, harder KCSAN settings, on the
+#                            unpatched and the patched tree (docs/kernel-before-after.md)
+#
+# Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
+
+KERNEL_SCRIPTS := kernel/scripts
+
+.PHONY: kernel-check kernel-unit-check kernel-before-after
+
+kernel-check:
+	$(KERNEL_SCRIPTS)/kernel-check.sh
+
+kernel-unit-check:
+	prove --exec bash tests/kernel/
+
+kernel-before-after:
+	$(KERNEL_SCRIPTS)/before-after.sh

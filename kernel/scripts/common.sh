@@ -1,0 +1,63 @@
+# Shared settings for the kernel harness scripts; sourced, never run.
+# Every path can be overridden from the environment so that CI and a
+# developer can put the (large) build somewhere else.
+
+# The repository root, derived from this file so scripts work from any cwd.
+LKMM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KERNEL_DIR=$LKMM_ROOT/kernel
+
+# Debian's linux-source-6.12 tarball; it unpacks to linux-source-6.12/.
+KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+KSRC_TOPDIR=linux-source-6.12
+
+# build/ is ignored by git.  The source tree is a git repository whose tag
+# "pristine" is the unpacked tarball; objects go to a separate O= directory
+# so resetting the sources never throws away compiled objects.
+KBUILD_ROOT=${KBUILD_ROOT:-$LKMM_ROOT/build/kernel}
+KSRC=${KSRC:-$KBUILD_ROOT/src}
+KOBJ=${KOBJ:-$KBUILD_ROOT/obj}
+KGUEST=${KGUEST:-$KBUILD_ROOT/guest}
+
+# Fixed identity and time stamp: identical inputs give identical
+# preprocessed output, which is what lets ccache hit on warm rebuilds.
+export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00'
+export KBUILD_BUILD_USER=lkmm
+export KBUILD_BUILD_HOST=lkmm
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/kbuild-ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+
+# The machine has 2 cores shared with other jobs.
+JOBS=${JOBS:-2}
+
+log() {
+	printf '%s: %s\n' "$(basename "$0")" "$*" >&2
+}
+
+die() {
+	log "error: $*"
+	exit 1
+}
+
+# Compiler command for kbuild: ccache when installed and its cache
+# directory is usable, plain gcc otherwise.
+kernel_cc() {
+	if command -v ccache >/dev/null && mkdir -p "$CCACHE_DIR" 2>/dev/null &&
+	   [ -w "$CCACHE_DIR" ]; then
+		echo "ccache gcc"
+	else
+		echo gcc
+	fi
+}
+
+# make in the kernel tree with the out-of-tree object directory.
+kmake() {
+	make -C "$KSRC" O="$KOBJ" ARCH=x86_64 CC="$(kernel_cc)" -j"$JOBS" "$@"
+}
+
+# Patch file names listed in kernel/patches/series, in order: quilt
+# format, so blank lines and '#' comments are skipped.
+series_patches() {
+	local series=$KERNEL_DIR/patches/series
+	[ -f "$series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series"
+}

@@ -1,0 +1,75 @@
+#!/bin/bash
+# `make kernel-check`: build the patched kernel, boot it in QEMU, run the
+# KUnit suites and the direct-I/O stress, and judge the console log.
+#
+# Usage: kernel-check.sh [--pristine]
+#   --pristine  the same on the unpatched Debian tree (for kernel-before-after)
+#
+# Every step's wall time goes to $KBUILD_ROOT/times-<mode>.txt; the last
+# line of output is the KUnit tally from check-console.sh.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+SCRIPTS=$KERNEL_DIR/scripts
+
+# step NAME COMMAND...: run and record how long it took.
+# Callers test its status, which turns off set -e inside: keep the
+# command's status by hand.
+step() {
+	local name=$1 start end rc=0
+	shift
+	start=$(date +%s.%N)
+	"$@" || rc=$?
+	end=$(date +%s.%N)
+	printf 'time: %-10s %6.1f s\n' "$name" "$(echo "$end - $start" | bc)" | tee -a "$TIMES" >&2
+	return "$rc"
+}
+
+# The series' own Kconfig symbols exist only once its patches are applied.
+fragments() {
+	echo "$KERNEL_DIR/config/lkmm.config"
+	if [ "$MODE" = series ] && [ -n "$(series_patches)" ]; then
+		echo "$KERNEL_DIR/patches/KCONFIG"
+	fi
+}
+
+# The in-tree KTAP parser is the second opinion on the KUnit output: it
+# also catches malformed or truncated KTAP.  It needs an absolute path.
+kunit_parse() {
+	local log
+	log=$(realpath "$1")
+	if ! python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$log" \
+		>"$KGUEST/kunit-parse.txt" 2>&1; then
+		tail -n 20 "$KGUEST/kunit-parse.txt" >&2
+		log "kunit.py parse reports failures (full output: $KGUEST/kunit-parse.txt)"
+		return 1
+	fi
+}
+
+main() {
+	MODE=series
+	[ "${1:-}" = --pristine ] && MODE=pristine
+	mkdir -p "$KBUILD_ROOT"
+	TIMES=$KBUILD_ROOT/times-$MODE.txt
+	: >"$TIMES"
+	local console=$KGUEST/console-$MODE.log rc=0
+
+	step deps "$SCRIPTS/deps.sh" || return 1
+	step tree "$SCRIPTS/prepare-tree.sh" "--$MODE" || return 1
+	# shellcheck disable=SC2046 # one fragment path per line, no spaces
+	step configure "$SCRIPTS/configure.sh" $(fragments) || return 1
+	step build "$SCRIPTS/build.sh" || return 1
+	step guest "$SCRIPTS/mkguest.sh" || return 1
+	step boot "$SCRIPTS/boot.sh" "$console" "${LKMM_KERNEL_ARGS[@]}" || rc=1
+	step kunit-py kunit_parse "$console" || rc=1
+	"$SCRIPTS/check-console.sh" "$console" || rc=1
+	if [ "$rc" != 0 ]; then
+		log "FAILED ($MODE); console log: $console"
+	fi
+	return "$rc"
+}
+
+# Extra kernel arguments for the boot (the before/after run passes KCSAN
+# tuning here), split on spaces.
+read -r -a LKMM_KERNEL_ARGS <<<"${LKMM_KERNEL_ARGS:-}"
+main "$@"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Build what the guest needs into $KGUEST: the static stress program, the
+# initramfs (made with the kernel's own usr/gen_init_cpio, so no root and
+# no cpio package are needed) and the two disk images.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+GUEST_SRC=$KERNEL_DIR/guest
+
+build_stress() {
+	gcc -std=c11 -Wall -Wextra -Werror -O2 -static -pthread \
+		-o "$KGUEST/dio-stress" "$GUEST_SRC/dio-stress.c"
+}
+
+# gen_init_cpio is a host tool the kernel build itself makes (for the
+# built-in initramfs), so it exists once bzImage does.
+build_initramfs() {
+	[ -x "$KOBJ/usr/gen_init_cpio" ] || die "$KOBJ/usr/gen_init_cpio missing; build the kernel first"
+	cat >"$KGUEST/initramfs.list" <<-EOF
+	dir /dev 0755 0 0
+	nod /dev/console 0600 0 0 c 5 1
+	dir /bin 0755 0 0
+	dir /proc 0755 0 0
+	dir /sys 0755 0 0
+	dir /mnt 0755 0 0
+	file /bin/busybox /bin/busybox 0755 0 0
+	slink /bin/sh busybox 0777 0 0
+	file /init $GUEST_SRC/init 0755 0 0
+	file /dio-stress $KGUEST/dio-stress 0755 0 0
+	EOF
+	"$KOBJ/usr/gen_init_cpio" "$KGUEST/initramfs.list" >"$KGUEST/initramfs.cpio"
+}
+
+# QEMU opens them with snapshot=on, so every boot starts from these.
+build_disks() {
+	rm -f "$KGUEST/ext4.img" "$KGUEST/vfat.img"
+	truncate -s 64M "$KGUEST/ext4.img" "$KGUEST/vfat.img"
+	mkfs.ext4 -q -F "$KGUEST/ext4.img"
+}
+
+main() {
+	mkdir -p "$KGUEST"
+	build_stress
+	build_initramfs
+	build_disks
+	log "guest files ready in $KGUEST"
+}
+
+main "$@"
