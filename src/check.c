@@ -55,6 +55,9 @@ static void check_one(const char *path, struct cat_model *model, const struct ch
 	if (opts->out_dir)
 		write_out_file(opts->out_dir, path, out.buf);
 	sb_free(&out);
+	outcomes_free(&o);
+	program_free(p);
+	litmus_free(t);
 }
 
 int check_files(char **files, int nfiles, const struct check_options *opts)

@@ -56,6 +56,7 @@ struct cat_model;
 
 void enumerate(const struct program *p, struct cat_model *model,
 	       const struct check_options *opts, struct outcomes *out);
+void outcomes_free(struct outcomes *o);
 /* herd7's output for a test, Time line included. */
 void report(const struct program *p, const struct outcomes *o, double seconds,
 	    struct strbuf *out);

@@ -26,6 +26,7 @@ struct enumeration {
 	struct execution x;
 	struct value *final;	/* final value of each location */
 	int *fw;		/* final write of each location, -1 for none */
+	bool *observed;		/* locations the final condition looks at */
 
 	/* Reads-from choices: for each read, the writes it may read from. */
 	int nreads;
@@ -362,6 +363,16 @@ static void each_final_write(struct enumeration *en, int loc)
 		judge(en);
 		return;
 	}
+	/*
+	 * herd7 picks a final write only for the locations the test observes
+	 * (condition, filter, "locations"); FW is empty elsewhere.
+	 */
+	if (!en->observed[loc]) {
+		en->fw[loc] = -1;
+		en->final[loc] = p->loc_init[loc];
+		each_final_write(en, loc + 1);
+		return;
+	}
 	for (i = p->nlocs; i < x->nevents && !en->stop; i++) {
 		const struct event *w = &x->events[i];
 
@@ -430,6 +441,22 @@ static void add_cond_var(const struct program *p, struct outcomes *o, const stru
 		add_var(o, -1, program_loc(p, l->name), l->name);
 }
 
+static void observe_prop_locs(struct enumeration *en, const struct prop *pr)
+{
+	const struct program *p = en->prog;
+
+	if (!pr)
+		return;
+	if (pr->kind == P_ATOM) {
+		if (pr->loc.proc < 0)
+			en->observed[program_loc(p, pr->loc.name)] = true;
+		if (pr->rhs_is_loc && pr->rhs_loc.proc < 0)
+			en->observed[program_loc(p, pr->rhs_loc.name)] = true;
+	}
+	observe_prop_locs(en, pr->left);
+	observe_prop_locs(en, pr->right);
+}
+
 static void add_prop_vars(const struct program *p, struct outcomes *o, const struct prop *pr)
 {
 	if (!pr)
@@ -470,6 +497,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	       const struct check_options *opts, struct outcomes *out)
 {
 	struct enumeration en = { .prog = p, .model = model, .opts = opts, .out = out };
+	int i;
 
 	memset(out, 0, sizeof(*out));
 	choose_state_vars(p, out);
@@ -479,6 +507,11 @@ void enumerate(const struct program *p, struct cat_model *model,
 	en.final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.final));
 	en.fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.fw));
 	en.state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en.state));
+	en.observed = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.observed));
+	for (i = 0; i < out->nvars; i++)
+		if (out->vars[i].proc < 0)
+			en.observed[out->vars[i].index] = true;
+	observe_prop_locs(&en, p->test->filter);
 	en.x.nlocs = p->nlocs;
 	en.x.loc_names = (const char **)p->loc_names;
 	each_combination(&en, 0);
@@ -487,6 +520,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.final);
 	free(en.fw);
 	free(en.state);
+	free(en.observed);
 	free(en.reads);
 	free(en.ncands);
 	free(en.cands);
@@ -500,4 +534,21 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.x.rf);
 	free(en.x.iw);
 	free(en.x.fw);
+}
+
+void outcomes_free(struct outcomes *o)
+{
+	int i;
+
+	for (i = 0; i < o->nstates; i++)
+		free(o->states[i].vals);
+	for (i = 0; i < o->nflags; i++)
+		free((char *)o->flags[i]);
+	for (i = 0; i < o->nreasons; i++)
+		free((char *)o->reasons[i]);
+	free(o->states);
+	free(o->flags);
+	free(o->reasons);
+	free(o->reason_counts);
+	free(o->vars);
 }

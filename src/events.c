@@ -147,9 +147,7 @@ static void set_tags(struct trace_event *e, const char *tag)
 			return;
 		}
 	}
-	e->ntags = 1;
-	e->tags = xmalloc(sizeof(*e->tags));
-	e->tags[0] = xstrdup(tag);
+	die(EXIT_BAD_INPUT, "internal error: unexpected tag '%s'", tag);
 }
 
 static void set_annot(struct trace_event *e, const struct annot *a)
@@ -963,6 +961,24 @@ struct program *program_build(const struct litmus *t, const struct event_limits 
 	free_value_set(&sets.known, p->nlocs);
 	free_value_set(&sets.found, p->nlocs);
 	return p;
+}
+
+void program_free(struct program *p)
+{
+	int i, j;
+
+	for (i = 0; i < p->nprocs; i++) {
+		free_traces(&p->procs[i]);
+		for (j = 0; j < p->procs[i].nregs; j++)
+			free(p->procs[i].reg_names[j]);
+		free(p->procs[i].reg_names);
+	}
+	for (i = 0; i < p->nlocs; i++)
+		free(p->loc_names[i]);
+	free(p->loc_names);
+	free(p->loc_init);
+	free(p->procs);
+	free(p);
 }
 
 static const char *const kind_names[] = {

@@ -62,6 +62,7 @@ struct event_limits {
 };
 
 struct program *program_build(const struct litmus *t, const struct event_limits *limits);
+void program_free(struct program *p);
 /* Location id of a global, or -1. */
 int program_loc(const struct program *p, const char *name);
 /* Register id in process proc, or -1. */

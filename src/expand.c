@@ -7,6 +7,12 @@
 
 #include <string.h>
 
+/* The macros, and the arena of the test the expanded trees join. */
+struct expander {
+	const struct macro_table *table;
+	struct arena *arena;
+};
+
 /* Parameter bindings of the macro being expanded. */
 struct frame {
 	const struct macro *macro;
@@ -35,17 +41,16 @@ static struct expr *bound_arg(const struct frame *f, const char *name)
 	return NULL;
 }
 
-static struct expr *expand_expr(struct expr *e, const struct macro_table *table,
-				const struct frame *f);
+static struct expr *expand_expr(struct expr *e, const struct expander *x, const struct frame *f);
 
 static struct expr **expand_args(struct expr **args, int n,
-				 const struct macro_table *table, const struct frame *f)
+				 const struct expander *x, const struct frame *f)
 {
-	struct expr **out = xcalloc(n, sizeof(*out));
+	struct expr **out = arena_alloc(x->arena, n * sizeof(*out));
 	int i;
 
 	for (i = 0; i < n; i++)
-		out[i] = expand_expr(args[i], table, f);
+		out[i] = expand_expr(args[i], x, f);
 	return out;
 }
 
@@ -57,63 +62,61 @@ static void check_arity(const struct macro *m, int nargs, struct srcpos pos)
 }
 
 /* atomic_add_unless() is known to herd7 without the .def file. */
-static struct expr *builtin_call(struct expr *call, struct expr **args)
+static struct expr *builtin_call(const struct expander *x, struct expr *call,
+				 struct expr **args)
 {
+	static char *mb[] = { "mb" };
 	struct expr *e;
 
 	if (strcmp(call->name, "atomic_add_unless") || call->nargs != 3)
 		die_at(call->pos, "Unknown macro %s", call->name);
-	e = xcalloc(1, sizeof(*e));
+	e = arena_alloc(x->arena, sizeof(*e));
 	e->kind = X_ADD_UNLESS;
 	e->pos = call->pos;
 	e->annot.n = 1;
-	e->annot.tags = xcalloc(1, sizeof(*e->annot.tags));
-	e->annot.tags[0] = xstrdup("mb");
+	e->annot.tags = mb;
 	e->nargs = 3;
 	e->args = args;
 	return e;
 }
 
-static struct expr *expand_call(struct expr *call, const struct macro_table *table,
-				const struct frame *f)
+static struct expr *expand_call(struct expr *call, const struct expander *x, const struct frame *f)
 {
-	const struct macro *m = find_macro(table, call->name);
-	struct expr **args = expand_args(call->args, call->nargs, table, f);
+	const struct macro *m = find_macro(x->table, call->name);
+	struct expr **args = expand_args(call->args, call->nargs, x, f);
 	struct frame inner;
 
 	if (!m)
-		return builtin_call(call, args);
+		return builtin_call(x, call, args);
 	if (!m->expr)
 		die_at(call->pos, "macro %s is a statement and has no value", m->name);
 	check_arity(m, call->nargs, call->pos);
 	inner.macro = m;
 	inner.args = args;
-	return expand_expr(m->expr, table, &inner);
+	return expand_expr(m->expr, x, &inner);
 }
 
-static struct expr *expand_expr(struct expr *e, const struct macro_table *table,
-				const struct frame *f)
+static struct expr *expand_expr(struct expr *e, const struct expander *x, const struct frame *f)
 {
 	struct expr *copy, *arg;
 
 	if (e->kind == X_NAME && (arg = bound_arg(f, e->name)))
 		return arg;
 	if (e->kind == X_CALL)
-		return expand_call(e, table, f);
-	copy = xmalloc(sizeof(*copy));
+		return expand_call(e, x, f);
+	copy = arena_alloc(x->arena, sizeof(*copy));
 	*copy = *e;
-	copy->args = expand_args(e->args, e->nargs, table, f);
+	copy->args = expand_args(e->args, e->nargs, x, f);
 	return copy;
 }
 
-static struct stmt *expand_stmt(struct stmt *s, const struct macro_table *table,
-				const struct frame *f);
+static struct stmt *expand_stmt(struct stmt *s, const struct expander *x, const struct frame *f);
 
-static struct stmt *expand_proc_call(struct stmt *s, const struct macro_table *table,
+static struct stmt *expand_proc_call(struct stmt *s, const struct expander *x,
 				     const struct frame *f)
 {
-	const struct macro *m = find_macro(table, s->name);
-	struct expr **args = expand_args(s->args, s->nargs, table, f);
+	const struct macro *m = find_macro(x->table, s->name);
+	struct expr **args = expand_args(s->args, s->nargs, x, f);
 	struct frame inner;
 	struct stmt *value;
 
@@ -121,25 +124,26 @@ static struct stmt *expand_proc_call(struct stmt *s, const struct macro_table *t
 		check_arity(m, s->nargs, s->pos);
 		inner.macro = m;
 		inner.args = args;
-		return expand_stmt(m->body, table, &inner);
+		return expand_stmt(m->body, x, &inner);
 	}
 	/* An expression macro called for its effect, e.g. "xchg(x, 1);". */
-	value = xcalloc(1, sizeof(*value));
+	value = arena_alloc(x->arena, sizeof(*value));
 	value->kind = S_ASSIGN;
 	value->pos = s->pos;
 	value->nargs = 1;
-	value->args = xcalloc(1, sizeof(*value->args));
-	value->args[0] = xcalloc(1, sizeof(struct expr));
+	value->args = arena_alloc(x->arena, sizeof(*value->args));
+	value->args[0] = arena_alloc(x->arena, sizeof(struct expr));
 	value->args[0]->kind = X_CALL;
 	value->args[0]->pos = s->pos;
 	value->args[0]->name = s->name;
 	value->args[0]->nargs = s->nargs;
 	value->args[0]->args = s->args;
-	return expand_stmt(value, table, f);
+	return expand_stmt(value, x, f);
 }
 
 /* "V = e" inside a macro whose V is bound: a register or a '*p' store. */
-static struct stmt *expand_assign_to_param(struct stmt *s, struct expr *target)
+static struct stmt *expand_assign_to_param(const struct expander *x, struct stmt *s,
+					   struct expr *target)
 {
 	if (target->kind == X_NAME) {
 		s->name = target->name;
@@ -151,7 +155,7 @@ static struct stmt *expand_assign_to_param(struct stmt *s, struct expr *target)
 		s->kind = S_STORE;
 		s->name = NULL;
 		s->nargs = 2;
-		s->args = xcalloc(2, sizeof(*s->args));
+		s->args = arena_alloc(x->arena, 2 * sizeof(*s->args));
 		s->args[0] = target->args[0];
 		s->args[1] = value;
 		return s;
@@ -159,8 +163,7 @@ static struct stmt *expand_assign_to_param(struct stmt *s, struct expr *target)
 	die_at(s->pos, "bad assignment target for macro argument %s", s->name);
 }
 
-static struct stmt *expand_stmt(struct stmt *s, const struct macro_table *table,
-				const struct frame *f)
+static struct stmt *expand_stmt(struct stmt *s, const struct expander *x, const struct frame *f)
 {
 	struct stmt *copy;
 	struct expr *target;
@@ -169,22 +172,25 @@ static struct stmt *expand_stmt(struct stmt *s, const struct macro_table *table,
 	if (!s)
 		return NULL;
 	if (s->kind == S_CALL)
-		return expand_proc_call(s, table, f);
-	copy = xmalloc(sizeof(*copy));
+		return expand_proc_call(s, x, f);
+	copy = arena_alloc(x->arena, sizeof(*copy));
 	*copy = *s;
-	copy->args = expand_args(s->args, s->nargs, table, f);
-	copy->body = xcalloc(s->nbody, sizeof(*copy->body));
+	copy->args = expand_args(s->args, s->nargs, x, f);
+	copy->body = arena_alloc(x->arena, s->nbody * sizeof(*copy->body));
 	for (i = 0; i < s->nbody; i++)
-		copy->body[i] = expand_stmt(s->body[i], table, f);
+		copy->body[i] = expand_stmt(s->body[i], x, f);
 	if (s->kind == S_ASSIGN && s->name && (target = bound_arg(f, s->name)))
-		return expand_assign_to_param(copy, target);
+		return expand_assign_to_param(x, copy, target);
 	return copy;
 }
 
-void litmus_expand(struct litmus *t, const struct macro_table *macros)
+void litmus_expand(struct litmus *t, struct macro_table *macros)
 {
+	const struct expander x = { macros, &t->arena };
 	int i;
 
 	for (i = 0; i < t->nprocs; i++)
-		t->procs[i].body = expand_stmt(t->procs[i].body, macros, NULL);
+		t->procs[i].body = expand_stmt(t->procs[i].body, &x, NULL);
+	/* The expanded tree shares nodes (e.g. annotations) with the macros. */
+	t->macros = macros;
 }

@@ -129,6 +129,7 @@ struct prop {
 enum quantifier { Q_EXISTS, Q_NOT_EXISTS, Q_FORALL };
 
 struct litmus {
+	struct arena arena;	/* owns the whole tree */
 	const char *file;
 	const char *text;	/* the file's contents */
 	char *arch;		/* "C" */
@@ -143,6 +144,7 @@ struct litmus {
 	struct prop *filter;		/* NULL if none */
 	enum quantifier quantifier;
 	struct prop *cond;
+	struct macro_table *macros;	/* the expanded tree points into them */
 };
 
 /*
@@ -159,6 +161,7 @@ struct macro {
 };
 
 struct macro_table {
+	struct arena arena;	/* owns the macros */
 	int n;
 	struct macro *macros;
 };
@@ -167,7 +170,12 @@ struct macro_table {
 struct litmus *litmus_parse(const char *file, const char *text);
 /* Parse the macro definitions of a .def file. */
 struct macro_table *macros_parse(const char *file, const char *text);
-/* Replace every macro call in the test by the macro's body (expand.c). */
-void litmus_expand(struct litmus *t, const struct macro_table *macros);
+void litmus_free(struct litmus *t);
+void macros_free(struct macro_table *table);
+/*
+ * Replace every macro call in the test by the macro's body (expand.c).
+ * The test then owns the macros.
+ */
+void litmus_expand(struct litmus *t, struct macro_table *macros);
 
 #endif

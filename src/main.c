@@ -155,12 +155,18 @@ struct litmus *load_test(const char *path, const char *model_dir, const char *cf
 	char *macros_path = model_cfg_file(model_dir, cfg_name, "macros");
 	struct macro_table *macros;
 	struct litmus *t;
+	char *text;
 
 	if (!macros_path)
 		die(EXIT_BAD_INPUT, "%s/%s names no macros file", model_dir, cfg_name);
-	macros = macros_parse(macros_path, read_or_die(macros_path));
-	t = litmus_parse(path, read_or_die(path));
+	text = read_or_die(macros_path);
+	macros = macros_parse(macros_path, text);
+	free(text);
+	text = read_or_die(path);
+	t = litmus_parse(path, text);
+	free(text);
 	litmus_expand(t, macros);
+	free(macros_path);
 	return t;
 }
 
@@ -169,14 +175,20 @@ static int cmd_parse(int argc, char **argv)
 	struct check_options opts;
 	const char *explicit_dir = NULL;
 	char **files, *dir;
+	struct litmus *test;
 	struct program *prog;
 
 	default_options(&opts);
 	if (parse_options(argc, argv, 2, &opts, &explicit_dir, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
 	dir = model_dir_find(explicit_dir, opts.cfg_name);
-	prog = program_build(load_test(files[0], dir, opts.cfg_name), &opts.limits);
+	test = load_test(files[0], dir, opts.cfg_name);
+	prog = program_build(test, &opts.limits);
 	program_print(prog, stdout);
+	program_free(prog);
+	litmus_free(test);
+	free(files);
+	free(dir);
 	return 0;
 }
 
@@ -185,14 +197,18 @@ static int cmd_check(int argc, char **argv, int first)
 	struct check_options opts;
 	const char *explicit_dir = NULL;
 	char **files;
-	int nfiles;
+	int nfiles, status;
 
 	default_options(&opts);
 	nfiles = parse_options(argc, argv, first, &opts, &explicit_dir, &files);
 	if (!nfiles)
 		bad_usage("%s", "no litmus test given");
+
 	opts.model_dir = model_dir_find(explicit_dir, opts.cfg_name);
-	return check_files(files, nfiles, &opts);
+	status = check_files(files, nfiles, &opts);
+	free(files);
+	free((char *)opts.model_dir);
+	return status;
 }
 
 int main(int argc, char **argv)

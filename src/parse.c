@@ -28,6 +28,7 @@ struct parser {
 	const char *p;		/* next unread character */
 	int line, col;
 	bool in_code;		/* inside a process body: no OCaml comments */
+	struct arena *arena;	/* where the tree is allocated */
 	struct token tok;	/* current token */
 };
 
@@ -190,7 +191,7 @@ static char *expect_ident(struct parser *ps, const char *what)
 
 	if (ps->tok.kind != T_IDENT)
 		expected(ps, what);
-	name = xstrndup(ps->tok.start, ps->tok.len);
+	name = arena_strndup(ps->arena, ps->tok.start, ps->tok.len);
 	next(ps);
 	return name;
 }
@@ -219,6 +220,7 @@ static bool at_type(const struct parser *ps)
 static char *parse_type(struct parser *ps)
 {
 	struct strbuf sb = { 0 };
+	char *type;
 
 	while (at_type(ps)) {
 		bool is_struct = is(ps, "struct");
@@ -226,10 +228,7 @@ static char *parse_type(struct parser *ps)
 		sb_addf(&sb, "%s%.*s", sb.len ? " " : "", ps->tok.len, ps->tok.start);
 		next(ps);
 		if (is_struct) {
-			char *tag = expect_ident(ps, "a struct tag");
-
-			sb_addf(&sb, " %s", tag);
-			free(tag);
+			sb_addf(&sb, " %s", expect_ident(ps, "a struct tag"));
 		}
 	}
 	if (!sb.len)
@@ -238,21 +237,24 @@ static char *parse_type(struct parser *ps)
 		sb_addf(&sb, "%s*", sb.buf[sb.len - 1] == '*' ? "" : " ");
 		next(ps);
 	}
-	return sb.buf;
+	type = arena_strndup(ps->arena, sb.buf, sb.len);
+	sb_free(&sb);
+	return type;
 }
 
-static struct expr *new_expr(enum expr_kind kind, struct srcpos pos)
+static struct expr *new_expr(struct parser *ps, enum expr_kind kind, struct srcpos pos)
 {
-	struct expr *e = xcalloc(1, sizeof(*e));
+	struct expr *e = arena_alloc(ps->arena, sizeof(*e));
 
 	e->kind = kind;
 	e->pos = pos;
 	return e;
 }
 
-static void add_arg(struct expr *e, struct expr *arg)
+static void add_arg(struct parser *ps, struct expr *e, struct expr *arg)
 {
-	e->args = xrealloc(e->args, (e->nargs + 1) * sizeof(*e->args));
+	e->args = arena_grow(ps->arena, e->args, e->nargs * sizeof(*e->args),
+			     (e->nargs + 1) * sizeof(*e->args));
 	e->args[e->nargs++] = arg;
 }
 
@@ -267,18 +269,13 @@ static struct annot parse_annot(struct parser *ps)
 	do {
 		struct strbuf sb = { 0 };
 
-		sb.buf = expect_ident(ps, "an annotation");
-		sb.len = sb.cap = strlen(sb.buf);
-		while (is(ps, "-")) {
-			char *part;
-
-			next(ps);
-			part = expect_ident(ps, "an annotation");
-			sb_addf(&sb, "-%s", part);
-			free(part);
-		}
-		a.tags = xrealloc(a.tags, (a.n + 1) * sizeof(*a.tags));
-		a.tags[a.n++] = sb.buf;
+		sb_addf(&sb, "%s", expect_ident(ps, "an annotation"));
+		while (accept(ps, "-"))
+			sb_addf(&sb, "-%s", expect_ident(ps, "an annotation"));
+		a.tags = arena_grow(ps->arena, a.tags, a.n * sizeof(*a.tags),
+				    (a.n + 1) * sizeof(*a.tags));
+		a.tags[a.n++] = arena_strndup(ps->arena, sb.buf, sb.len);
+		sb_free(&sb);
 	} while (accept(ps, ","));
 	expect(ps, "}");
 	return a;
@@ -289,7 +286,7 @@ static void parse_call_args(struct parser *ps, struct expr *call)
 	expect(ps, "(");
 	if (!is(ps, ")")) {
 		do
-			add_arg(call, parse_expr(ps));
+			add_arg(ps, call, parse_expr(ps));
 		while (accept(ps, ","));
 	}
 	expect(ps, ")");
@@ -333,7 +330,7 @@ static const struct primitive expr_primitives[] = {
 
 static struct expr *parse_primitive(struct parser *ps, const struct primitive *prim)
 {
-	struct expr *e = new_expr(prim->kind, ps->tok.pos);
+	struct expr *e = new_expr(ps, prim->kind, ps->tok.pos);
 	int i;
 
 	next(ps);
@@ -348,7 +345,7 @@ static struct expr *parse_primitive(struct parser *ps, const struct primitive *p
 			e->op = parse_rmw_operator(ps);
 			expect(ps, ",");
 		}
-		add_arg(e, parse_expr(ps));
+		add_arg(ps, e, parse_expr(ps));
 	}
 	expect(ps, ")");
 	return e;
@@ -363,14 +360,14 @@ static struct expr *parse_primary(struct parser *ps)
 	size_t i;
 
 	if (ps->tok.kind == T_NUMBER) {
-		e = new_expr(X_CONST, pos);
+		e = new_expr(ps, X_CONST, pos);
 		e->value = ps->tok.number;
 		next(ps);
 		return e;
 	}
 	if (accept(ps, "(")) {
 		if (at_type(ps)) {	/* a cast: herd7 ignores it */
-			free(parse_type(ps));
+			parse_type(ps);
 			expect(ps, ")");
 			return parse_unary(ps);
 		}
@@ -383,7 +380,7 @@ static struct expr *parse_primary(struct parser *ps)
 	for (i = 0; i < sizeof(expr_primitives) / sizeof(*expr_primitives); i++)
 		if (is(ps, expr_primitives[i].name))
 			return parse_primitive(ps, &expr_primitives[i]);
-	e = new_expr(X_NAME, pos);
+	e = new_expr(ps, X_NAME, pos);
 	e->name = expect_ident(ps, "an expression");
 	if (is(ps, "(")) {
 		e->kind = X_CALL;
@@ -398,12 +395,12 @@ static struct expr *parse_unary(struct parser *ps)
 	struct expr *e;
 
 	if (accept(ps, "*")) {
-		e = new_expr(X_LOAD, pos);
-		add_arg(e, parse_unary(ps));
+		e = new_expr(ps, X_LOAD, pos);
+		add_arg(ps, e, parse_unary(ps));
 		return e;
 	}
 	if (accept(ps, "&")) {
-		e = new_expr(X_ADDR_OF, pos);
+		e = new_expr(ps, X_ADDR_OF, pos);
 		e->name = expect_ident(ps, "a variable name after '&'");
 		return e;
 	}
@@ -417,10 +414,10 @@ static struct expr *parse_unary(struct parser *ps)
 			return e;
 		}
 		{
-			struct expr *u = new_expr(X_UNARY, pos);
+			struct expr *u = new_expr(ps, X_UNARY, pos);
 
 			u->op = op;
-			add_arg(u, e);
+			add_arg(ps, u, e);
 			return u;
 		}
 	}
@@ -454,12 +451,12 @@ static struct expr *parse_binary(struct parser *ps, int min_prec)
 	int i;
 
 	while ((i = binop_at(ps)) >= 0 && binops[i].prec >= min_prec) {
-		struct expr *e = new_expr(X_BINARY, ps->tok.pos);
+		struct expr *e = new_expr(ps, X_BINARY, ps->tok.pos);
 
 		next(ps);
 		e->op = binops[i].op;
-		add_arg(e, left);
-		add_arg(e, parse_binary(ps, binops[i].prec + 1));
+		add_arg(ps, e, left);
+		add_arg(ps, e, parse_binary(ps, binops[i].prec + 1));
 		left = e;
 	}
 	return left;
@@ -470,24 +467,26 @@ static struct expr *parse_expr(struct parser *ps)
 	return parse_binary(ps, 1);
 }
 
-static struct stmt *new_stmt(enum stmt_kind kind, struct srcpos pos)
+static struct stmt *new_stmt(struct parser *ps, enum stmt_kind kind, struct srcpos pos)
 {
-	struct stmt *s = xcalloc(1, sizeof(*s));
+	struct stmt *s = arena_alloc(ps->arena, sizeof(*s));
 
 	s->kind = kind;
 	s->pos = pos;
 	return s;
 }
 
-static void add_stmt_arg(struct stmt *s, struct expr *e)
+static void add_stmt_arg(struct parser *ps, struct stmt *s, struct expr *e)
 {
-	s->args = xrealloc(s->args, (s->nargs + 1) * sizeof(*s->args));
+	s->args = arena_grow(ps->arena, s->args, s->nargs * sizeof(*s->args),
+			     (s->nargs + 1) * sizeof(*s->args));
 	s->args[s->nargs++] = e;
 }
 
-static void add_body(struct stmt *s, struct stmt *child)
+static void add_body(struct parser *ps, struct stmt *s, struct stmt *child)
 {
-	s->body = xrealloc(s->body, (s->nbody + 1) * sizeof(*s->body));
+	s->body = arena_grow(ps->arena, s->body, s->nbody * sizeof(*s->body),
+			     (s->nbody + 1) * sizeof(*s->body));
 	s->body[s->nbody++] = child;
 }
 
@@ -496,13 +495,13 @@ static struct stmt *parse_stmt(struct parser *ps);
 /* A braced block; a process body ends with leave_code set. */
 static struct stmt *parse_braced(struct parser *ps, bool leave_code)
 {
-	struct stmt *s = new_stmt(S_BLOCK, ps->tok.pos);
+	struct stmt *s = new_stmt(ps, S_BLOCK, ps->tok.pos);
 
 	expect(ps, "{");
 	while (!is(ps, "}")) {
 		if (ps->tok.kind == T_EOF)
 			expected(ps, "'}'");
-		add_body(s, parse_stmt(ps));
+		add_body(ps, s, parse_stmt(ps));
 	}
 	if (leave_code)
 		ps->in_code = false;
@@ -518,22 +517,22 @@ static struct stmt *parse_block(struct parser *ps)
 /* "int r0, *r1 = e;" becomes a block of declarations and assignments. */
 static struct stmt *parse_declaration(struct parser *ps)
 {
-	struct stmt *block = new_stmt(S_BLOCK, ps->tok.pos);
+	struct stmt *block = new_stmt(ps, S_BLOCK, ps->tok.pos);
 
-	free(parse_type(ps));
+	parse_type(ps);
 	do {
-		struct stmt *decl = new_stmt(S_DECL, ps->tok.pos);
+		struct stmt *decl = new_stmt(ps, S_DECL, ps->tok.pos);
 
 		while (accept(ps, "*"))
 			;
 		decl->name = expect_ident(ps, "a variable name");
-		add_body(block, decl);
+		add_body(ps, block, decl);
 		if (accept(ps, "=")) {
-			struct stmt *init = new_stmt(S_ASSIGN, decl->pos);
+			struct stmt *init = new_stmt(ps, S_ASSIGN, decl->pos);
 
-			init->name = xstrdup(decl->name);
-			add_stmt_arg(init, parse_expr(ps));
-			add_body(block, init);
+			init->name = decl->name;
+			add_stmt_arg(ps, init, parse_expr(ps));
+			add_body(ps, block, init);
 		}
 	} while (accept(ps, ","));
 	expect(ps, ";");
@@ -542,26 +541,26 @@ static struct stmt *parse_declaration(struct parser *ps)
 
 static struct stmt *parse_if(struct parser *ps)
 {
-	struct stmt *s = new_stmt(S_IF, ps->tok.pos);
+	struct stmt *s = new_stmt(ps, S_IF, ps->tok.pos);
 
 	next(ps);
 	expect(ps, "(");
-	add_stmt_arg(s, parse_expr(ps));
+	add_stmt_arg(ps, s, parse_expr(ps));
 	expect(ps, ")");
-	add_body(s, parse_stmt(ps));
-	add_body(s, accept(ps, "else") ? parse_stmt(ps) : NULL);
+	add_body(ps, s, parse_stmt(ps));
+	add_body(ps, s, accept(ps, "else") ? parse_stmt(ps) : NULL);
 	return s;
 }
 
 static struct stmt *parse_while(struct parser *ps)
 {
-	struct stmt *s = new_stmt(S_WHILE, ps->tok.pos);
+	struct stmt *s = new_stmt(ps, S_WHILE, ps->tok.pos);
 
 	next(ps);
 	expect(ps, "(");
-	add_stmt_arg(s, parse_expr(ps));
+	add_stmt_arg(ps, s, parse_expr(ps));
 	expect(ps, ")");
-	add_body(s, parse_stmt(ps));
+	add_body(ps, s, parse_stmt(ps));
 	return s;
 }
 
@@ -572,30 +571,30 @@ static struct stmt *parse_stmt_primitive(struct parser *ps)
 	struct stmt *s;
 
 	if (accept(ps, "__fence")) {
-		s = new_stmt(S_FENCE, pos);
+		s = new_stmt(ps, S_FENCE, pos);
 		s->annot = parse_annot(ps);
 		expect(ps, ";");
 		return s;
 	}
 	if (accept(ps, "__store")) {
-		s = new_stmt(S_STORE, pos);
+		s = new_stmt(ps, S_STORE, pos);
 		s->annot = parse_annot(ps);
 	} else if (accept(ps, "__lock")) {
-		s = new_stmt(S_LOCK, pos);
+		s = new_stmt(ps, S_LOCK, pos);
 	} else if (accept(ps, "__unlock")) {
-		s = new_stmt(S_UNLOCK, pos);
+		s = new_stmt(ps, S_UNLOCK, pos);
 	} else if (accept(ps, "__atomic_op")) {
-		s = new_stmt(S_ATOMIC_OP, pos);
+		s = new_stmt(ps, S_ATOMIC_OP, pos);
 		if (is(ps, "{"))
 			s->annot = parse_annot(ps);
 	} else if (accept(ps, "__srcu")) {
-		s = new_stmt(S_SRCU, pos);
+		s = new_stmt(ps, S_SRCU, pos);
 		s->annot = parse_annot(ps);
 	} else {
 		return NULL;
 	}
 	expect(ps, "(");
-	add_stmt_arg(s, parse_expr(ps));
+	add_stmt_arg(ps, s, parse_expr(ps));
 	if (s->kind == S_ATOMIC_OP) {
 		expect(ps, ",");
 		s->op = parse_rmw_operator(ps);
@@ -603,7 +602,7 @@ static struct stmt *parse_stmt_primitive(struct parser *ps)
 	if (s->kind == S_STORE || s->kind == S_ATOMIC_OP ||
 	    (s->kind == S_SRCU && is(ps, ","))) {
 		expect(ps, ",");
-		add_stmt_arg(s, parse_expr(ps));
+		add_stmt_arg(ps, s, parse_expr(ps));
 	}
 	expect(ps, ")");
 	expect(ps, ";");
@@ -622,23 +621,23 @@ static struct stmt *parse_expr_stmt(struct parser *ps)
 
 	if (accept(ps, "=")) {
 		if (lhs->kind == X_NAME) {
-			s = new_stmt(S_ASSIGN, pos);
+			s = new_stmt(ps, S_ASSIGN, pos);
 			s->name = lhs->name;
 		} else if (lhs->kind == X_LOAD && !lhs->annot.n) {
-			s = new_stmt(S_STORE, pos);
-			add_stmt_arg(s, lhs->args[0]);
+			s = new_stmt(ps, S_STORE, pos);
+			add_stmt_arg(ps, s, lhs->args[0]);
 		} else {
 			die_at(pos, "expected a register or '*pointer' on the left of '='");
 		}
-		add_stmt_arg(s, parse_expr(ps));
+		add_stmt_arg(ps, s, parse_expr(ps));
 	} else if (lhs->kind == X_CALL) {
-		s = new_stmt(S_CALL, pos);
+		s = new_stmt(ps, S_CALL, pos);
 		s->name = lhs->name;
 		s->nargs = lhs->nargs;
 		s->args = lhs->args;
 	} else {
-		s = new_stmt(S_ASSIGN, pos);
-		add_stmt_arg(s, lhs);
+		s = new_stmt(ps, S_ASSIGN, pos);
+		add_stmt_arg(ps, s, lhs);
 	}
 	expect(ps, ";");
 	return s;
@@ -655,7 +654,7 @@ static struct stmt *parse_stmt(struct parser *ps)
 	if (is(ps, "while"))
 		return parse_while(ps);
 	if (accept(ps, ";"))
-		return new_stmt(S_BLOCK, ps->tok.pos);
+		return new_stmt(ps, S_BLOCK, ps->tok.pos);
 	if (at_type(ps))
 		return parse_declaration(ps);
 	s = parse_stmt_primitive(ps);
@@ -678,7 +677,8 @@ static void parse_process(struct parser *ps, struct litmus *t)
 	if (end != ps->tok.start + ps->tok.len || id != t->nprocs)
 		die_at(ps->tok.pos, "expected process P%d, found '%.*s'",
 		       t->nprocs, ps->tok.len, ps->tok.start);
-	t->procs = xrealloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+	t->procs = arena_grow(ps->arena, t->procs, t->nprocs * sizeof(*t->procs),
+			      (t->nprocs + 1) * sizeof(*t->procs));
 	pr = &t->procs[t->nprocs++];
 	memset(pr, 0, sizeof(*pr));
 	pr->id = (int)id;
@@ -697,8 +697,9 @@ static void parse_process(struct parser *ps, struct litmus *t)
 		do {
 			struct param *pa;
 
-			pr->params = xrealloc(pr->params,
-					      (pr->nparams + 1) * sizeof(*pr->params));
+			pr->params = arena_grow(ps->arena, pr->params,
+						pr->nparams * sizeof(*pr->params),
+						(pr->nparams + 1) * sizeof(*pr->params));
 			pa = &pr->params[pr->nparams++];
 			pa->type = parse_type(ps);
 			pa->name = expect_ident(ps, "a parameter name");
@@ -760,7 +761,8 @@ static void parse_init_item(struct parser *ps, struct litmus *t)
 {
 	struct init_item *it;
 
-	t->init = xrealloc(t->init, (t->ninit + 1) * sizeof(*t->init));
+	t->init = arena_grow(ps->arena, t->init, t->ninit * sizeof(*t->init),
+			     (t->ninit + 1) * sizeof(*t->init));
 	it = &t->init[t->ninit++];
 	memset(it, 0, sizeof(*it));
 	it->pos = ps->tok.pos;
@@ -802,9 +804,9 @@ static struct cond_loc parse_cond_loc(struct parser *ps)
 	return loc;
 }
 
-static struct prop *new_prop(enum prop_kind kind)
+static struct prop *new_prop(struct parser *ps, enum prop_kind kind)
 {
-	struct prop *p = xcalloc(1, sizeof(*p));
+	struct prop *p = arena_alloc(ps->arena, sizeof(*p));
 
 	p->kind = kind;
 	return p;
@@ -822,15 +824,15 @@ static struct prop *parse_prop_atom(struct parser *ps)
 		return p;
 	}
 	if (accept(ps, "~") || accept(ps, "not")) {
-		p = new_prop(P_NOT);
+		p = new_prop(ps, P_NOT);
 		p->left = parse_prop_atom(ps);
 		return p;
 	}
 	if (accept(ps, "true"))
-		return new_prop(P_TRUE);
+		return new_prop(ps, P_TRUE);
 	if (accept(ps, "false"))
-		return new_prop(P_FALSE);
-	p = new_prop(P_ATOM);
+		return new_prop(ps, P_FALSE);
+	p = new_prop(ps, P_ATOM);
 	p->loc = parse_cond_loc(ps);
 	expect(ps, "=");
 	{
@@ -851,7 +853,7 @@ static struct prop *parse_prop_and(struct parser *ps)
 	struct prop *left = parse_prop_atom(ps);
 
 	while (accept(ps, "/\\")) {
-		struct prop *p = new_prop(P_AND);
+		struct prop *p = new_prop(ps, P_AND);
 
 		p->left = left;
 		p->right = parse_prop_atom(ps);
@@ -865,7 +867,7 @@ static struct prop *parse_prop(struct parser *ps)
 	struct prop *left = parse_prop_and(ps);
 
 	while (accept(ps, "\\/")) {
-		struct prop *p = new_prop(P_OR);
+		struct prop *p = new_prop(ps, P_OR);
 
 		p->left = left;
 		p->right = parse_prop_and(ps);
@@ -878,8 +880,9 @@ static void parse_locations(struct parser *ps, struct litmus *t)
 {
 	expect(ps, "[");
 	while (!accept(ps, "]")) {
-		t->locations = xrealloc(t->locations,
-					(t->nlocations + 1) * sizeof(*t->locations));
+		t->locations = arena_grow(ps->arena, t->locations,
+					  t->nlocations * sizeof(*t->locations),
+					  (t->nlocations + 1) * sizeof(*t->locations));
 		t->locations[t->nlocations++] = parse_cond_loc(ps);
 		if (!is(ps, "]") && !accept(ps, ";"))
 			expected(ps, "';' or ']'");
@@ -915,7 +918,7 @@ static void parse_header(struct parser *ps, struct litmus *t)
 
 	if (ps->tok.kind != T_IDENT)
 		expected(ps, "the architecture ('C') and the test name");
-	t->arch = xstrndup(ps->tok.start, ps->tok.len);
+	t->arch = arena_strndup(ps->arena, ps->tok.start, ps->tok.len);
 	if (strcmp(t->arch, "C"))
 		die_at(ps->tok.pos, "unsupported architecture '%s': only C litmus tests are supported",
 		       t->arch);
@@ -928,12 +931,12 @@ static void parse_header(struct parser *ps, struct litmus *t)
 		die_at(here(ps), "expected the test name after 'C'");
 	/* herd7 drops a ".litmus" some tests put in their name. */
 	if (ps->p - start > 7 && !strncmp(ps->p - 7, ".litmus", 7))
-		t->name = xstrndup(start, ps->p - start - 7);
+		t->name = arena_strndup(ps->arena, start, ps->p - start - 7);
 	else
-		t->name = xstrndup(start, ps->p - start);
+		t->name = arena_strndup(ps->arena, start, ps->p - start);
 	next(ps);
 	if (ps->tok.kind == T_STRING) {
-		t->doc = xstrndup(ps->tok.start + 1, ps->tok.len - 2);
+		t->doc = arena_strndup(ps->arena, ps->tok.start + 1, ps->tok.len - 2);
 		next(ps);
 	}
 	/* Like herd7, ignore whatever else precedes the init section. */
@@ -943,11 +946,12 @@ static void parse_header(struct parser *ps, struct litmus *t)
 
 struct litmus *litmus_parse(const char *file, const char *text)
 {
-	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1 };
 	struct litmus *t = xcalloc(1, sizeof(*t));
+	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
+			     .arena = &t->arena };
 
 	t->file = file;
-	t->text = text;
+	t->text = arena_strndup(&t->arena, text, strlen(text));
 	next(&ps);
 	parse_header(&ps, t);
 	parse_init(&ps, t);
@@ -963,7 +967,8 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 {
 	struct macro *m;
 
-	table->macros = xrealloc(table->macros, (table->n + 1) * sizeof(*table->macros));
+	table->macros = arena_grow(ps->arena, table->macros, table->n * sizeof(*table->macros),
+				   (table->n + 1) * sizeof(*table->macros));
 	m = &table->macros[table->n++];
 	memset(m, 0, sizeof(*m));
 	m->pos = ps->tok.pos;
@@ -971,7 +976,8 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 	expect(ps, "(");
 	if (!is(ps, ")")) {
 		do {
-			m->params = xrealloc(m->params, (m->nparams + 1) * sizeof(*m->params));
+			m->params = arena_grow(ps->arena, m->params, m->nparams * sizeof(*m->params),
+					       (m->nparams + 1) * sizeof(*m->params));
 			m->params[m->nparams++] = expect_ident(ps, "a macro parameter");
 		} while (accept(ps, ","));
 	}
@@ -984,12 +990,26 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 
 struct macro_table *macros_parse(const char *file, const char *text)
 {
-	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
-			     .in_code = true };
 	struct macro_table *table = xcalloc(1, sizeof(*table));
+	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
+			     .in_code = true, .arena = &table->arena };
 
 	next(&ps);
 	while (ps.tok.kind != T_EOF)
 		parse_macro(&ps, table);
 	return table;
+}
+
+void litmus_free(struct litmus *t)
+{
+	if (t->macros)
+		macros_free(t->macros);
+	arena_free(&t->arena);
+	free(t);
+}
+
+void macros_free(struct macro_table *table)
+{
+	arena_free(&table->arena);
+	free(table);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static _Noreturn void out_of_memory(void)
@@ -154,4 +155,59 @@ void sb_free(struct strbuf *sb)
 	free(sb->buf);
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
+}
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct arena_chunk *c = a->chunks;
+	size_t align = sizeof(max_align_t);
+	void *p;
+
+	size = (size + align - 1) / align * align;
+	if (!c || c->used + size > c->size) {
+		size_t chunk_size = size > 65536 ? size : 65536;
+
+		c = xmalloc(sizeof(*c) + chunk_size);
+		c->next = a->chunks;
+		c->used = 0;
+		c->size = chunk_size;
+		a->chunks = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size)
+{
+	void *p = arena_alloc(a, new_size);
+
+	if (old)
+		memcpy(p, old, old_size < new_size ? old_size : new_size);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	return p;
+}
+
+void arena_free(struct arena *a)
+{
+	while (a->chunks) {
+		struct arena_chunk *next = a->chunks->next;
+
+		free(a->chunks);
+		a->chunks = next;
+	}
 }

@@ -21,6 +21,19 @@ void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/*
+ * An arena: many small allocations freed together, for trees that share
+ * subtrees (macro expansion reuses argument trees) and so have no single
+ * owner per node.
+ */
+struct arena {
+	struct arena_chunk *chunks;
+};
+void *arena_alloc(struct arena *a, size_t size);	/* zeroed */
+void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+void arena_free(struct arena *a);
+
 /* A position in an input file, for FILE:LINE:COL diagnostics. */
 struct srcpos {
 	const char *file;
