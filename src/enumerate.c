@@ -331,6 +331,61 @@ static void reject_execution(void *arg, const char *check)
 	o->reason_counts[o->nreasons++] = 1;
 }
 
+/* Whether every read in mask (local to process proc) is known. */
+static bool all_known(const struct enumeration *en, const bool *known, int proc, uint64_t mask)
+{
+	while (mask) {
+		if (!known[en->base[proc] + __builtin_ctzll(mask)])
+			return false;
+		mask &= mask - 1;
+	}
+	return true;
+}
+
+/*
+ * herd7 computes values by solving equations along reads-from: a value
+ * that only a cycle of reads-from and dependencies could produce (out of
+ * thin air) has no solution, and herd7 drops the candidate.  Propagate
+ * "known" from the constants and initial values the same way.
+ */
+static bool values_derivable(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	const struct execution *x = &en->x;
+	bool *known = xcalloc(x->nevents, sizeof(*known));
+	bool changed = true, all = true;
+	int i, j, k;
+
+	for (i = 0; i < p->nlocs; i++)
+		known[i] = true;
+	while (changed) {
+		changed = false;
+		for (i = 0; i < p->nprocs; i++) {
+			const struct trace *tr = picked(en, i);
+
+			for (j = 0; j < tr->nevents; j++) {
+				const struct trace_event *te = &tr->events[j];
+				int e = en->base[i] + j;
+
+				if (known[e] || !all_known(en, known, i, te->addr_deps | te->data_deps))
+					continue;
+				if (te->kind == EV_READ) {
+					for (k = 0; k < en->nreads && en->reads[k] != e; k++)
+						;
+					if (!known[en->cands[k][en->rf_pick[k]]])
+						continue;
+				}
+				known[e] = true;
+				changed = true;
+			}
+		}
+	}
+	for (k = 0; k < en->nreads; k++)
+		all = all && known[en->reads[k]];
+	free(known);
+	return all;
+}
+
 static void judge(struct enumeration *en)
 {
 	const struct cat_visitor visitor = { accept_execution, reject_execution, en };
@@ -338,6 +393,8 @@ static void judge(struct enumeration *en)
 	int k;
 
 	check_limits(en);
+	if (!values_derivable(en))
+		return;
 	fresh_rel(&x->rf, x->nevents);
 	for (k = 0; k < en->nreads; k++)
 		rel_add(x->rf, en->cands[k][en->rf_pick[k]], en->reads[k]);

@@ -900,6 +900,55 @@ static void free_value_set(struct value_set *s, int nlocs)
 	free(s->n);
 }
 
+static void collect_expr_constants(const struct expr *e, struct value_set *consts,
+				   const struct event_limits *limits)
+{
+	int i;
+
+	if (e->kind == X_CONST)
+		add_value(consts, 0, int_value(e->value), limits);
+	for (i = 0; i < e->nargs; i++)
+		collect_expr_constants(e->args[i], consts, limits);
+}
+
+static void collect_constants(const struct stmt *s, struct value_set *consts,
+			      const struct event_limits *limits)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nargs; i++)
+		collect_expr_constants(s->args[i], consts, limits);
+	for (i = 0; i < s->nbody; i++)
+		collect_constants(s->body[i], consts, limits);
+}
+
+/*
+ * A store's value may be justified only through a cycle: in
+ * "if (READ_ONCE(*x)) r = 1; WRITE_ONCE(*y, r);" racing with
+ * "WRITE_ONCE(*x, READ_ONCE(*y));", x = 1 needs y = 1 and vice versa.
+ * herd7 finds such executions by solving equations; here every integer
+ * constant of the code is a candidate value of every location, and
+ * enumerate.c drops the executions whose values no store really derives.
+ */
+static void seed_constants(const struct program *p, struct value_sets *sets,
+			   const struct event_limits *limits)
+{
+	struct value_set consts = new_value_set(1);
+	int i, k;
+
+	for (i = 0; i < p->nprocs; i++)
+		collect_constants(p->test->procs[i].body, &consts, limits);
+	for (i = 0; i < p->nlocs; i++) {
+		for (k = 0; k < consts.n[0]; k++) {
+			add_value(&sets->known, i, consts.v[0][k], limits);
+			add_value(&sets->found, i, consts.v[0][k], limits);
+		}
+	}
+	free_value_set(&consts, 1);
+}
+
 /* The most stores one execution can have: each process' longest run. */
 static int most_stores(const struct program *p)
 {
@@ -939,6 +988,7 @@ struct program *program_build(const struct litmus *t, const struct event_limits 
 		add_value(&sets.known, i, p->loc_init[i], limits);
 		add_value(&sets.found, i, p->loc_init[i], limits);
 	}
+	seed_constants(p, &sets, limits);
 	/*
 	 * Round k finds every value whose justification (the chain of stores
 	 * it was computed from) is k stores deep.  No execution has a chain
