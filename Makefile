@@ -34,9 +34,36 @@ build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) -MMD -MP -c -o $@ $<
 
+include tests/src/cat.mk
+
+# The cat unit tests again under ASan+UBSan.
+CAT_TEST_ASAN := build/tests/cat_test-asan
+$(CAT_TEST_ASAN): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
+
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
 
-.PHONY: all clean
+# The README's two commands.  Each first runs the setup step, which
+# installs what is missing and unpacks the model (fast when all is there).
+DEMO_TEST := build/kernel-model/tools/memory-model/litmus-tests/MP+pooncerelease+poacquireonce.litmus
+
+demo:
+	scripts/setup.sh checker
+	$(MAKE) all
+	bin/lkmm check --explain $(DEMO_TEST)
+
+check:
+	scripts/setup.sh all
+	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN)
+	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' tests/src/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
+		tests/kernel/*.t
+
+# Times lkmm (and herd7, when HERD7=/path/to/herd7 is given) on the corpus.
+bench: all
+	scripts/bench.sh
+
+.PHONY: all clean demo check bench
 clean:
-	rm -rf bin build/obj build/asan
+	rm -rf bin build/obj build/asan build/tests build/catlib.*

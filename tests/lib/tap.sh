@@ -14,3 +14,4 @@ plan() { echo "1..$1"; }
 ok() { test_number=$((test_number + 1)); echo "ok $test_number - $*"; }
 not_ok() { test_number=$((test_number + 1)); echo "not ok $test_number - $*"; }
 diag() { sed 's/^/# /'; }
+: "${TMPDIR:=/tmp}"

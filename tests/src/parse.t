@@ -7,7 +7,7 @@ source "$(dirname "$0")/../lib/tap.sh"
 cd "$top" || exit 1
 
 corpus=$(find build/kernel-model -name '*.litmus' | sort)
-corpus+=" "$(find ../shared/corpora/paulmck-sample/litmus -name '*.litmus' 2>/dev/null | sort)
+corpus+=" "$(find tests/src/corpus/paulmck-sample/litmus -name '*.litmus' | sort)
 bad=$(ls tests/src/bad/*.litmus)
 golden=$(ls tests/src/golden/*.litmus)
 set -- $LKMM_BINARIES

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Time lkmm on the kernel's litmus corpus, test by test; with
+# HERD7=/path/to/herd7, time herd7 on the same tests in the same run and
+# print the ratio.  BENCH_SET=paulmck adds the paulmckrcu/litmus sample.
+#
+# Wall-clock times on a shared machine are noisy: each test runs
+# BENCH_REPEAT times (default 3) and the fastest run counts.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+model=$top/build/kernel-model/tools/memory-model
+repeat=${BENCH_REPEAT:-3}
+lkmm=$top/bin/lkmm
+
+tests=$(find "$model/litmus-tests" "$top/build/kernel-model/Documentation/litmus-tests" \
+	-name '*.litmus' | sort)
+if [ "${BENCH_SET:-}" = paulmck ]; then
+	tests+=" "$(find "$top/tests/src/corpus/paulmck-sample/litmus" -name '*.litmus' | sort)
+fi
+
+# Fastest of $repeat runs of a command, in seconds, from the model dir.
+fastest() {
+	local best= start end t i
+	for ((i = 0; i < repeat; i++)); do
+		start=$(date +%s.%N)
+		(cd "$model" && "$@" > /dev/null 2>&1) || true
+		end=$(date +%s.%N)
+		t=$(echo "$end - $start" | bc -l)
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then
+			best=$t
+		fi
+	done
+	echo "$best"
+}
+
+total_lkmm=0
+total_herd=0
+slower=0
+if [ -n "${HERD7:-}" ]; then
+	printf '%-70s %10s %10s %8s\n' test lkmm herd7 ratio
+else
+	printf '%-70s %10s\n' test lkmm
+fi
+for t in $tests; do
+	name=${t#"$top"/}
+	l=$(fastest "$lkmm" check "$t")
+	total_lkmm=$(echo "$total_lkmm + $l" | bc -l)
+	if [ -n "${HERD7:-}" ]; then
+		h=$(fastest "$HERD7" -conf linux-kernel.cfg "$t")
+		total_herd=$(echo "$total_herd + $h" | bc -l)
+		ratio=$(echo "$h / $l" | bc -l)
+		[ "$(echo "$l > $h" | bc -l)" = 1 ] && slower=$((slower + 1))
+		printf '%-70s %10.4f %10.4f %7.1fx\n' "$name" "$l" "$h" "$ratio"
+	else
+		printf '%-70s %10.4f\n' "$name" "$l"
+	fi
+done
+if [ -n "${HERD7:-}" ]; then
+	printf '%-70s %10.4f %10.4f %7.1fx\n' TOTAL "$total_lkmm" "$total_herd" \
+		"$(echo "$total_herd / $total_lkmm" | bc -l)"
+	echo "tests where lkmm was slower than herd7: $slower"
+else
+	printf '%-70s %10.4f\n' TOTAL "$total_lkmm"
+fi
