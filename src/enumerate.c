@@ -547,7 +547,8 @@ static void choose_state_vars(const struct program *p, struct outcomes *o)
 	for (i = 0; i < t->nlocations; i++)
 		add_cond_var(p, o, &t->locations[i]);
 	add_prop_vars(p, o, t->cond);
-	qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
+	if (o->nvars)
+		qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
 }
 
 void enumerate(const struct program *p, struct cat_model *model,

@@ -49,7 +49,8 @@ static void print_states(const struct program *p, const struct outcomes *o,
 
 	sort_program = p;
 	sort_nvars = o->nvars;
-	qsort(o->states, o->nstates, sizeof(*o->states), state_order);
+	if (o->nstates)
+		qsort(o->states, o->nstates, sizeof(*o->states), state_order);
 	sb_addf(out, "States %d\n", o->nstates);
 	for (i = 0; i < o->nstates; i++) {
 		for (v = 0; v < o->nvars; v++) {
@@ -167,7 +168,8 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	sb_addf(out, "%s\nWitnesses\n", condition_ok(t, o) ? "Ok" : "No");
 	sb_addf(out, "Positive: %ld Negative: %ld\n", swap ? o->negative : o->positive,
 		swap ? o->positive : o->negative);
-	qsort(o->flags, o->nflags, sizeof(*o->flags), flag_order);
+	if (o->nflags)
+		qsort(o->flags, o->nflags, sizeof(*o->flags), flag_order);
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "Flag %s\n", o->flags[i]);
 	print_prop(t->cond, IN_TOP, &cond);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Command line: options in herd7's spelling, the herd7 symlink, model
+# lookup order, resource limits and their exit status, --explain.
+source "$(dirname "$0")/../lib/tap.sh"
+mp=$model_dir/litmus-tests/MP+pooncerelease+poacquireonce.litmus
+sb=$model_dir/litmus-tests/SB+poonceonces.litmus
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+set -- $LKMM_BINARIES
+plan $(( $# * 16 ))
+
+# expect NAME STATUS PATTERN CMD...: exit status and a line of output.
+expect() {
+	local name=$1 want=$2 pattern=$3 out status
+	shift 3
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -eq "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
+		ok "$name"
+	else
+		not_ok "$name (status $status)"
+		diag <<< "$out"
+	fi
+}
+
+for lkmm in $LKMM_BINARIES; do
+	tag=$(basename "$(dirname "$lkmm")")
+	ln -sf "$lkmm" "$work/herd7"
+	expect "$tag: --version" 0 '^lkmm [0-9]' "$lkmm" --version
+	expect "$tag: --help documents the model lookup" 0 'LKMM_MODEL_DIR' "$lkmm" --help
+	expect "$tag: unknown option" 2 "unknown option '-frob'" "$lkmm" check -frob "$mp"
+	expect "$tag: option without argument" 2 'option -timeout needs an argument' \
+		"$lkmm" check "$mp" -timeout
+	expect "$tag: bad number" 2 '-max-executions takes a whole number' \
+		"$lkmm" check -max-executions lots "$mp"
+	expect "$tag: unknown command" 2 "unknown command 'frob'" "$lkmm" frob
+	expect "$tag: missing file" 2 'cannot read .*no-such.litmus' \
+		"$lkmm" check -I "$model_dir" "$work/no-such.litmus"
+	# A copy of the binary has no unpacked tree beside it.
+	cp "$lkmm" "$work/lkmm-alone"
+	expect "$tag: no model anywhere" 2 'cannot find the memory model' \
+		env -C "$work" LKMM_MODEL_DIR= "$work/lkmm-alone" check "$mp"
+	expect "$tag: -I names a directory without the model" 2 'no linux-kernel.cfg in model directory' \
+		"$lkmm" check -I "$work" "$mp"
+	expect "$tag: \$LKMM_MODEL_DIR" 0 '^Observation MP\+pooncerelease\+poacquireonce Never 0 3' \
+		env -C "$work" LKMM_MODEL_DIR="$model_dir" "$lkmm" check "$mp"
+	expect "$tag: herd7 symlink, from the model directory" 0 \
+		'^Observation SB\+poonceonces Sometimes 1 3' \
+		env -C "$model_dir" "$work/herd7" -conf linux-kernel.cfg "$sb"
+	expect "$tag: -max-executions" 3 'more than 2 candidate executions' \
+		"$lkmm" check -I "$model_dir" -max-executions 2 "$sb"
+	expect "$tag: -max-values" 3 'more than 1 distinct values' \
+		"$lkmm" check -I "$model_dir" -max-values 1 "$sb"
+	expect "$tag: --explain says why" 0 'violates? .happens-before' \
+		"$lkmm" check -I "$model_dir" --explain "$mp"
+	rm -f "$work/SB+poonceonces.out"
+	expect "$tag: -q prints nothing" 0 '^$' "$lkmm" check -I "$model_dir" -q -o "$work" "$sb"
+	if grep -q '^Observation SB+poonceonces Sometimes 1 3' "$work/SB+poonceonces.out"; then
+		ok "$tag: -o writes NAME.out"
+	else
+		not_ok "$tag: -o writes NAME.out"
+	fi
+done
