@@ -261,9 +261,10 @@ void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
 {
 	for (int x = 0; x < dst->n; x++) {
 		uint64_t *rx = row(dst, x);
+		bool keep = set_has(dom, x);
 
 		for (int i = 0; i < dst->words; i++)
-			rx[i] = set_has(dom, x) ? rx[i] & ran->w[i] : 0;
+			rx[i] = keep ? rx[i] & ran->w[i] : 0;
 	}
 }
 

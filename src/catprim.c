@@ -12,18 +12,21 @@
 
 /* ---- Event sets ---- */
 
-static bool is_kind(const struct event *e, const char *kinds)
-{
-	return strchr(kinds, "RWFkKULuDS"[e->kind]) != NULL;
-}
+/* One letter per kind, for the predefined table below to name sets. */
+static const char kind_letters[] = {
+	[EV_READ] = 'R', [EV_WRITE] = 'W', [EV_FENCE] = 'F',
+	[EV_LOCK_READ] = 'k', [EV_LOCK_WRITE] = 'K', [EV_UNLOCK] = 'U',
+	[EV_LOCK_FAIL] = 'L', [EV_READ_LOCKED] = 'u',
+	[EV_READ_UNLOCKED] = 'D', [EV_SRCU] = 'S',
+};
 
-/* Events whose kind letter (see is_kind) is in `kinds`. */
+/* Events whose kind letter is in `kinds`. */
 static struct cat_value *by_kind(struct cat_model *m, const char *kinds)
 {
 	struct cat_value *v = cat_new_set(m);
 
 	for (int i = 0; i < m->x->nevents; i++)
-		if (is_kind(&m->x->events[i], kinds))
+		if (strchr(kinds, kind_letters[m->x->events[i].kind]))
 			set_add(v->u.set, i);
 	return v;
 }
@@ -331,7 +334,7 @@ static struct cat_value *prim(struct cat_model *m, const char *name)
 
 /* ---- The table ---- */
 
-/* Kind letters: R W F k(LKR) K(LKW) U(UL) L(LF) u(RL) D(RU) S(SRCU). */
+/* Sets by kind use the letters of kind_letters. */
 static const struct cat_predef predefs[] = {
 	{ "M", by_kind, "RW", LEVEL_STATIC },
 	{ "R", by_kind, "R", LEVEL_STATIC },
