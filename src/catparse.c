@@ -870,13 +870,18 @@ static void parse_file(struct cat_model *m, const char *name,
 	ps.file = path;
 	ps.src = ps.p = ps.line_start = text;
 	next(&ps);
-	/* The identity: an optional name and/or title string. */
-	if (ps.tok == T_NAME)
-		next(&ps);
-	if (ps.tok == T_STRING || ps.tok == T_NAME) {
-		if (title && ps.tok == T_STRING)
+	/* The identity: "TITLE", "NAME", "NAME TITLE" or "NAME NAME". */
+	if (ps.tok == T_NAME || ps.tok == T_STRING) {
+		bool named = ps.tok == T_NAME;
+
+		if (title)
 			*title = ps.text;
 		next(&ps);
+		if (named && (ps.tok == T_NAME || ps.tok == T_STRING)) {
+			if (title)
+				*title = ps.text;
+			next(&ps);
+		}
 	}
 	while (ps.tok != T_EOF)
 		statement(&ps);
