@@ -81,6 +81,9 @@ struct cat_stmt {
 	const char *name;	/* as NAME, or NULL */
 	int index;		/* position in the source */
 	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
+	struct vec reads;	/* global slots its expressions read */
+	int end_slot;		/* its bindings have the slots before this */
+	bool planned;
 };
 
 /* ---- Values ---- */
@@ -146,6 +149,7 @@ struct cat_slot {
 	int level;
 	bool live;
 	const struct cat_predef *predef;	/* NULL for a let */
+	struct cat_stmt *definer;		/* the statement binding it */
 };
 
 /* Bump allocation for one run, released choice by choice. */

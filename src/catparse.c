@@ -977,6 +977,7 @@ void cat_free_syntax(struct cat_model *m)
 		free_binds(s->binds, s->nbinds);
 		if (s->e)
 			free_expr(s->e);
+		vec_free(&s->reads);
 		free(s);
 	}
 	vec_free(&m->stmts);

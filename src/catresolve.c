@@ -176,14 +176,69 @@ static int read_level(struct cat_model *m, struct vec *reads)
 	return level;
 }
 
-static bool defines_live(struct cat_model *m, struct cat_stmt *s, int end)
+static bool defines_live(struct cat_model *m, struct cat_stmt *s)
 {
 	if (s->kind == S_CHECK || s->kind == S_FLAG || s->kind == S_WITH)
 		return true;
-	for (int slot = s->binds[0].slot; slot < end; slot++)
+	for (int slot = s->binds[0].slot; slot < s->end_slot; slot++)
 		if (m->slots[slot].live)
 			return true;
 	return false;
+}
+
+static void predefine(struct cat_model *m)
+{
+	struct vec defs = { 0 };
+
+	cat_predefine(m, &defs);
+	for (int i = 0; i < defs.len; i++) {
+		const struct cat_predef *def = defs.items[i];
+		int slot = new_slot(m, cat_intern(m, def->name, strlen(def->name)));
+
+		m->slots[slot].predef = def;
+		m->slots[slot].level = def->level;
+	}
+	vec_free(&defs);
+}
+
+/* Resolve every statement, giving it and the slots it binds a level. */
+static void resolve_all(struct cat_model *m)
+{
+	struct resolver r = { .m = m };
+	int withs = LEVEL_EXECUTION;
+
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+		int first;
+
+		s->index = i;
+		r.reads = &s->reads;
+		first = s->nbinds ? -1 : m->nslots;
+		s->end_slot = resolve_stmt(&r, s);
+		s->level = s->kind == S_WITH ? ++withs : read_level(m, &s->reads);
+		if (first < 0)
+			first = s->binds[0].slot;
+		for (int slot = first; slot < s->end_slot; slot++) {
+			m->slots[slot].level = s->level;
+			m->slots[slot].definer = s;
+		}
+	}
+	vec_free(&r.locals);
+}
+
+/* Put s in the plan after the statements of its level it needs. */
+static void plan(struct cat_model *m, struct cat_stmt *s, int level)
+{
+	if (s->planned || s->level != level)
+		return;
+	s->planned = true;
+	for (int i = 0; i < s->reads.len; i++) {
+		struct cat_stmt *d = m->slots[(intptr_t)s->reads.items[i]].definer;
+
+		if (d)
+			plan(m, d, level);
+	}
+	vec_push(&m->plan, s);
 }
 
 static int by_level(const void *a, const void *b)
@@ -195,60 +250,41 @@ static int by_level(const void *a, const void *b)
 	return (*x)->index - (*y)->index;	/* else keep the source order */
 }
 
+/*
+ * The plan: the live statements by level, and within a level the checks
+ * first, each right after what it needs, so a failing check saves the
+ * work of the statements it does not need.
+ */
 void cat_resolve(struct cat_model *m)
 {
-	struct resolver r = { .m = m };
-	struct vec defs = { 0 };
-	int nstmts = m->stmts.len, withs = LEVEL_EXECUTION;
-	struct vec *reads = xcalloc(nstmts, sizeof(*reads));
-	int *ends = xcalloc(nstmts, sizeof(*ends));
+	struct vec live = { 0 };
 	struct cat_stmt **order;
 
-	cat_predefine(m, &defs);
-	for (int i = 0; i < defs.len; i++) {
-		const struct cat_predef *def = defs.items[i];
-		int slot = new_slot(m, cat_intern(m, def->name, strlen(def->name)));
-
-		m->slots[slot].predef = def;
-		m->slots[slot].level = def->level;
-	}
-	vec_free(&defs);
-	for (int i = 0; i < nstmts; i++) {
-		struct cat_stmt *s = m->stmts.items[i];
-		int first = m->nslots;
-
-		s->index = i;
-		r.reads = &reads[i];
-		ends[i] = resolve_stmt(&r, s);
-		s->level = s->kind == S_WITH ? ++withs : read_level(m, r.reads);
-		if (s->nbinds)
-			first = s->binds[0].slot;
-		for (int slot = first; slot < ends[i]; slot++)
-			m->slots[slot].level = s->level;
-	}
-	for (int i = nstmts - 1; i >= 0; i--) {
+	predefine(m);
+	resolve_all(m);
+	for (int i = m->stmts.len - 1; i >= 0; i--) {
 		struct cat_stmt *s = m->stmts.items[i];
 
-		if (!defines_live(m, s, ends[i]))
+		if (!defines_live(m, s))
 			continue;
-		vec_push(&m->plan, s);
-		for (int j = 0; j < reads[i].len; j++)
-			m->slots[(intptr_t)reads[i].items[j]].live = true;
+		vec_push(&live, s);
+		for (int j = 0; j < s->reads.len; j++)
+			m->slots[(intptr_t)s->reads.items[j]].live = true;
 	}
-	order = (struct cat_stmt **)m->plan.items;
-	for (int i = 0, j = m->plan.len - 1; i < j; i++, j--) {
-		struct cat_stmt *t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
+	order = (struct cat_stmt **)live.items;
+	qsort(order, live.len, sizeof(*order), by_level);
+	for (int i = 0, end; i < live.len; i = end) {
+		for (end = i; end < live.len && order[end]->level == order[i]->level;)
+			end++;
+		for (int j = i; j < end; j++)
+			if (order[j]->kind == S_CHECK)
+				plan(m, order[j], order[i]->level);
+		for (int j = i; j < end; j++)
+			plan(m, order[j], order[i]->level);
 	}
-	qsort(order, m->plan.len, sizeof(*order), by_level);
+	vec_free(&live);
 	while (m->first_dynamic < m->plan.len &&
-	       order[m->first_dynamic]->level == LEVEL_STATIC)
+	       ((struct cat_stmt *)m->plan.items[m->first_dynamic])->level ==
+		       LEVEL_STATIC)
 		m->first_dynamic++;
-	for (int i = 0; i < nstmts; i++)
-		vec_free(&reads[i]);
-	free(reads);
-	free(ends);
-	vec_free(&r.locals);
 }
