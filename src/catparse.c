@@ -830,6 +830,18 @@ static const char *find_lib(const char *name)
 	return NULL;
 }
 
+/* The path of file `name` relative to directory `dir`. */
+static char *in_dir(const char *dir, const char *name)
+{
+	char *path = xmalloc(strlen(dir) + strlen(name) + 2);
+
+	if (name[0] == '/')
+		strcpy(path, name);
+	else
+		sprintf(path, "%s/%s", dir, name);
+	return path;
+}
+
 /* A model file: from the model directory, else from our built-in library. */
 static char *load_text(struct cat_model *m, const char *name,
 		       struct srcpos from, char **path)
@@ -837,10 +849,7 @@ static char *load_text(struct cat_model *m, const char *name,
 	const char *lib;
 	char *text;
 
-	*path = xmalloc(strlen(m->dir) + strlen(name) + 2);
-	sprintf(*path, "%s/%s", m->dir, name);
-	if (name[0] == '/')
-		strcpy(*path, name);
+	*path = in_dir(m->dir, name);
 	text = read_file(*path, NULL);
 	if (text)
 		return text;
@@ -908,10 +917,9 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 	struct vec enums = { 0 };
 	const char *bell = NULL, *model = NULL, *title = NULL;
 	struct srcpos pos = { NULL, 0, 1 };
-	char *path = xmalloc(strlen(m->dir) + strlen(cfg_name) + 2);
+	char *path = in_dir(m->dir, cfg_name);
 	char *text, *line, *end;
 
-	sprintf(path, "%s/%s", m->dir, cfg_name);
 	text = read_file(path, NULL);
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
@@ -927,8 +935,8 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 		pos.line++;
 		line[strcspn(line, "\r")] = '\0';
 		if ((v = cfg_value(line, "macros"))) {
-			m->macros = xmalloc(strlen(m->dir) + strlen(v) + 2);
-			sprintf(m->macros, "%s/%s", m->dir, v);
+			free(m->macros);
+			m->macros = in_dir(m->dir, v);
 		} else if ((v = cfg_value(line, "bell"))) {
 			bell = cat_intern(m, v, strlen(v));
 		} else if ((v = cfg_value(line, "model"))) {
