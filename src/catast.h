@@ -207,8 +207,7 @@ void cat_free_syntax(struct cat_model *m);
 /* catresolve.c: scope names to slots, find what is live, plan the run. */
 void cat_resolve(struct cat_model *m);
 
-/* cateval.c */
-void *cat_alloc(struct cat_model *m, size_t size);
+/* cateval.c: values, allocated for the current run */
 struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind);
 struct cat_value *cat_new_set(struct cat_model *m);
 struct cat_value *cat_new_rel(struct cat_model *m);
@@ -221,13 +220,13 @@ struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
 		       struct srcpos pos);
 struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
 		       struct srcpos pos);
-const char *cat_kind_name(enum cat_value_kind kind);
-
-/* catprim.c */
-void cat_predefine(struct cat_model *m, struct vec *defs);
+/* Call each() on every member of a set, relation or set of values. */
 void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		     struct srcpos pos,
 		     void (*each)(struct cat_model *m, struct cat_value *v,
 				  void *arg), void *arg);
+
+/* catprim.c: fill defs with the predefined names (struct cat_predef). */
+void cat_predefine(struct cat_model *m, struct vec *defs);
 
 #endif

@@ -26,7 +26,7 @@ struct mark {
 	size_t used;
 };
 
-void *cat_alloc(struct cat_model *m, size_t size)
+static void *arena_alloc(struct cat_model *m, size_t size)
 {
 	struct cat_arena *a = &m->arenas[m->arena];
 	struct block *b;
@@ -76,7 +76,7 @@ static void arena_use(struct cat_model *m, int which)
 
 static struct cat_value empty_value = { .kind = V_EMPTY };
 
-const char *cat_kind_name(enum cat_value_kind kind)
+static const char *kind_name(enum cat_value_kind kind)
 {
 	static const char *const names[] = {
 		[V_EMPTY] = "empty", [V_SET] = "event set",
@@ -90,7 +90,7 @@ const char *cat_kind_name(enum cat_value_kind kind)
 
 struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind)
 {
-	struct cat_value *v = cat_alloc(m, sizeof(*v));
+	struct cat_value *v = arena_alloc(m, sizeof(*v));
 
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
@@ -101,7 +101,7 @@ struct cat_value *cat_new_set(struct cat_model *m)
 {
 	struct cat_value *v = cat_new_value(m, V_SET);
 
-	v->u.set = cat_alloc(m, set_bytes(m->x->nevents));
+	v->u.set = arena_alloc(m, set_bytes(m->x->nevents));
 	set_init(v->u.set, m->x->nevents);
 	return v;
 }
@@ -110,7 +110,7 @@ struct cat_value *cat_new_rel(struct cat_model *m)
 {
 	struct cat_value *v = cat_new_value(m, V_REL);
 
-	v->u.rel = cat_alloc(m, rel_bytes(m->x->nevents));
+	v->u.rel = arena_alloc(m, rel_bytes(m->x->nevents));
 	rel_init(v->u.rel, m->x->nevents);
 	return v;
 }
@@ -118,7 +118,7 @@ struct cat_value *cat_new_rel(struct cat_model *m)
 static _Noreturn void type_error(struct srcpos pos, const char *want,
 				 const struct cat_value *v)
 {
-	die_at(pos, "%s expected, found a %s", want, cat_kind_name(v->kind));
+	die_at(pos, "%s expected, found a %s", want, kind_name(v->kind));
 }
 
 struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
@@ -186,7 +186,7 @@ struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
 	int n = 0;
 
 	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
-	v->u.list.items = cat_alloc(m, items->len * sizeof(void *));
+	v->u.list.items = arena_alloc(m, items->len * sizeof(void *));
 	for (int i = 0; i < items->len; i++)
 		if (!n || value_cmp(v->u.list.items[n - 1], items->items[i]))
 			v->u.list.items[n++] = items->items[i];
@@ -325,9 +325,9 @@ static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
 {
 	if (pat->tuple && (v->kind != V_TUPLE || v->u.list.n != pat->n))
 		die_at(pos, "a tuple of %d expected, found a %s", pat->n,
-		       cat_kind_name(v->kind));
+		       kind_name(v->kind));
 	for (int i = 0; i < pat->n; i++) {
-		struct cat_frame *f = cat_alloc(m, sizeof(*f));
+		struct cat_frame *f = arena_alloc(m, sizeof(*f));
 
 		f->name = pat->names[i];
 		f->val = pat->tuple ? v->u.list.items[i] : v;
@@ -352,7 +352,7 @@ struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
 		type_error(pos, "function", f);
 	p = cat_new_value(m, V_PRIM);
 	p->u.prim = f->u.prim;
-	p->u.prim.args = cat_alloc(m, f->u.prim.arity * sizeof(void *));
+	p->u.prim.args = arena_alloc(m, f->u.prim.arity * sizeof(void *));
 	if (f->u.prim.nargs)
 		memcpy(p->u.prim.args, f->u.prim.args,
 		       f->u.prim.nargs * sizeof(void *));
@@ -414,7 +414,7 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 		return with_empty(op, a, b);
 	if (a->kind != b->kind)
 		die_at(e->pos, "operands of different types: %s and %s",
-		       cat_kind_name(a->kind), cat_kind_name(b->kind));
+		       kind_name(a->kind), kind_name(b->kind));
 	switch (a->kind) {
 	case V_SET:
 		r = cat_new_set(m);
@@ -438,7 +438,7 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 		return valset_op(m, op, a, b);
 	default:
 		die_at(e->pos, "set or relation expected, found a %s",
-		       cat_kind_name(a->kind));
+		       kind_name(a->kind));
 	}
 }
 
@@ -540,7 +540,7 @@ static struct cat_value *complement(struct cat_model *m, struct cat_expr *e,
 		return all;
 	}
 	die_at(e->pos, "event set or relation expected, found a %s",
-	       cat_kind_name(a->kind));
+	       kind_name(a->kind));
 }
 
 /* r+, r*, r?, r^-1 */
@@ -592,7 +592,7 @@ static struct cat_value *eval_tuple(struct cat_model *m, struct cat_expr *e,
 	struct cat_value *v = cat_new_value(m, V_TUPLE);
 
 	v->u.list.n = e->n;
-	v->u.list.items = cat_alloc(m, e->n * sizeof(void *));
+	v->u.list.items = arena_alloc(m, e->n * sizeof(void *));
 	for (int i = 0; i < e->n; i++)
 		v->u.list.items[i] = eval(m, e->args[i], env);
 	return v;
@@ -749,7 +749,7 @@ static void let(struct cat_model *m, struct cat_stmt *s)
 		}
 		if (v->kind != V_TUPLE || v->u.list.n != b->pat.n)
 			die_at(b->pos, "a tuple of %d expected, found a %s",
-			       b->pat.n, cat_kind_name(v->kind));
+			       b->pat.n, kind_name(v->kind));
 		for (int j = 0; j < b->pat.n; j++)
 			m->vals[b->slot + j] = v->u.list.items[j];
 	}
@@ -925,7 +925,7 @@ static void run_static(struct cat_model *m)
 	vec_free(&m->key);
 	m->key = key;
 	arena_use(m, 0);
-	m->all = cat_alloc(m, set_bytes(m->x->nevents));
+	m->all = arena_alloc(m, set_bytes(m->x->nevents));
 	set_init(m->all, m->x->nevents);
 	set_fill(m->all);
 	compute_predefs(m, LEVEL_STATIC);
