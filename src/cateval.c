@@ -26,7 +26,7 @@ struct mark {
 	size_t used;
 };
 
-static void *arena_alloc(struct cat_model *m, size_t size)
+static void *run_alloc(struct cat_model *m, size_t size)
 {
 	struct cat_arena *a = &m->arenas[m->arena];
 	struct block *b;
@@ -90,7 +90,7 @@ static const char *kind_name(enum cat_value_kind kind)
 
 struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind)
 {
-	struct cat_value *v = arena_alloc(m, sizeof(*v));
+	struct cat_value *v = run_alloc(m, sizeof(*v));
 
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
@@ -101,7 +101,7 @@ struct cat_value *cat_new_set(struct cat_model *m)
 {
 	struct cat_value *v = cat_new_value(m, V_SET);
 
-	v->u.set = arena_alloc(m, set_bytes(m->x->nevents));
+	v->u.set = run_alloc(m, set_bytes(m->x->nevents));
 	set_init(v->u.set, m->x->nevents);
 	return v;
 }
@@ -110,7 +110,7 @@ struct cat_value *cat_new_rel(struct cat_model *m)
 {
 	struct cat_value *v = cat_new_value(m, V_REL);
 
-	v->u.rel = arena_alloc(m, rel_bytes(m->x->nevents));
+	v->u.rel = run_alloc(m, rel_bytes(m->x->nevents));
 	rel_init(v->u.rel, m->x->nevents);
 	return v;
 }
@@ -186,7 +186,7 @@ struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
 	int n = 0;
 
 	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
-	v->u.list.items = arena_alloc(m, items->len * sizeof(void *));
+	v->u.list.items = run_alloc(m, items->len * sizeof(void *));
 	for (int i = 0; i < items->len; i++)
 		if (!n || value_cmp(v->u.list.items[n - 1], items->items[i]))
 			v->u.list.items[n++] = items->items[i];
@@ -327,7 +327,7 @@ static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
 		die_at(pos, "a tuple of %d expected, found a %s", pat->n,
 		       kind_name(v->kind));
 	for (int i = 0; i < pat->n; i++) {
-		struct cat_frame *f = arena_alloc(m, sizeof(*f));
+		struct cat_frame *f = run_alloc(m, sizeof(*f));
 
 		f->name = pat->names[i];
 		f->val = pat->tuple ? v->u.list.items[i] : v;
@@ -352,7 +352,7 @@ struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
 		type_error(pos, "function", f);
 	p = cat_new_value(m, V_PRIM);
 	p->u.prim = f->u.prim;
-	p->u.prim.args = arena_alloc(m, f->u.prim.arity * sizeof(void *));
+	p->u.prim.args = run_alloc(m, f->u.prim.arity * sizeof(void *));
 	if (f->u.prim.nargs)
 		memcpy(p->u.prim.args, f->u.prim.args,
 		       f->u.prim.nargs * sizeof(void *));
@@ -592,7 +592,7 @@ static struct cat_value *eval_tuple(struct cat_model *m, struct cat_expr *e,
 	struct cat_value *v = cat_new_value(m, V_TUPLE);
 
 	v->u.list.n = e->n;
-	v->u.list.items = arena_alloc(m, e->n * sizeof(void *));
+	v->u.list.items = run_alloc(m, e->n * sizeof(void *));
 	for (int i = 0; i < e->n; i++)
 		v->u.list.items[i] = eval(m, e->args[i], env);
 	return v;
@@ -925,7 +925,7 @@ static void run_static(struct cat_model *m)
 	vec_free(&m->key);
 	m->key = key;
 	arena_use(m, 0);
-	m->all = arena_alloc(m, set_bytes(m->x->nevents));
+	m->all = run_alloc(m, set_bytes(m->x->nevents));
 	set_init(m->all, m->x->nevents);
 	set_fill(m->all);
 	compute_predefs(m, LEVEL_STATIC);
