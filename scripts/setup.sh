@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-checker}
 
 # Packages each part of the project needs, by Debian name.
-checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl)
+checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc)
 kernel_packages=(bc bison flex libelf-dev libssl-dev cpio ccache qemu-system-x86
 		 busybox-static python3 e2fsprogs)
 
