@@ -361,6 +361,20 @@ static void base_list(struct parser *ps, struct vec *items, enum tok close,
 	expect(ps, close, what);
 }
 
+/* Whether an enum seen so far declares the tag. */
+static bool tag_declared(struct parser *ps, const char *tag)
+{
+	for (int i = 0; i < ps->enums->len; i++) {
+		struct cat_stmt *s = ps->enums->items[i];
+		struct cat_expr *tags = s->binds->e;
+
+		for (int j = 0; j < tags->n; j++)
+			if (tags->args[j]->name == tag)
+				return true;
+	}
+	return false;
+}
+
 static struct cat_expr *simple(struct parser *ps)
 {
 	struct srcpos pos = ps->pos;
@@ -375,6 +389,8 @@ static struct cat_expr *simple(struct parser *ps)
 		next(ps);
 		return new_expr(X_UNIV, pos, 0);
 	case T_TAGNAME:
+		if (!tag_declared(ps, ps->text))
+			die_at(pos, "tag '%s is not declared by any enum", ps->text);
 		e = new_expr(X_TAG, pos, 0);
 		e->name = ps->text;
 		next(ps);
@@ -916,7 +932,7 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 {
 	struct vec enums = { 0 };
 	const char *bell = NULL, *model = NULL, *title = NULL;
-	struct srcpos pos = { NULL, 0, 1 };
+	struct srcpos pos = { NULL, 0, 1 }, bell_pos = pos, model_pos = pos;
 	char *path = in_dir(m->dir, cfg_name);
 	char *text, *line, *end;
 
@@ -939,17 +955,18 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 			m->macros = in_dir(m->dir, v);
 		} else if ((v = cfg_value(line, "bell"))) {
 			bell = cat_intern(m, v, strlen(v));
+			bell_pos = pos;
 		} else if ((v = cfg_value(line, "model"))) {
 			model = cat_intern(m, v, strlen(v));
+			model_pos = pos;
 		}
 	}
 	if (!model)
 		die_at(pos, "no 'model' line in the cfg file");
-	pos.line = 1;
 	parse_file(m, "stdlib.cat", pos, 0, &enums, NULL);
 	if (bell)
-		parse_file(m, bell, pos, 0, &enums, NULL);
-	parse_file(m, model, pos, 0, &enums, &title);
+		parse_file(m, bell, bell_pos, 0, &enums, NULL);
+	parse_file(m, model, model_pos, 0, &enums, &title);
 	m->title = xstrdup(title ? title : model);
 	vec_free(&enums);
 }

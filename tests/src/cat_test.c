@@ -562,6 +562,13 @@ static void test_type_error(void **state)
 		     "operands of different types: relation and event set");
 }
 
+static void test_undeclared_tag(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\nenum E = 'a\nlet s = {'a, 'b}\n", "3:14",
+		     "tag 'b is not declared by any enum");
+}
+
 static void test_missing_include(void **state)
 {
 	(void)state;
@@ -596,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_unbound_name),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_type_error),
+		cmocka_unit_test(test_undeclared_tag),
 		cmocka_unit_test(test_missing_include),
 	};
 
