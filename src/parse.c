@@ -813,6 +813,7 @@ static struct prop *new_prop(struct parser *ps, enum prop_kind kind)
 }
 
 static struct prop *parse_prop(struct parser *ps);
+static void parse_atom_rhs(struct parser *ps, struct prop *p);
 
 static struct prop *parse_prop_atom(struct parser *ps)
 {
@@ -834,18 +835,28 @@ static struct prop *parse_prop_atom(struct parser *ps)
 		return new_prop(ps, P_FALSE);
 	p = new_prop(ps, P_ATOM);
 	p->loc = parse_cond_loc(ps);
-	expect(ps, "=");
-	{
-		struct parser lookahead = *ps;
+	if (accept(ps, "!=")) {		/* herd7 reads x!=v as not (x=v) */
+		struct prop *n = new_prop(ps, P_NOT);
 
-		if (parse_proc_prefix(&lookahead) >= 0) {
-			p->rhs_is_loc = true;
-			p->rhs_loc = parse_cond_loc(ps);
-		} else {
-			p->value = parse_init_value(ps);
-		}
+		n->left = p;
+		parse_atom_rhs(ps, p);
+		return n;
 	}
+	expect(ps, "=");
+	parse_atom_rhs(ps, p);
 	return p;
+}
+
+static void parse_atom_rhs(struct parser *ps, struct prop *p)
+{
+	struct parser lookahead = *ps;
+
+	if (parse_proc_prefix(&lookahead) >= 0) {
+		p->rhs_is_loc = true;
+		p->rhs_loc = parse_cond_loc(ps);
+	} else {
+		p->value = parse_init_value(ps);
+	}
 }
 
 static struct prop *parse_prop_and(struct parser *ps)
@@ -895,6 +906,11 @@ static void parse_final(struct parser *ps, struct litmus *t)
 		parse_locations(ps, t);
 	if (accept(ps, "filter"))
 		t->filter = parse_prop(ps);
+	if (ps->tok.kind == T_EOF) {	/* no condition: herd7's forall (true) */
+		t->quantifier = Q_FORALL;
+		t->cond = new_prop(ps, P_TRUE);
+		return;
+	}
 	if (accept(ps, "exists")) {
 		t->quantifier = Q_EXISTS;
 	} else if (accept(ps, "forall")) {
@@ -907,6 +923,7 @@ static void parse_final(struct parser *ps, struct litmus *t)
 		expected(ps, "'exists', '~exists' or 'forall'");
 	}
 	t->cond = parse_prop(ps);
+	accept(ps, ";");
 	if (ps->tok.kind != T_EOF)
 		expected(ps, "end of file after the condition");
 }
