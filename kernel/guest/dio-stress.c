@@ -30,11 +30,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define IO_SIZE 4096
 #define BLOCKS_PER_FILE 8	/* writes each thread has in flight per round */
 #define MAX_THREADS 64
+#define STAGGER_US 500		/* between the start of successive thread pairs */
 
 struct config {
 	const char *fstype;
@@ -172,8 +174,14 @@ static int write_round(struct worker *w, long round)
 		cbs[blk].aio_offset = blk * IO_SIZE;
 		cbp[blk] = &cbs[blk];
 	}
-	/* Everyone submits at the same moment: the contended first use. */
+	/*
+	 * Threads start in groups of two, the groups STAGGER_US apart: each
+	 * pair contends for the creation itself, and the later pairs test
+	 * s_dio_done_wq while an earlier creator may be publishing it.
+	 */
 	pthread_barrier_wait(&phase);
+	struct timespec stagger = { .tv_nsec = (w->id / 2) % 4 * STAGGER_US * 1000L };
+	nanosleep(&stagger, NULL);
 	if (ok && sys_io_submit(ctx, BLOCKS_PER_FILE, cbp) != BLOCKS_PER_FILE) {
 		printf("dio-stress: io_submit %s: %s\n", path, strerror(errno));
 		ok = 0;

@@ -26,8 +26,10 @@ step() {
 }
 
 # The series' own Kconfig symbols exist only once its patches are applied.
+# LKMM_CONFIG_EXTRA names one more fragment (kernel-before-after uses it).
 fragments() {
 	echo "$KERNEL_DIR/config/lkmm.config"
+	[ -z "${LKMM_CONFIG_EXTRA:-}" ] || echo "$LKMM_CONFIG_EXTRA"
 	if [ "$MODE" = series ] && [ -n "$(series_patches)" ]; then
 		echo "$KERNEL_DIR/patches/KCONFIG"
 	fi
