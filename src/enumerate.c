@@ -14,6 +14,12 @@
 #include "cat.h"
 #include "check.h"
 
+struct value_pairs {
+	int n;
+	int *loc;
+	struct value *val;
+};
+
 struct enumeration {
 	const struct program *prog;
 	struct cat_model *model;
@@ -36,6 +42,17 @@ struct enumeration {
 	int *rf_pick;
 
 	struct value *state;	/* scratch: the state of one execution */
+
+	/*
+	 * For pruning combinations early: every (location, value) a run reads
+	 * or writes gets an id; need[p][t] is what run t of process p reads
+	 * (bar initial values), give[p][t] what it writes, later_give[p] what
+	 * some run of a process >= p writes.  Bit sets of `words` words.
+	 */
+	int words;
+	uint64_t ***need, ***give;
+	uint64_t **later_give;
+	uint64_t *avail;	/* scratch */
 	bool stop;		/* -speedcheck fast decided the condition */
 };
 
@@ -459,11 +476,121 @@ static void each_rf(struct enumeration *en, int k)
 		each_rf(en, k + 1);
 }
 
+/* The id of a (location, value) pair, interning it on first sight. */
+static int pair_id(struct value_pairs *vp, int loc, struct value v)
+{
+	int i;
+
+	for (i = 0; i < vp->n; i++)
+		if (vp->loc[i] == loc && value_eq(vp->val[i], v))
+			return i;
+	vp->loc = xrealloc(vp->loc, (vp->n + 1) * sizeof(*vp->loc));
+	vp->val = xrealloc(vp->val, (vp->n + 1) * sizeof(*vp->val));
+	vp->loc[vp->n] = loc;
+	vp->val[vp->n] = v;
+	return vp->n++;
+}
+
+static void bit_set(uint64_t *bits, int i)
+{
+	bits[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static void summarize_runs(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	struct value_pairs vp = { 0 };
+	int i, t, k;
+
+	/* Ids first, so that the bit sets can be sized. */
+	for (i = 0; i < p->nprocs; i++)
+		for (t = 0; t < p->procs[i].ntraces; t++)
+			for (k = 0; k < p->procs[i].traces[t].nevents; k++) {
+				const struct trace_event *e = &p->procs[i].traces[t].events[k];
+
+				if (e->kind == EV_READ || e->kind == EV_WRITE)
+					pair_id(&vp, e->loc, e->val);
+			}
+	en->words = vp.n / 64 + 1;
+	en->need = xcalloc(p->nprocs, sizeof(*en->need));
+	en->give = xcalloc(p->nprocs, sizeof(*en->give));
+	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
+	en->later_give[p->nprocs] = xcalloc(en->words, sizeof(uint64_t));
+	en->avail = xcalloc(en->words, sizeof(uint64_t));
+	for (i = p->nprocs - 1; i >= 0; i--) {
+		int ntraces = p->procs[i].ntraces;
+
+		en->need[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->need));
+		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
+		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
+		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
+		for (t = 0; t < ntraces; t++) {
+			const struct trace *tr = &p->procs[i].traces[t];
+
+			en->need[i][t] = xcalloc(en->words, sizeof(uint64_t));
+			en->give[i][t] = xcalloc(en->words, sizeof(uint64_t));
+			for (k = 0; k < tr->nevents; k++) {
+				const struct trace_event *e = &tr->events[k];
+
+				if (e->kind == EV_WRITE)
+					bit_set(en->give[i][t], pair_id(&vp, e->loc, e->val));
+				else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
+					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
+			}
+			for (k = 0; k < en->words; k++)
+				en->later_give[i][k] |= en->give[i][t][k];
+		}
+	}
+	free(vp.loc);
+	free(vp.val);
+}
+
+static void free_summaries(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	int i, t;
+
+	for (i = 0; i < p->nprocs; i++) {
+		for (t = 0; t < p->procs[i].ntraces; t++) {
+			free(en->need[i][t]);
+			free(en->give[i][t]);
+		}
+		free(en->need[i]);
+		free(en->give[i]);
+	}
+	for (i = 0; i <= p->nprocs; i++)
+		free(en->later_give[i]);
+	free(en->need);
+	free(en->give);
+	free(en->later_give);
+	free(en->avail);
+}
+
+/*
+ * Whether the runs picked for processes before `proc` can still read
+ * what they read: from a picked run, or from some run of a process not
+ * picked yet.
+ */
+static bool feasible(struct enumeration *en, int proc)
+{
+	int i, k;
+
+	memcpy(en->avail, en->later_give[proc], en->words * sizeof(uint64_t));
+	for (i = 0; i < proc; i++)
+		for (k = 0; k < en->words; k++)
+			en->avail[k] |= en->give[i][en->pick[i]][k];
+	for (i = 0; i < proc; i++)
+		for (k = 0; k < en->words; k++)
+			if (en->need[i][en->pick[i]][k] & ~en->avail[k])
+				return false;
+	return true;
+}
+
 static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
 
-	if (en->stop)
+	if (en->stop || !feasible(en, proc))
 		return;
 	if (proc == p->nprocs) {
 		layout_events(en);
@@ -572,7 +699,9 @@ void enumerate(const struct program *p, struct cat_model *model,
 	observe_prop_locs(&en, p->test->filter);
 	en.x.nlocs = p->nlocs;
 	en.x.loc_names = (const char **)p->loc_names;
+	summarize_runs(&en);
 	each_combination(&en, 0);
+	free_summaries(&en);
 	free(en.pick);
 	free(en.base);
 	free(en.final);

@@ -954,8 +954,12 @@ static void seed_constants(const struct program *p, struct value_sets *sets,
 	free_value_set(&consts, 1);
 }
 
-/* The most stores one execution can have: each process' longest run. */
-static int most_stores(const struct program *p)
+/*
+ * How deep a chain of justification can be in one execution: the most
+ * stores that depend on a load (for their value, their address or whether
+ * they happen) the processes can make together.
+ */
+static int chain_depth_bound(const struct program *p)
 {
 	int i, j, k, total = 0;
 
@@ -967,7 +971,9 @@ static int most_stores(const struct program *p)
 			int n = 0;
 
 			for (k = 0; k < tr->nevents; k++)
-				n += tr->events[k].kind == EV_WRITE;
+				n += tr->events[k].kind == EV_WRITE &&
+				     (tr->events[k].data_deps | tr->events[k].addr_deps |
+				      tr->events[k].ctrl_deps);
 			if (n > most)
 				most = n;
 		}
@@ -995,16 +1001,17 @@ struct program *program_build(const struct litmus *t, const struct event_limits 
 	}
 	seed_constants(p, &sets, limits);
 	/*
-	 * Round k finds every value whose justification (the chain of stores
-	 * it was computed from) is k stores deep.  No execution has a chain
-	 * deeper than its number of stores, so rounds stop there even when
-	 * the sets keep growing (e.g. atomic_inc() makes ever larger values).
+	 * Round k runs with the values whose justification is at most k
+	 * stores deep: one store of a constant or an address, then a chain of
+	 * stores of values computed from loads.  No execution has a chain
+	 * longer than its number of computed stores, so rounds stop there even
+	 * when the sets keep growing (atomic_inc() makes ever larger values).
 	 */
 	for (round = 0;; round++) {
 		sets.grew = false;
 		for (i = 0; i < p->nprocs; i++)
 			run_process(p, i, &sets, limits);
-		if (!sets.grew || round > most_stores(p))
+		if (!sets.grew || round > chain_depth_bound(p))
 			break;
 		for (i = 0; i < p->nlocs; i++) {
 			int k;
