@@ -83,7 +83,8 @@ struct cat_stmt {
 	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
 	struct vec reads;	/* global slots its expressions read */
 	int end_slot;		/* its bindings have the slots before this */
-	bool planned;
+	unsigned gen;		/* checks, flags: `holds` is valid for this... */
+	bool holds;		/* ...generation of their level */
 };
 
 /* ---- Values ---- */
@@ -130,9 +131,10 @@ struct cat_frame {
 /* ---- The model ---- */
 
 /*
- * When a value must be computed: once per event structure (the events
- * and their po, dependencies, rmw), once per execution (rf, FW), or once
- * per choice of the n-th `with` (level LEVEL_EXECUTION + n).
+ * How long a value holds: for one event structure (the events and their
+ * po, dependencies, rmw), one execution (rf, FW), or one choice of the
+ * n-th `with` (level LEVEL_EXECUTION + n).  Each level has a generation,
+ * bumped when what it depends on changes, and an arena, reset then.
  */
 enum { LEVEL_STATIC, LEVEL_EXECUTION };
 
@@ -147,12 +149,12 @@ struct cat_predef {
 struct cat_slot {
 	const char *name;
 	int level;
-	bool live;
-	const struct cat_predef *predef;	/* NULL for a let */
+	const struct cat_predef *predef;	/* NULL for a let or with */
 	struct cat_stmt *definer;		/* the statement binding it */
+	unsigned gen;		/* the value is valid for this generation */
 };
 
-/* Bump allocation for one run, released choice by choice. */
+/* Bump allocation, reset all at once. */
 struct cat_arena {
 	struct vec blocks;
 	int cur;		/* block in use */
@@ -169,24 +171,20 @@ struct cat_model {
 	struct vec bell_tags;	/* annotations declared by `instructions` */
 	struct cat_predef *tag_sets;	/* their event sets */
 	struct vec stmts;	/* every statement, includes spliced in */
-	struct vec plan;	/* the live statements, in evaluation order */
+	struct vec steps;	/* checks and withs, in the order to run them */
+	struct vec flag_stmts;	/* flags, by level */
 	struct cat_slot *slots;
 	int nslots;
+	int nlevels;
 
-	int first_dynamic;	/* plan index of the first non-static step */
-
-	/* Per event structure: its key, and what static steps concluded. */
-	struct vec key;
-	const char *static_reject;	/* the check that failed, if any */
-	bool static_rejected;
-	struct vec static_flags;
-
-	/* Per run. */
+	/* Evaluation: values are computed when first needed. */
+	struct vec key;			/* the event structure of the values */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
-	struct set *all;		/* every event */
-	struct cat_arena arenas[2];	/* per event structure, per run */
+	unsigned *gens;			/* level -> generation */
+	struct cat_arena *arenas;	/* level -> its arena */
 	int arena;			/* the one allocating */
+	struct set *all;		/* every event */
 	const struct cat_visitor *visitor;
 	struct vec flags;
 };
@@ -204,7 +202,7 @@ const char *cat_intern(struct cat_model *m, const char *s, size_t len);
 void cat_parse_cfg(struct cat_model *m, const char *cfg_name);
 void cat_free_syntax(struct cat_model *m);
 
-/* catresolve.c: scope names to slots, find what is live, plan the run. */
+/* catresolve.c: scope names to slots, give them levels, order the steps. */
 void cat_resolve(struct cat_model *m);
 
 /* cateval.c: values, allocated for the current run */

@@ -1,10 +1,12 @@
 /*
  * cateval.c - evaluate a resolved model on one execution.
  *
- * Values live in an arena that is reset for every execution and rolled
- * back after every `with` choice.  The plan (see catresolve.c) runs in
- * continuation style: a `with` runs the rest of the plan once per choice,
- * so the statements before it are evaluated once for all choices.
+ * The steps (checks and withs, see catresolve.c) run in continuation
+ * style: a `with` runs the steps after it once per choice.  A slot gets
+ * its value when first needed, in the arena of its level, and keeps it
+ * until its level's generation changes: so what a check does not need is
+ * never computed, and what a choice does not change is computed once.
+ * Flags are only evaluated for accepted executions.
  */
 #include <stdalign.h>
 #include <stdlib.h>
@@ -19,11 +21,6 @@ enum { ARENA_BLOCK = 1 << 20 };
 struct block {
 	size_t cap;
 	alignas(max_align_t) unsigned char data[];
-};
-
-struct mark {
-	int cur;
-	size_t used;
 };
 
 static void *run_alloc(struct cat_model *m, size_t size)
@@ -53,23 +50,14 @@ static void *run_alloc(struct cat_model *m, size_t size)
 	return b->data + a->used - size;
 }
 
-static struct mark arena_mark(struct cat_model *m)
+/* A new generation for `level` and the levels after it. */
+static void renew_levels(struct cat_model *m, int level)
 {
-	return (struct mark){ m->arenas[m->arena].cur,
-			      m->arenas[m->arena].used };
-}
-
-static void arena_release(struct cat_model *m, struct mark mark)
-{
-	m->arenas[m->arena].cur = mark.cur;
-	m->arenas[m->arena].used = mark.used;
-}
-
-/* Start afresh in arena `which`. */
-static void arena_use(struct cat_model *m, int which)
-{
-	m->arena = which;
-	arena_release(m, (struct mark){ 0, 0 });
+	for (; level < m->nlevels; level++) {
+		m->gens[level]++;
+		m->arenas[level].cur = 0;
+		m->arenas[level].used = 0;
+	}
 }
 
 /* ---- Values ---- */
@@ -237,38 +225,7 @@ struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
 	}
 }
 
-/* ---- Members of collections, and cross products ---- */
-
-struct cross_walk {
-	struct cat_value **members;	/* each a set of relations */
-	int n;
-	void (*each)(struct cat_model *m, struct cat_value *v, void *arg);
-	void *arg;
-};
-
-/* Every way of picking one relation per member, unioned into acc. */
-static void walk_cross(struct cat_model *m, struct cross_walk *w, int i,
-		       const struct rel *acc)
-{
-	struct cat_value *member;
-
-	if (i == w->n) {
-		struct cat_value *v = cat_new_rel(m);
-
-		rel_copy(v->u.rel, acc);
-		w->each(m, v, w->arg);
-		return;
-	}
-	member = w->members[i];
-	for (int j = 0; j < member->u.list.n; j++) {
-		struct mark mark = arena_mark(m);
-		struct cat_value *pick = cat_new_rel(m);
-
-		rel_union(pick->u.rel, acc, member->u.list.items[j]->u.rel);
-		walk_cross(m, w, i + 1, pick->u.rel);
-		arena_release(m, mark);
-	}
-}
+/* ---- Members of collections ---- */
 
 void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		     struct srcpos pos,
@@ -302,14 +259,7 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		for (int i = 0; i < coll->u.list.n; i++)
 			each(m, coll->u.list.items[i], arg);
 		return;
-	case V_CROSS: {
-		struct cross_walk w = { coll->u.list.items, coll->u.list.n,
-					each, arg };
-
-		walk_cross(m, &w, 0, cat_new_rel(m)->u.rel);
-		return;
-	}
-	default:
+default:
 		type_error(pos, "set", coll);
 	}
 }
@@ -362,11 +312,13 @@ struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
 	return p->u.prim.fn(m, p->u.prim.args, pos);
 }
 
+static struct cat_value *slot_value(struct cat_model *m, int slot);
+
 static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
 				struct cat_frame *env)
 {
 	if (e->slot >= 0)
-		return m->vals[e->slot];
+		return slot_value(m, e->slot);
 	for (; env; env = env->up)
 		if (env->name == e->name)
 			return env->val;
@@ -735,34 +687,64 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 	die_at(e->pos, "internal: unknown expression");
 }
 
-/* ---- Statements ---- */
+/* ---- Slots ---- */
 
-static void let(struct cat_model *m, struct cat_stmt *s)
+static void set_slot(struct cat_model *m, int slot, struct cat_value *v)
 {
+	m->vals[slot] = v;
+	m->slots[slot].gen = m->gens[m->slots[slot].level];
+}
+
+/* Evaluate a let or a let rec, giving its slots their values. */
+static void define(struct cat_model *m, struct cat_stmt *s)
+{
+	if (s->kind == S_LETREC) {
+		struct cat_value **cells[s->nbinds];
+
+		for (int i = 0; i < s->nbinds; i++) {
+			set_slot(m, s->binds[i].slot, &empty_value);
+			cells[i] = &m->vals[s->binds[i].slot];
+		}
+		fixpoint(m, s->binds, s->nbinds, cells, NULL);
+		return;
+	}
 	for (int i = 0; i < s->nbinds; i++) {
 		struct cat_bind *b = &s->binds[i];
 		struct cat_value *v = eval(m, b->e, NULL);
 
 		if (!b->pat.tuple) {
-			m->vals[b->slot] = v;
+			set_slot(m, b->slot, v);
 			continue;
 		}
 		if (v->kind != V_TUPLE || v->u.list.n != b->pat.n)
 			die_at(b->pos, "a tuple of %d expected, found a %s",
 			       b->pat.n, kind_name(v->kind));
 		for (int j = 0; j < b->pat.n; j++)
-			m->vals[b->slot + j] = v->u.list.items[j];
+			set_slot(m, b->slot + j, v->u.list.items[j]);
 	}
 }
 
-static void let_rec(struct cat_model *m, struct cat_stmt *s)
+/* The value of a slot, computed in its level's arena if need be. */
+static struct cat_value *slot_value(struct cat_model *m, int slot)
 {
-	struct cat_value **cells[s->nbinds];
+	struct cat_slot *sl = &m->slots[slot];
+	int arena = m->arena;
 
-	for (int i = 0; i < s->nbinds; i++)
-		cells[i] = &m->vals[s->binds[i].slot];
-	fixpoint(m, s->binds, s->nbinds, cells, NULL);
+	if (sl->gen == m->gens[sl->level])
+		return m->vals[slot];
+	m->arena = sl->level;
+	if (sl->predef)
+		set_slot(m, slot, sl->predef->compute(m, sl->predef->arg));
+	else if (sl->definer->kind == S_WITH)
+		die_at(sl->definer->pos, "internal: '%s' read before its choice",
+		       sl->name);
+	else
+		define(m, sl->definer);
+	m->arena = arena;
+	return m->vals[slot];
 }
+
+/* ---- Steps ---- */
 
 static bool test_holds(struct cat_model *m, struct cat_stmt *s)
 {
@@ -784,21 +766,18 @@ static bool test_holds(struct cat_model *m, struct cat_stmt *s)
 	return holds != s->negated;
 }
 
-static void run_from(struct cat_model *m, int step);
-
-struct choice {
-	int slot;
-	int step;		/* the statement after the `with` */
-};
-
-static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
+/* Whether a check or flag holds, known once per generation of its level. */
+static bool holds(struct cat_model *m, struct cat_stmt *s)
 {
-	struct choice *c = arg;
-	struct mark mark = arena_mark(m);
+	int arena = m->arena;
 
-	m->vals[c->slot] = v;
-	run_from(m, c->step);
-	arena_release(m, mark);
+	if (s->gen == m->gens[s->level])
+		return s->holds;
+	m->arena = s->level;
+	s->holds = test_holds(m, s);
+	s->gen = m->gens[s->level];
+	m->arena = arena;
+	return s->holds;
 }
 
 static void add_flag(struct vec *flags, const char *name)
@@ -809,65 +788,112 @@ static void add_flag(struct vec *flags, const char *name)
 	vec_push(flags, (void *)name);
 }
 
-/* Run a statement other than `with`; false when it is a failed check. */
-static bool step(struct cat_model *m, struct cat_stmt *s, struct vec *flags)
+static void accept(struct cat_model *m)
 {
-	switch (s->kind) {
-	case S_LET:
-		let(m, s);
-		return true;
-	case S_LETREC:
-		let_rec(m, s);
-		return true;
-	case S_CHECK:
-		return test_holds(m, s);
-	case S_FLAG:
-		if (test_holds(m, s))
-			add_flag(flags, s->name);
-		return true;
-	case S_WITH:
-		break;
-	}
-	die_at(s->pos, "internal: 'with' run as a step");
-}
-
-/* Run the plan from `at` on; every path ends in accept or reject. */
-static void run_from(struct cat_model *m, int at)
-{
-	int nflags = m->flags.len;
 	struct cat_outcome out;
 
-	for (; at < m->plan.len; at++) {
-		struct cat_stmt *s = m->plan.items[at];
-		struct choice c = { -1, at + 1 };
+	m->flags.len = 0;
+	for (int i = 0; i < m->flag_stmts.len; i++) {
+		struct cat_stmt *s = m->flag_stmts.items[i];
 
-		if (s->kind == S_WITH) {
-			c.slot = s->binds[0].slot;
-			cat_each_member(m, eval(m, s->binds[0].e, NULL),
-					s->binds[0].e->pos, try_choice, &c);
-			m->flags.len = nflags;
-			return;
-		}
-		if (!step(m, s, &m->flags)) {
-			m->visitor->reject(m->visitor->arg, s->name);
-			m->flags.len = nflags;
-			return;
-		}
+		if (holds(m, s))
+			add_flag(&m->flags, s->name);
 	}
 	out.flags = (const char **)m->flags.items;
 	out.nflags = m->flags.len;
 	m->visitor->accept(m->visitor->arg, &out);
-	m->flags.len = nflags;
 }
 
-static void compute_predefs(struct cat_model *m, int level)
-{
-	for (int i = 0; i < m->nslots; i++) {
-		const struct cat_predef *def = m->slots[i].predef;
+static void run_from(struct cat_model *m, int at);
 
-		if (def && def->level == level && m->slots[i].live)
-			m->vals[i] = def->compute(m, def->arg);
+struct choice {
+	struct cat_stmt *with;
+	int next;		/* the step after it */
+};
+
+static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	struct choice *c = arg;
+
+	renew_levels(m, c->with->level);
+	set_slot(m, c->with->binds[0].slot, v);
+	run_from(m, c->next);
+}
+
+struct cross_walk {
+	struct cat_value **members;	/* each a set of relations */
+	int n;
+	struct rel **acc;		/* acc[i]: the union of i picks */
+	struct cat_value *leaf;		/* holds acc[n] */
+	struct choice *choice;
+};
+
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
+{
+	struct cat_value *member;
+
+	if (i == w->n) {
+		try_choice(m, w->leaf, w->choice);
+		return;
 	}
+	member = w->members[i];
+	for (int j = 0; j < member->u.list.n; j++) {
+		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
+		walk_cross(m, w, i + 1);
+	}
+}
+
+/*
+ * Every union of one relation from each member of a cross(...), built
+ * in place: the choice is only valid until the next one.
+ */
+static void each_cross(struct cat_model *m, struct cat_value *cross,
+		       struct choice *c)
+{
+	int n = cross->u.list.n;
+	struct rel *acc[n + 1];
+	struct cross_walk w = { cross->u.list.items, n, acc,
+				cat_new_value(m, V_REL), c };
+
+	for (int i = 0; i <= n; i++)
+		acc[i] = cat_new_rel(m)->u.rel;
+	w.leaf->u.rel = acc[n];
+	walk_cross(m, &w, 0);
+}
+
+/* The choices live in the arena of the level before the `with`'s. */
+static void run_with(struct cat_model *m, struct cat_stmt *s, int next)
+{
+	struct choice c = { s, next };
+	struct cat_expr *e = s->binds[0].e;
+	int arena = m->arena;
+	struct cat_value *coll;
+
+	m->arena = s->level - 1;
+	coll = eval(m, e, NULL);
+	if (coll->kind == V_CROSS)
+		each_cross(m, coll, &c);
+	else
+		cat_each_member(m, coll, e->pos, try_choice, &c);
+	m->arena = arena;
+}
+
+/* Run the steps from `at` on; every path ends in accept or reject. */
+static void run_from(struct cat_model *m, int at)
+{
+	for (; at < m->steps.len; at++) {
+		struct cat_stmt *s = m->steps.items[at];
+
+		if (s->kind == S_WITH) {
+			run_with(m, s, at + 1);
+			return;
+		}
+		if (!holds(m, s)) {
+			m->visitor->reject(m->visitor->arg, s->name);
+			return;
+		}
+	}
+	accept(m);
 }
 
 static void key_add(struct vec *key, uintptr_t word)
@@ -882,14 +908,13 @@ static void key_add_rel(struct vec *key, const struct rel *r)
 }
 
 /*
- * What the static steps depend on: the events (values included, as they
+ * What the static level depends on: the events (values included, as they
  * differ between traces of one program) and the relations among them.
  */
 static void structure_key(const struct execution *x, struct vec *key)
 {
 	const struct rel *rels[] = { x->po, x->rmw, x->addr, x->data, x->ctrl };
 
-	key->len = 0;
 	key_add(key, (uintptr_t)x->nevents);
 	for (int i = 0; i < x->nevents; i++) {
 		const struct event *e = &x->events[i];
@@ -911,50 +936,28 @@ static void structure_key(const struct execution *x, struct vec *key)
 		key_add(key, (uintptr_t)x->iw->w[w]);
 }
 
-/* Run the static steps, unless this event structure is the last one's. */
-static void run_static(struct cat_model *m)
-{
-	struct vec key = { 0 };
-
-	structure_key(m->x, &key);
-	if (m->key.items && key.len == m->key.len &&
-	    !memcmp(key.items, m->key.items, key.len * sizeof(void *))) {
-		vec_free(&key);
-		return;
-	}
-	vec_free(&m->key);
-	m->key = key;
-	arena_use(m, 0);
-	m->all = run_alloc(m, set_bytes(m->x->nevents));
-	set_init(m->all, m->x->nevents);
-	set_fill(m->all);
-	compute_predefs(m, LEVEL_STATIC);
-	m->static_flags.len = 0;
-	m->static_rejected = false;
-	for (int at = 0; at < m->first_dynamic && !m->static_rejected; at++) {
-		struct cat_stmt *s = m->plan.items[at];
-
-		m->static_rejected = !step(m, s, &m->static_flags);
-		m->static_reject = s->name;
-	}
-}
-
 void cat_run(struct cat_model *m, const struct execution *x,
 	     const struct cat_visitor *v)
 {
+	struct vec key = { 0 };
+
 	m->x = x;
 	m->visitor = v;
-	run_static(m);
-	arena_use(m, 1);
-	compute_predefs(m, LEVEL_EXECUTION);
-	if (m->static_rejected) {
-		v->reject(v->arg, m->static_reject);
-		return;
+	structure_key(x, &key);
+	if (key.len == m->key.len &&
+	    !memcmp(key.items, m->key.items, key.len * sizeof(void *))) {
+		vec_free(&key);
+		renew_levels(m, LEVEL_EXECUTION);
+	} else {
+		vec_free(&m->key);
+		m->key = key;
+		renew_levels(m, LEVEL_STATIC);
+		m->arena = LEVEL_STATIC;
+		m->all = run_alloc(m, set_bytes(x->nevents));
+		set_init(m->all, x->nevents);
+		set_fill(m->all);
 	}
-	m->flags.len = 0;
-	for (int i = 0; i < m->static_flags.len; i++)
-		vec_push(&m->flags, m->static_flags.items[i]);
-	run_from(m, m->first_dynamic);
+	run_from(m, 0);
 }
 
 /* ---- Loading ---- */
@@ -967,6 +970,10 @@ struct cat_model *cat_load(const char *model_dir, const char *cfg_name)
 	cat_parse_cfg(m, cfg_name);
 	cat_resolve(m);
 	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
+	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
+	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
+	for (int i = 0; i < m->nlevels; i++)
+		m->gens[i] = 1;	/* slots start at 0: not computed */
 	return m;
 }
 
@@ -992,13 +999,15 @@ void cat_free(struct cat_model *m)
 	free_vec(&m->names);
 	free_vec(&m->files);
 	free_vec(&m->texts);
-	free_vec(&m->arenas[0].blocks);
-	free_vec(&m->arenas[1].blocks);
+	for (int i = 0; i < m->nlevels; i++)
+		free_vec(&m->arenas[i].blocks);
+	free(m->arenas);
+	free(m->gens);
 	vec_free(&m->key);
-	vec_free(&m->static_flags);
 	vec_free(&m->bell_tags);
 	cat_free_syntax(m);
-	vec_free(&m->plan);
+	vec_free(&m->steps);
+	vec_free(&m->flag_stmts);
 	vec_free(&m->flags);
 	free(m->tag_sets);
 	free(m->slots);

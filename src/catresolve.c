@@ -4,12 +4,12 @@
  * Every top-level binding gets its own slot (a redefinition such as
  * "let rf = rf | rf-lf" makes a new one), and every name is resolved to
  * the slot visible where it is written.  The statements then only depend
- * on each other through slots, which lets us
- *   - drop the definitions no check, flag or `with` needs,
- *   - run each statement right after the last `with` it depends on, so
- *     that what does not depend on a choice is computed once, and
- *   - run what depends on the event structure only once for all its
- *     executions (see catprim.c for which predefined names do).
+ * on each other through slots, so a slot can be computed when first
+ * needed (see cateval.c) and kept as long as its level says: what does
+ * not depend on a `with` choice is computed once for all choices, and
+ * what depends on the event structure only (see catprim.c for which
+ * predefined names do) once for all its executions.  The checks run by
+ * level, each right after the last `with` it depends on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -176,16 +176,6 @@ static int read_level(struct cat_model *m, struct vec *reads)
 	return level;
 }
 
-static bool defines_live(struct cat_model *m, struct cat_stmt *s)
-{
-	if (s->kind == S_CHECK || s->kind == S_FLAG || s->kind == S_WITH)
-		return true;
-	for (int slot = s->binds[0].slot; slot < s->end_slot; slot++)
-		if (m->slots[slot].live)
-			return true;
-	return false;
-}
-
 static void predefine(struct cat_model *m)
 {
 	struct vec defs = { 0 };
@@ -226,21 +216,6 @@ static void resolve_all(struct cat_model *m)
 	vec_free(&r.locals);
 }
 
-/* Put s in the plan after the statements of its level it needs. */
-static void plan(struct cat_model *m, struct cat_stmt *s, int level)
-{
-	if (s->planned || s->level != level)
-		return;
-	s->planned = true;
-	for (int i = 0; i < s->reads.len; i++) {
-		struct cat_stmt *d = m->slots[(intptr_t)s->reads.items[i]].definer;
-
-		if (d)
-			plan(m, d, level);
-	}
-	vec_push(&m->plan, s);
-}
-
 static int by_level(const void *a, const void *b)
 {
 	const struct cat_stmt *const *x = a, *const *y = b;
@@ -250,41 +225,28 @@ static int by_level(const void *a, const void *b)
 	return (*x)->index - (*y)->index;	/* else keep the source order */
 }
 
-/*
- * The plan: the live statements by level, and within a level the checks
- * first, each right after what it needs, so a failing check saves the
- * work of the statements it does not need.
- */
+static void sort_by_level(struct vec *stmts)
+{
+	if (stmts->len)
+		qsort(stmts->items, stmts->len, sizeof(void *), by_level);
+}
+
 void cat_resolve(struct cat_model *m)
 {
-	struct vec live = { 0 };
-	struct cat_stmt **order;
-
 	predefine(m);
 	resolve_all(m);
-	for (int i = m->stmts.len - 1; i >= 0; i--) {
+	for (int i = 0; i < m->stmts.len; i++) {
 		struct cat_stmt *s = m->stmts.items[i];
 
-		if (!defines_live(m, s))
-			continue;
-		vec_push(&live, s);
-		for (int j = 0; j < s->reads.len; j++)
-			m->slots[(intptr_t)s->reads.items[j]].live = true;
+		if (s->kind == S_CHECK || s->kind == S_WITH)
+			vec_push(&m->steps, s);
+		else if (s->kind == S_FLAG)
+			vec_push(&m->flag_stmts, s);
+		if (s->level >= m->nlevels)
+			m->nlevels = s->level + 1;
 	}
-	order = (struct cat_stmt **)live.items;
-	qsort(order, live.len, sizeof(*order), by_level);
-	for (int i = 0, end; i < live.len; i = end) {
-		for (end = i; end < live.len && order[end]->level == order[i]->level;)
-			end++;
-		for (int j = i; j < end; j++)
-			if (order[j]->kind == S_CHECK)
-				plan(m, order[j], order[i]->level);
-		for (int j = i; j < end; j++)
-			plan(m, order[j], order[i]->level);
-	}
-	vec_free(&live);
-	while (m->first_dynamic < m->plan.len &&
-	       ((struct cat_stmt *)m->plan.items[m->first_dynamic])->level ==
-		       LEVEL_STATIC)
-		m->first_dynamic++;
+	sort_by_level(&m->steps);
+	sort_by_level(&m->flag_stmts);
+	if (m->nlevels <= LEVEL_EXECUTION)
+		m->nlevels = LEVEL_EXECUTION + 1;
 }
