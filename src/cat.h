@@ -36,9 +36,11 @@ struct cat_outcome {
  * A candidate execution may stand for several: each `with x from S` of
  * the model tries every member of S (e.g. every coherence order).  Every
  * such choice ends in exactly one call: accept() when all checks hold,
- * reject() with the name of the check that failed first (NULL for an
- * unnamed check).  A check that fails before a `with` rejects all its
- * choices in one call.  The pointers are valid during the call only.
+ * reject() with the name of a failed check (NULL if it has none).  Checks
+ * run as soon as what they read is known, so a check that does not
+ * depend on a `with` rejects all its choices in one call, and the one
+ * named is not always the first failing one in the source.  The
+ * pointers passed are valid during the call only.
  */
 struct cat_visitor {
 	void (*accept)(void *arg, const struct cat_outcome *out);
