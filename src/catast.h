@@ -178,7 +178,8 @@ struct cat_model {
 	int nlevels;
 
 	/* Evaluation: values are computed when first needed. */
-	struct vec key;			/* the event structure of the values */
+	struct vec keys[2];		/* event structures: of the values... */
+	int key;			/* ...is keys[!key], keys[key] is spare */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
 	unsigned *gens;			/* level -> generation */

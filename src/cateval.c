@@ -939,18 +939,17 @@ static void structure_key(const struct execution *x, struct vec *key)
 void cat_run(struct cat_model *m, const struct execution *x,
 	     const struct cat_visitor *v)
 {
-	struct vec key = { 0 };
+	struct vec *key = &m->keys[m->key], *last = &m->keys[!m->key];
 
 	m->x = x;
 	m->visitor = v;
-	structure_key(x, &key);
-	if (key.len == m->key.len &&
-	    !memcmp(key.items, m->key.items, key.len * sizeof(void *))) {
-		vec_free(&key);
+	key->len = 0;
+	structure_key(x, key);
+	if (key->len == last->len &&
+	    !memcmp(key->items, last->items, key->len * sizeof(void *))) {
 		renew_levels(m, LEVEL_EXECUTION);
 	} else {
-		vec_free(&m->key);
-		m->key = key;
+		m->key = !m->key;
 		renew_levels(m, LEVEL_STATIC);
 		m->arena = LEVEL_STATIC;
 		m->all = run_alloc(m, set_bytes(x->nevents));
@@ -1003,7 +1002,8 @@ void cat_free(struct cat_model *m)
 		free_vec(&m->arenas[i].blocks);
 	free(m->arenas);
 	free(m->gens);
-	vec_free(&m->key);
+	vec_free(&m->keys[0]);
+	vec_free(&m->keys[1]);
 	vec_free(&m->bell_tags);
 	cat_free_syntax(m);
 	vec_free(&m->steps);
