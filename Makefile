@@ -60,10 +60,28 @@ check:
 	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' tests/src/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
 		tests/kernel/*.t
 
+# The parser's fuzz target (libFuzzer, ASan+UBSan), seeded with every
+# litmus test at hand; FUZZ_SECONDS bounds the run (default 600).
+FUZZ := build/fuzz/fuzz_parse
+FUZZ_DEF := build/kernel-model/tools/memory-model/linux-kernel.def
+$(FUZZ): tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c src/litmus.h src/util.h
+	@mkdir -p $(@D)
+	clang -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -Isrc \
+		-DFUZZ_MACROS='"$(CURDIR)/$(FUZZ_DEF)"' \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c
+
+fuzz: $(FUZZ)
+	scripts/setup.sh checker
+	rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus
+	cp $$(find build/kernel-model tests/src -name '*.litmus') build/fuzz/corpus/
+	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 -rss_limit_mb=2048 \
+		-close_fd_mask=2 -dict=tests/src/fuzz.dict build/fuzz/corpus
+
 # Times lkmm (and herd7, when HERD7=/path/to/herd7 is given) on the corpus.
 bench: all
 	scripts/bench.sh
 
-.PHONY: all clean demo check bench
+.PHONY: all clean demo check bench fuzz
 clean:
-	rm -rf bin build/obj build/asan build/tests build/catlib.*
+	rm -rf bin build/obj build/asan build/tests build/fuzz build/catlib.*

@@ -189,8 +189,8 @@ void litmus_expand(struct litmus *t, struct macro_table *macros)
 	const struct expander x = { macros, &t->arena };
 	int i;
 
-	for (i = 0; i < t->nprocs; i++)
-		t->procs[i].body = expand_stmt(t->procs[i].body, &x, NULL);
 	/* The expanded tree shares nodes (e.g. annotations) with the macros. */
 	t->macros = macros;
+	for (i = 0; i < t->nprocs; i++)
+		t->procs[i].body = expand_stmt(t->procs[i].body, &x, NULL);
 }

@@ -168,6 +168,8 @@ struct macro_table {
 
 /* Parse a litmus test; exits with a FILE:LINE:COL diagnostic on error. */
 struct litmus *litmus_parse(const char *file, const char *text);
+/* The same into a zeroed test the caller allocated, so it can free it. */
+void litmus_read(struct litmus *t, const char *file, const char *text);
 /* Parse the macro definitions of a .def file. */
 struct macro_table *macros_parse(const char *file, const char *text);
 void litmus_free(struct litmus *t);

@@ -29,6 +29,7 @@ struct parser {
 	int line, col;
 	bool in_code;		/* inside a process body: no OCaml comments */
 	struct arena *arena;	/* where the tree is allocated */
+	int depth;		/* nesting of expressions and statements */
 	struct token tok;	/* current token */
 };
 
@@ -150,6 +151,15 @@ done:
 	t->len = (int)(ps->p - t->start);
 }
 
+/* Deeper nesting is an error, not a stack overflow. */
+#define MAX_NESTING 200
+
+static void enter(struct parser *ps)
+{
+	if (++ps->depth > MAX_NESTING)
+		die_at(ps->tok.pos, "nesting deeper than %d levels", MAX_NESTING);
+}
+
 static bool is(const struct parser *ps, const char *text)
 {
 	const struct token *t = &ps->tok;
@@ -216,29 +226,40 @@ static bool at_type(const struct parser *ps)
 	return false;
 }
 
+/* a + sep + b in the arena (a may be NULL), so that an error leaks nothing. */
+static char *join(struct parser *ps, const char *a, const char *sep, const char *b, int blen)
+{
+	struct strbuf sb = { 0 };
+	char *joined;
+
+	sb_addf(&sb, "%s%s%.*s", a ? a : "", a ? sep : "", blen, b);
+	joined = arena_strndup(ps->arena, sb.buf, sb.len);
+	sb_free(&sb);
+	return joined;
+}
+
 /* Parse a type: words then stars.  Returns it as written, one space apart. */
 static char *parse_type(struct parser *ps)
 {
-	struct strbuf sb = { 0 };
-	char *type;
+	char *type = NULL;
 
 	while (at_type(ps)) {
 		bool is_struct = is(ps, "struct");
 
-		sb_addf(&sb, "%s%.*s", sb.len ? " " : "", ps->tok.len, ps->tok.start);
+		type = join(ps, type, " ", ps->tok.start, ps->tok.len);
 		next(ps);
 		if (is_struct) {
-			sb_addf(&sb, " %s", expect_ident(ps, "a struct tag"));
+			const char *tag = expect_ident(ps, "a struct tag");
+
+			type = join(ps, type, " ", tag, (int)strlen(tag));
 		}
 	}
-	if (!sb.len)
+	if (!type)
 		expected(ps, "a type");
 	while (is(ps, "*")) {
-		sb_addf(&sb, "%s*", sb.buf[sb.len - 1] == '*' ? "" : " ");
+		type = join(ps, type, type[strlen(type) - 1] == '*' ? "" : " ", "*", 1);
 		next(ps);
 	}
-	type = arena_strndup(ps->arena, sb.buf, sb.len);
-	sb_free(&sb);
 	return type;
 }
 
@@ -267,15 +288,16 @@ static struct annot parse_annot(struct parser *ps)
 
 	expect(ps, "{");
 	do {
-		struct strbuf sb = { 0 };
+		char *tag = expect_ident(ps, "an annotation");
 
-		sb_addf(&sb, "%s", expect_ident(ps, "an annotation"));
-		while (accept(ps, "-"))
-			sb_addf(&sb, "-%s", expect_ident(ps, "an annotation"));
+		while (accept(ps, "-")) {
+			const char *part = expect_ident(ps, "an annotation");
+
+			tag = join(ps, tag, "-", part, (int)strlen(part));
+		}
 		a.tags = arena_grow(ps->arena, a.tags, a.n * sizeof(*a.tags),
 				    (a.n + 1) * sizeof(*a.tags));
-		a.tags[a.n++] = arena_strndup(ps->arena, sb.buf, sb.len);
-		sb_free(&sb);
+		a.tags[a.n++] = tag;
 	} while (accept(ps, ","));
 	expect(ps, "}");
 	return a;
@@ -389,7 +411,7 @@ static struct expr *parse_primary(struct parser *ps)
 	return e;
 }
 
-static struct expr *parse_unary(struct parser *ps)
+static struct expr *parse_unary_nested(struct parser *ps)
 {
 	struct srcpos pos = ps->tok.pos;
 	struct expr *e;
@@ -422,6 +444,16 @@ static struct expr *parse_unary(struct parser *ps)
 		}
 	}
 	return parse_primary(ps);
+}
+
+static struct expr *parse_unary(struct parser *ps)
+{
+	struct expr *node;
+
+	enter(ps);
+	node = parse_unary_nested(ps);
+	ps->depth--;
+	return node;
 }
 
 /* Binary operators by C precedence, loosest first. */
@@ -643,7 +675,7 @@ static struct stmt *parse_expr_stmt(struct parser *ps)
 	return s;
 }
 
-static struct stmt *parse_stmt(struct parser *ps)
+static struct stmt *parse_stmt_nested(struct parser *ps)
 {
 	struct stmt *s;
 
@@ -659,6 +691,16 @@ static struct stmt *parse_stmt(struct parser *ps)
 		return parse_declaration(ps);
 	s = parse_stmt_primitive(ps);
 	return s ? s : parse_expr_stmt(ps);
+}
+
+static struct stmt *parse_stmt(struct parser *ps)
+{
+	struct stmt *node;
+
+	enter(ps);
+	node = parse_stmt_nested(ps);
+	ps->depth--;
+	return node;
 }
 
 static bool at_process(const struct parser *ps)
@@ -813,9 +855,10 @@ static struct prop *new_prop(struct parser *ps, enum prop_kind kind)
 }
 
 static struct prop *parse_prop(struct parser *ps);
+static struct prop *parse_prop_atom(struct parser *ps);
 static void parse_atom_rhs(struct parser *ps, struct prop *p);
 
-static struct prop *parse_prop_atom(struct parser *ps)
+static struct prop *parse_prop_atom_nested(struct parser *ps)
 {
 	struct prop *p;
 
@@ -845,6 +888,16 @@ static struct prop *parse_prop_atom(struct parser *ps)
 	expect(ps, "=");
 	parse_atom_rhs(ps, p);
 	return p;
+}
+
+static struct prop *parse_prop_atom(struct parser *ps)
+{
+	struct prop *node;
+
+	enter(ps);
+	node = parse_prop_atom_nested(ps);
+	ps->depth--;
+	return node;
 }
 
 static void parse_atom_rhs(struct parser *ps, struct prop *p)
@@ -964,6 +1017,13 @@ static void parse_header(struct parser *ps, struct litmus *t)
 struct litmus *litmus_parse(const char *file, const char *text)
 {
 	struct litmus *t = xcalloc(1, sizeof(*t));
+
+	litmus_read(t, file, text);
+	return t;
+}
+
+void litmus_read(struct litmus *t, const char *file, const char *text)
+{
 	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
 			     .arena = &t->arena };
 
@@ -977,7 +1037,6 @@ struct litmus *litmus_parse(const char *file, const char *text)
 	if (!t->nprocs)
 		expected(&ps, "process P0");
 	parse_final(&ps, t);
-	return t;
 }
 
 static void parse_macro(struct parser *ps, struct macro_table *table)

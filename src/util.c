@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <string.h>
 
+jmp_buf *die_jump;
+
 static _Noreturn void out_of_memory(void)
 {
 	fputs("lkmm: out of memory\n", stderr);
@@ -66,6 +68,8 @@ void die_at(struct srcpos pos, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (die_jump)
+		longjmp(*die_jump, EXIT_BAD_INPUT);
 	exit(EXIT_BAD_INPUT);
 }
 
@@ -79,6 +83,8 @@ void die(int status, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (die_jump)
+		longjmp(*die_jump, status);
 	exit(status);
 }
 

@@ -5,6 +5,7 @@
 #ifndef LKMM_UTIL_H
 #define LKMM_UTIL_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -40,6 +41,12 @@ struct srcpos {
 	int line;
 	int col;
 };
+
+/*
+ * Where die_at() and die() jump instead of exiting, when set: the fuzz
+ * target (tests/src/fuzz_parse.c) goes on with the next input.
+ */
+extern jmp_buf *die_jump;
 
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
