@@ -290,7 +290,7 @@ static bool holds(const struct enumeration *en, const struct prop *pr)
 	return value_eq(v, w);
 }
 
-/* Whether this decides the condition for -speedcheck fast. */
+/* Whether an execution settles the condition, for -speedcheck. */
 static bool decides(const struct litmus *t, bool cond)
 {
 	return t->quantifier == Q_FORALL ? !cond : cond;
@@ -306,10 +306,19 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 
 	if (t->filter && !holds(en, t->filter))
 		return;
+	cond = holds(en, t->cond);
+	/*
+	 * With -speedcheck, herd7 keeps only the execution that decides the
+	 * condition, and stops there.
+	 */
+	if (en->opts->speedcheck != SPEEDCHECK_FALSE) {
+		if (!decides(t, cond))
+			return;
+		en->stop = true;
+	}
 	for (i = 0; i < o->nvars; i++)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
 	record_state(o, en->state);
-	cond = holds(en, t->cond);
 	if (cond)
 		o->positive++;
 	else
@@ -320,8 +329,6 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 		o->flags = xrealloc(o->flags, (o->nflags + 1) * sizeof(*o->flags));
 		o->flags[o->nflags++] = xstrdup(co->flags[i]);
 	}
-	if (en->opts->speedcheck == SPEEDCHECK_FAST && decides(t, cond))
-		en->stop = true;
 }
 
 /* Tally why executions ending in a state the condition asks about died. */

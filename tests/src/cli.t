@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 16 ))
+plan $(( $# * 18 ))
 
 # expect NAME STATUS PATTERN CMD...: exit status and a line of output.
 expect() {
@@ -52,6 +52,11 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" -max-executions 2 "$sb"
 	expect "$tag: -max-values" 3 'more than 1 distinct values' \
 		"$lkmm" check -I "$model_dir" -max-values 1 "$sb"
+	# herd7 7.57 prints these for -speedcheck (checked with a local build).
+	expect "$tag: -speedcheck fast stops at the witness" 0 \
+		'^Observation SB\+poonceonces Always 1 0' "$lkmm" check -I "$model_dir" -speedcheck fast "$sb"
+	expect "$tag: -speedcheck true, no witness" 0 '^Observation MP\+pooncerelease\+poacquireonce Never 0 0' \
+		"$lkmm" check -I "$model_dir" -speedcheck true "$mp"
 	expect "$tag: --explain says why" 0 'violates? .happens-before' \
 		"$lkmm" check -I "$model_dir" --explain "$mp"
 	rm -f "$work/SB+poonceonces.out"
