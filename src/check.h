@@ -50,6 +50,9 @@ struct outcomes {
 	int nreasons;
 	const char **reasons;
 	long *reason_counts;
+	char *witness;		/* reads-from of an execution that satisfies it */
+	char *counterexample;	/* ... of a candidate that would, but died */
+	char *counterexample_check;	/* the check that killed it */
 };
 
 struct cat_model;

@@ -296,6 +296,37 @@ static bool decides(const struct litmus *t, bool cond)
 	return t->quantifier == Q_FORALL ? !cond : cond;
 }
 
+/* "P1's R[acquire] flag=1", or "the initial value of flag". */
+static void describe_event(const struct enumeration *en, int id, struct strbuf *sb)
+{
+	const struct event *e = &en->x.events[id];
+
+	if (e->proc < 0) {
+		sb_addf(sb, "the initial value of %s", en->prog->loc_names[e->loc]);
+		return;
+	}
+	sb_addf(sb, "P%d's ", e->proc);
+	event_print(en->prog, e, sb);
+}
+
+/* Which store each load reads from, for --explain. */
+static char *describe_execution(const struct enumeration *en)
+{
+	struct strbuf sb = { 0 };
+	int k;
+
+	for (k = 0; k < en->nreads; k++) {
+		sb_addf(&sb, "    ");
+		describe_event(en, en->reads[k], &sb);
+		sb_addf(&sb, " reads from ");
+		describe_event(en, en->cands[k][en->rf_pick[k]], &sb);
+		sb_addf(&sb, "\n");
+	}
+	if (!sb.buf)
+		sb_addf(&sb, "    (no process loads from memory)\n");
+	return sb.buf;
+}
+
 static void accept_execution(void *arg, const struct cat_outcome *co)
 {
 	struct enumeration *en = arg;
@@ -319,6 +350,8 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	for (i = 0; i < o->nvars; i++)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
 	record_state(o, en->state);
+	if (cond && en->opts->explain && !o->witness)
+		o->witness = describe_execution(en);
 	if (cond)
 		o->positive++;
 	else
@@ -342,6 +375,10 @@ static void reject_execution(void *arg, const char *check)
 
 	if (!en->opts->explain || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
 		return;
+	if (!o->counterexample) {
+		o->counterexample = describe_execution(en);
+		o->counterexample_check = xstrdup(name);
+	}
 	for (i = 0; i < o->nreasons; i++) {
 		if (!strcmp(o->reasons[i], name)) {
 			o->reason_counts[i]++;
@@ -744,5 +781,8 @@ void outcomes_free(struct outcomes *o)
 	free(o->flags);
 	free(o->reasons);
 	free(o->reason_counts);
+	free(o->witness);
+	free(o->counterexample);
+	free(o->counterexample_check);
 	free(o->vars);
 }

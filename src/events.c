@@ -1066,12 +1066,11 @@ static void print_deps(const char *name, uint64_t deps, struct strbuf *sb)
 	}
 }
 
-static void print_event(const struct program *p, int i, const struct trace_event *e,
-			struct strbuf *sb)
+void event_print(const struct program *p, const struct event *e, struct strbuf *sb)
 {
 	int t;
 
-	sb_addf(sb, "    e%d: %s%s", i, kind_names[e->kind], e->atomic ? "*" : "");
+	sb_addf(sb, "%s%s", kind_names[e->kind], e->atomic ? "*" : "");
 	if (e->ntags) {
 		sb_addf(sb, "[");
 		for (t = 0; t < e->ntags; t++)
@@ -1084,6 +1083,18 @@ static void print_event(const struct program *p, int i, const struct trace_event
 		sb_addf(sb, "=");
 		value_print(p, e->val, sb);
 	}
+}
+
+static void print_event(const struct program *p, int i, const struct trace_event *e,
+			struct strbuf *sb)
+{
+	const struct event view = {
+		.kind = e->kind, .atomic = e->atomic, .ntags = e->ntags, .tags = e->tags,
+		.loc = e->loc, .val = e->val, .has_val = e->has_val,
+	};
+
+	sb_addf(sb, "    e%d: ", i);
+	event_print(p, &view, sb);
 	if (e->rmw_read >= 0)
 		sb_addf(sb, " rmw:e%d", e->rmw_read);
 	print_deps("addr", e->addr_deps, sb);

@@ -71,6 +71,8 @@ int program_reg(const struct program *p, int proc, const char *name);
 void value_print(const struct program *p, struct value v, struct strbuf *out);
 bool value_eq(struct value a, struct value b);
 int value_cmp(const struct program *p, struct value a, struct value b);
+/* An event as "R[acquire] flag=1", for parse and --explain. */
+void event_print(const struct program *p, const struct event *e, struct strbuf *out);
 /* Print every trace of every process, for `lkmm parse`. */
 void program_print(const struct program *p, FILE *out);
 
