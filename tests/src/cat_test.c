@@ -337,6 +337,35 @@ static void test_corr(void **state)
 	assert_string_equal(v.first_reject, "ConsCo");
 }
 
+/*
+ * One event structure judged twice with different rf: what depends on
+ * rf must not be kept from the first run.
+ */
+static void test_same_structure_new_rf(void **state)
+{
+	struct builder b;
+	struct verdict bad, good;
+	int w, r1, r2;
+
+	start_xy(&b);
+	w = add(&b, 0, EV_WRITE, 0, 1, "once");
+	r1 = add(&b, 1, EV_READ, 0, 1, "once");
+	r2 = add(&b, 1, EV_READ, 0, 1, "once");
+	finish(&b);
+	set_add(b.x.fw, w);
+	rel_add(b.x.rf, w, r1);
+	rel_add(b.x.rf, 0, r2);
+	bad = judge(*state, &b);
+	memset(b.x.rf->w, 0, rel_bytes(b.x.nevents) - sizeof(*b.x.rf));
+	rel_add(b.x.rf, w, r1);
+	rel_add(b.x.rf, w, r2);
+	good = judge(*state, &b);
+	release(&b);
+	assert_int_equal(bad.rejected, 1);
+	assert_int_equal(good.accepted, 1);
+	assert_int_equal(good.rejected, 0);
+}
+
 /* Three writers of x, the third final: the first two in either order. */
 static void test_coherence_orders(void **state)
 {
@@ -591,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_sb_mb),
 		cmocka_unit_test(test_corr),
 		cmocka_unit_test(test_coherence_orders),
+		cmocka_unit_test(test_same_structure_new_rf),
 	};
 	const struct CMUnitTest language[] = {
 		cmocka_unit_test(test_functions_and_rec),
