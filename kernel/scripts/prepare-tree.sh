@@ -5,9 +5,10 @@
 # The tarball is unpacked once into a git repository whose tag "pristine"
 # is the untouched Debian source.  Each run compares a fingerprint of the
 # series with the one recorded when it was last applied; only when they
-# differ is the tree reset to "pristine" and the series applied again with
-# git am.  Resetting rewrites only the files that differ, so kbuild (and
-# ccache) recompile little.
+# differ (or the tree was edited) are the patches applied again, from
+# "pristine", as commits built in a scratch index, and the work tree is
+# checked out at the result.  That rewrites only files whose content
+# changed, so kbuild recompiles only what the change really affects.
 #
 # Usage: prepare-tree.sh [--series|--pristine]
 #   --series     the series applied (default)
@@ -48,19 +49,34 @@ fingerprint() {
 	} | sha256sum | cut -d' ' -f1
 }
 
-apply_series() {
-	local p
-	"${GIT[@]}" reset -q --hard pristine
+# Print a commit that is "pristine" plus the series, one commit per
+# patch.  The patches are applied to a scratch index with git apply
+# --cached, so the work tree is not touched here.
+series_commit() {
+	local idx=$KSRC/.git/lkmm-index commit p file subject
+	commit=$("${GIT[@]}" rev-parse pristine)
+	GIT_INDEX_FILE=$idx "${GIT[@]}" read-tree pristine
+	for p in $(series_patches); do
+		file=$KERNEL_DIR/patches/$p
+		[ -f "$file" ] || die "series names missing patch $p"
+		GIT_INDEX_FILE=$idx "${GIT[@]}" apply --cached --whitespace=nowarn "$file" ||
+			die "patch $p does not apply (after the ones before it in series)"
+		subject=$(sed -n 's/^Subject: *\(\[[^]]*\] *\)\{0,1\}//p' "$file" | head -n 1)
+		commit=$("${GIT[@]}" commit-tree -p "$commit" -m "${subject:-$p}" \
+			"$(GIT_INDEX_FILE=$idx "${GIT[@]}" write-tree)")
+	done
+	rm -f "$idx"
+	echo "$commit"
+}
+
+# Move the work tree to COMMIT.  checkout rewrites only the files that
+# differ from what is checked out, so unchanged files keep their mtimes
+# and kbuild does not recompile what includes them (a re-applied patch to
+# include/linux/fs.h would otherwise rebuild nearly everything).
+switch_to() {
+	"${GIT[@]}" checkout -q -f --detach "$1"
 	# Objects live in $KOBJ, so nothing untracked here is worth keeping.
 	"${GIT[@]}" clean -q -f -d -x
-	for p in $(series_patches); do
-		[ -f "$KERNEL_DIR/patches/$p" ] || die "series names missing patch $p"
-		log "applying $p"
-		if ! "${GIT[@]}" am -q --whitespace=nowarn "$KERNEL_DIR/patches/$p"; then
-			"${GIT[@]}" am --abort || true
-			die "patch $p does not apply to the pristine tree"
-		fi
-	done
 }
 
 main() {
@@ -89,10 +105,9 @@ main() {
 	fi
 	rm -f "$stamp"
 	if [ "$mode" = pristine ]; then
-		"${GIT[@]}" reset -q --hard pristine
-		"${GIT[@]}" clean -q -f -d -x
+		switch_to pristine
 	else
-		apply_series
+		switch_to "$(series_commit)"
 	fi
 	echo "$want" >"$stamp"
 	log "tree ready ($mode, $(series_patches | wc -l) patches)"
