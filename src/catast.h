@@ -171,6 +171,7 @@ struct cat_model {
 	struct vec bell_tags;	/* annotations declared by `instructions` */
 	struct cat_predef *tag_sets;	/* their event sets */
 	struct vec stmts;	/* every statement, includes spliced in */
+	struct vec invariants;	/* lets made of parts of statements */
 	struct vec steps;	/* checks and withs, in the order to run them */
 	struct vec flag_stmts;	/* flags, by level */
 	struct cat_slot *slots;

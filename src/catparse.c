@@ -994,10 +994,10 @@ static void free_binds(struct cat_bind *binds, int n)
 	free(binds);
 }
 
-void cat_free_syntax(struct cat_model *m)
+static void free_stmts(struct vec *stmts)
 {
-	for (int i = 0; i < m->stmts.len; i++) {
-		struct cat_stmt *s = m->stmts.items[i];
+	for (int i = 0; i < stmts->len; i++) {
+		struct cat_stmt *s = stmts->items[i];
 
 		free_binds(s->binds, s->nbinds);
 		if (s->e)
@@ -1005,5 +1005,11 @@ void cat_free_syntax(struct cat_model *m)
 		vec_free(&s->reads);
 		free(s);
 	}
-	vec_free(&m->stmts);
+	vec_free(stmts);
+}
+
+void cat_free_syntax(struct cat_model *m)
+{
+	free_stmts(&m->stmts);
+	free_stmts(&m->invariants);
 }

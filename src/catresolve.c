@@ -192,6 +192,164 @@ static void predefine(struct cat_model *m)
 }
 
 /* Resolve every statement, giving it and the slots it binds a level. */
+/* ---- Hoisting ---- */
+
+/*
+ * The level e's value belongs to, or -1 when e cannot be kept apart
+ * (it reads or binds local names).
+ */
+static int closed_level(struct cat_model *m, struct cat_expr *e)
+{
+	int level = LEVEL_STATIC;
+
+	switch (e->kind) {
+	case X_VAR:
+		return e->slot < 0 ? -1 : m->slots[e->slot].level;
+	case X_FUN:
+	case X_LET:
+	case X_LETREC:
+		return -1;
+	case X_TRY:
+		return closed_level(m, e->args[e->use_handler]);
+	default:
+		break;
+	}
+	for (int i = 0; i < e->n; i++) {
+		int arg = closed_level(m, e->args[i]);
+
+		if (arg < 0)
+			return -1;
+		if (arg > level)
+			level = arg;
+	}
+	return level;
+}
+
+/* Whether keeping e's value saves work ([S] stays a filter, see eval). */
+static bool worth_keeping(const struct cat_expr *e)
+{
+	switch (e->kind) {
+	case X_VAR: case X_TAG: case X_ZERO: case X_EMPTY: case X_UNIV:
+	case X_TOID:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* A new slot of `level` bound to e, and a reference to it. */
+static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
+{
+	struct cat_stmt *s = xcalloc(1, sizeof(*s));
+	struct cat_expr *var = xcalloc(1, sizeof(*var));
+	const char *name = cat_intern(m, "(invariant)", 11);
+
+	s->kind = S_LET;
+	s->pos = e->pos;
+	s->level = level;
+	s->nbinds = 1;
+	s->binds = xcalloc(1, sizeof(*s->binds));
+	s->binds->pos = e->pos;
+	s->binds->e = e;
+	s->binds->pat.n = 1;
+	s->binds->pat.names = xmalloc(sizeof(char *));
+	s->binds->pat.names[0] = name;
+	s->binds->slot = new_slot(m, name);
+	s->end_slot = s->binds->slot + 1;
+	m->slots[s->binds->slot].level = level;
+	m->slots[s->binds->slot].definer = s;
+	vec_push(&m->invariants, s);
+	var->kind = X_VAR;
+	var->pos = e->pos;
+	var->name = name;
+	var->slot = s->binds->slot;
+	return var;
+}
+
+/* Gather the operands of e[from..to) into one operand of e's kind. */
+static void group(struct cat_expr *e, int from, int to)
+{
+	struct cat_expr *g = xcalloc(1, sizeof(*g));
+
+	g->kind = e->kind;
+	g->pos = e->args[from]->pos;
+	g->slot = -1;
+	g->n = to - from;
+	g->args = xmalloc(g->n * sizeof(*g->args));
+	memcpy(g->args, e->args + from, g->n * sizeof(*g->args));
+	e->args[from] = g;
+	memmove(e->args + from + 1, e->args + to, (e->n - to) * sizeof(*e->args));
+	e->n -= to - from - 1;
+}
+
+/*
+ * In a union, the operands that vary less than `level` make one group;
+ * in a sequence, each run of consecutive such operands does.
+ */
+static void group_invariants(struct cat_model *m, struct cat_expr *e, int level)
+{
+	for (int i = 0; i < e->n; i++) {
+		int end = i, l;
+
+		if (e->kind == X_UNION) {
+			for (int j = i; j < e->n; j++) {
+				l = closed_level(m, e->args[j]);
+				if (l >= 0 && l < level) {
+					struct cat_expr *t = e->args[end];
+
+					e->args[end++] = e->args[j];
+					e->args[j] = t;
+				}
+			}
+		} else {
+			while (end < e->n && (l = closed_level(m, e->args[end])) >= 0 &&
+			       l < level)
+				end++;
+		}
+		if (end - i >= 2)
+			group(e, i, end);
+		if (e->kind == X_UNION)
+			return;
+	}
+}
+
+/*
+ * Give the parts of *ep that vary less than `level` slots of their own,
+ * computed once per generation of their level rather than of `level`:
+ * e.g. the fence parts of mb do not depend on a coherence order.
+ */
+static void hoist(struct cat_model *m, struct cat_expr **ep, int level)
+{
+	struct cat_expr *e = *ep;
+	int l;
+
+	if (e->kind == X_FUN || e->kind == X_LET || e->kind == X_LETREC)
+		return;
+	if (e->kind == X_TRY) {
+		hoist(m, &e->args[e->use_handler], level);
+		return;
+	}
+	l = closed_level(m, e);
+	if (l >= 0 && l < level && worth_keeping(e)) {
+		*ep = keep(m, e, l);
+		return;
+	}
+	if (e->kind == X_UNION || e->kind == X_SEQ)
+		group_invariants(m, e, level);
+	for (int i = 0; i < e->n; i++)
+		hoist(m, &e->args[i], level);
+}
+
+static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
+{
+	if (s->kind == S_WITH || s->level == LEVEL_STATIC)
+		return;
+	for (int i = 0; i < s->nbinds; i++)
+		hoist(m, &s->binds[i].e, s->level);
+	if (s->e)
+		hoist(m, &s->e, s->level);
+}
+
 static void resolve_all(struct cat_model *m)
 {
 	struct resolver r = { .m = m };
@@ -212,6 +370,7 @@ static void resolve_all(struct cat_model *m)
 			m->slots[slot].level = s->level;
 			m->slots[slot].definer = s;
 		}
+		hoist_stmt(m, s);
 	}
 	vec_free(&r.locals);
 }
