@@ -605,14 +605,13 @@ static void test_missing_include(void **state)
 		     "cannot read model file");
 }
 
+/* One group, so that the TAP output has one plan. */
 int main(void)
 {
-	const struct CMUnitTest algebra[] = {
+	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seq_and_inverse),
 		cmocka_unit_test(test_closure_and_cycles),
 		cmocka_unit_test(test_sets),
-	};
-	const struct CMUnitTest kernel[] = {
 		cmocka_unit_test(test_mp_allowed),
 		cmocka_unit_test(test_mp_release_acquire),
 		cmocka_unit_test(test_mp_plain_races),
@@ -621,14 +620,10 @@ int main(void)
 		cmocka_unit_test(test_corr),
 		cmocka_unit_test(test_coherence_orders),
 		cmocka_unit_test(test_same_structure_new_rf),
-	};
-	const struct CMUnitTest language[] = {
 		cmocka_unit_test(test_functions_and_rec),
 		cmocka_unit_test(test_with_and_flags),
 		cmocka_unit_test(test_map_and_cross),
 		cmocka_unit_test(test_failing_check),
-	};
-	const struct CMUnitTest errors[] = {
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unbound_name),
 		cmocka_unit_test(test_unsupported),
@@ -637,11 +632,6 @@ int main(void)
 		cmocka_unit_test(test_missing_include),
 	};
 
-	return cmocka_run_group_tests_name("cat algebra", algebra, NULL, NULL) |
-	       cmocka_run_group_tests_name("cat kernel model", kernel,
-					   setup_model, teardown_model) |
-	       cmocka_run_group_tests_name("cat language", language, NULL,
-					   NULL) |
-	       cmocka_run_group_tests_name("cat model errors", errors, NULL,
-					   NULL);
+	return cmocka_run_group_tests_name("cat", tests, setup_model,
+					   teardown_model);
 }
