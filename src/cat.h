@@ -4,8 +4,9 @@
  * candidate executions the enumerator hands it.
  *
  * Model errors are reported as "FILE:LINE:COL: error: ..." and exit with
- * EXIT_BAD_INPUT, at load time for syntax and scoping, at the first
- * execution for type errors.
+ * EXIT_BAD_INPUT: at load time for syntax, scoping and constructs we do
+ * not support, and for type errors when the faulty expression is first
+ * evaluated (values are computed only when needed).
  */
 #ifndef LKMM_CAT_H
 #define LKMM_CAT_H
