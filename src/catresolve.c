@@ -191,7 +191,6 @@ static void predefine(struct cat_model *m)
 	vec_free(&defs);
 }
 
-/* Resolve every statement, giving it and the slots it binds a level. */
 /* ---- Hoisting ---- */
 
 /*
@@ -350,6 +349,7 @@ static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
 		hoist(m, &s->e, s->level);
 }
 
+/* Resolve every statement, giving it and the slots it binds a level. */
 static void resolve_all(struct cat_model *m)
 {
 	struct resolver r = { .m = m };
