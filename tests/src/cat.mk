@@ -8,7 +8,7 @@ CAT_TEST_SRCS := tests/src/cat_test.c src/bits.c src/util.c src/catparse.c \
 
 $(CAT_TEST): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -D_XOPEN_SOURCE=700 -Isrc -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
+	$(CC) $(CFLAGS) -Isrc -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
 
 .PHONY: check-cat
 check-cat: $(CAT_TEST)
