@@ -279,7 +279,10 @@ static struct cat_value *linearisations(struct cat_model *m,
 /*
  * cross(S), S a set of sets of relations: the unions of one relation
  * from each member of S, all ways.  Kept lazy, for `with` to enumerate
- * without building the set; {} when a member offers no choice.
+ * without building the set; {} when a member offers no choice.  Unlike
+ * herd's set, equal unions are not merged: the models' members relate
+ * disjoint events (one location's coherence, one read's rf), so their
+ * unions differ anyway.
  */
 static struct cat_value *cross(struct cat_model *m, struct cat_value **args,
 			       struct srcpos pos)
