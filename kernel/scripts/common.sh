@@ -24,6 +24,10 @@ export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00'
 export KBUILD_BUILD_USER=lkmm
 export KBUILD_BUILD_HOST=lkmm
 export CCACHE_DIR=${CCACHE_DIR:-/var/cache/kbuild-ccache}
+# kbuild passes the source tree to gcc as absolute -I paths, which ccache
+# hashes; relative to base_dir they become ../src/..., the same in every
+# checkout, so a fresh clone elsewhere hits what another one compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KBUILD_ROOT}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 
 # The machine has 2 cores shared with other jobs.

@@ -106,11 +106,12 @@ main() {
 	rm -f "$stamp"
 	if [ "$mode" = pristine ]; then
 		switch_to pristine
+		log "tree ready (pristine)"
 	else
 		switch_to "$(series_commit)"
+		log "tree ready (series, $(series_patches | wc -l) patches)"
 	fi
 	echo "$want" >"$stamp"
-	log "tree ready ($mode, $(series_patches | wc -l) patches)"
 }
 
 main "$@"
