@@ -3,6 +3,8 @@
  */
 #include "bits.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #include "util.h"
@@ -396,4 +398,47 @@ bool rel_subset(const struct rel *a, const struct rel *b)
 int rel_cmp(const struct rel *a, const struct rel *b)
 {
 	return memcmp(a->w, b->w, rel_words(a) * sizeof(uint64_t));
+}
+
+/* Depth-first search; state: 0 new, 1 on the stack, 2 done. */
+static int cycle_from(const struct rel *r, int x, char *state, int *stack, int depth,
+		      int *cycle, int max)
+{
+	state[x] = 1;
+	stack[depth] = x;
+	for (int y = 0; y < r->n; y++) {
+		if (!rel_has(r, x, y))
+			continue;
+		if (state[y] == 1) {
+			int start = depth, n = 0;
+
+			while (stack[start] != y)
+				start--;
+			for (int i = start; i <= depth && n < max; i++)
+				cycle[n++] = stack[i];
+			return n;
+		}
+		if (state[y] == 0) {
+			int n = cycle_from(r, y, state, stack, depth + 1, cycle, max);
+
+			if (n)
+				return n;
+		}
+	}
+	state[x] = 2;
+	return 0;
+}
+
+int rel_find_cycle(const struct rel *r, int *cycle, int max)
+{
+	char *state = xcalloc(r->n ? r->n : 1, 1);
+	int *stack = xcalloc(r->n ? r->n : 1, sizeof(*stack));
+	int n = 0;
+
+	for (int x = 0; x < r->n && !n; x++)
+		if (state[x] == 0)
+			n = cycle_from(r, x, state, stack, 0, cycle, max);
+	free(state);
+	free(stack);
+	return n;
 }

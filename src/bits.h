@@ -62,6 +62,11 @@ void rel_range(struct set *dst, const struct rel *r);
 bool rel_is_empty(const struct rel *r);
 bool rel_is_irreflexive(const struct rel *r);
 bool rel_is_acyclic(const struct rel *r);
+/*
+ * A cycle of r, as the events along it (at most max of them); its
+ * length, or 0 when r is acyclic.  A self-loop is a cycle of one.
+ */
+int rel_find_cycle(const struct rel *r, int *cycle, int max);
 bool rel_subset(const struct rel *a, const struct rel *b);
 int rel_cmp(const struct rel *a, const struct rel *b);
 

@@ -52,6 +52,20 @@ struct cat_visitor {
 void cat_run(struct cat_model *m, const struct execution *x,
 	     const struct cat_visitor *v);
 
+/*
+ * For explanations, during a reject() call: a cycle of the relation whose
+ * acyclic or irreflexive check failed, as event ids (at most max); its
+ * length, 0 for other checks.
+ */
+int cat_failed_cycle(struct cat_model *m, int *cycle, int max);
+
+/*
+ * During an accept() or reject() call: whether the model's relation
+ * `name` relates a to b, if the model has computed that relation for
+ * this execution (false otherwise, or if it has no such relation).
+ */
+bool cat_relates(struct cat_model *m, const char *name, int a, int b);
+
 void cat_free(struct cat_model *m);
 
 #endif

@@ -889,7 +889,9 @@ static void run_from(struct cat_model *m, int at)
 			return;
 		}
 		if (!holds(m, s)) {
+			m->failed = s;
 			m->visitor->reject(m->visitor->arg, s->name);
+			m->failed = NULL;
 			return;
 		}
 	}
@@ -1016,4 +1018,43 @@ void cat_free(struct cat_model *m)
 	free(m->macros);
 	free(m->title);
 	free(m);
+}
+
+/* ---- Explanations ---- */
+
+int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
+{
+	struct cat_stmt *s = m->failed;
+	struct cat_value *v;
+	int arena = m->arena, n;
+
+	if (!s || (s->test != TEST_ACYCLIC && s->test != TEST_IRREFLEXIVE) || s->negated)
+		return 0;
+	m->arena = s->level;
+	v = eval(m, s->e, NULL);
+	m->arena = arena;
+	if (v->kind != V_REL)
+		return 0;
+	if (s->test == TEST_ACYCLIC)
+		return rel_find_cycle(v->u.rel, cycle, max);
+	for (n = 0; n < v->u.rel->n; n++) {
+		if (rel_has(v->u.rel, n, n) && max > 0) {
+			cycle[0] = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+bool cat_relates(struct cat_model *m, const char *name, int a, int b)
+{
+	/* The last binding of the name that this execution has computed. */
+	for (int i = m->nslots - 1; i >= 0; i--) {
+		struct cat_slot *sl = &m->slots[i];
+
+		if (strcmp(sl->name, name) || sl->gen != m->gens[sl->level])
+			continue;
+		return m->vals[i]->kind == V_REL && rel_has(m->vals[i]->u.rel, a, b);
+	}
+	return false;
 }

@@ -53,6 +53,7 @@ struct outcomes {
 	char *witness;		/* reads-from of an execution that satisfies it */
 	char *counterexample;	/* ... of a candidate that would, but died */
 	char *counterexample_check;	/* the check that killed it */
+	char *cycle;		/* the cycle that check found, if it has one */
 };
 
 struct cat_model;

@@ -364,6 +364,79 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	}
 }
 
+/*
+ * Relations of the kernel model (see its explanation.txt) and of our
+ * library to label a cycle's edges with, most telling first; a name the
+ * model does not have is skipped.
+ */
+static const struct {
+	const char *name;
+	const char *meaning;
+} edge_names[] = {
+	{ "rmw", "the read and the write of one atomic read-modify-write" },
+	{ "rfe", "reads-from, the store on another CPU" },
+	{ "rfi", "reads-from, the store on the same CPU" },
+	{ "coe", "coherence order, stores of different CPUs" },
+	{ "coi", "coherence order, stores of the same CPU" },
+	{ "fre", "from-reads: the load misses a later store of another CPU" },
+	{ "fri", "from-reads: the load misses a later store of its own CPU" },
+	{ "po-rel", "program order before a release" },
+	{ "acq-po", "program order after an acquire" },
+	{ "po-unlock-lock-po", "program order around an unlock and the next lock" },
+	{ "rcu-fence", "ordering by an RCU grace period" },
+	{ "strong-fence", "ordering by a strong fence (smp_mb(), synchronize_rcu())" },
+	{ "ppo", "preserved program order (dependencies, fences)" },
+	{ "cumul-fence", "ordering by a cumulative fence" },
+	{ "prop", "propagation: a store reaches a CPU before another event" },
+	{ "hb", "happens-before" },
+	{ "pb", "propagates-before" },
+	{ "rb", "RCU's ordering" },
+	{ "po-loc", "program order, same variable" },
+	{ "po", "program order" },
+	{ "co0", "the initial value comes first in coherence order" },
+	{ "obsco", "coherence order forced by what the loads observed" },
+};
+
+static int edge_label(const struct enumeration *en, int a, int b)
+{
+	int k;
+
+	for (k = 0; k < (int)(sizeof(edge_names) / sizeof(*edge_names)); k++)
+		if (cat_relates(en->model, edge_names[k].name, a, b))
+			return k;
+	return -1;
+}
+
+/* The cycle the failed check found, one event a line, edges labelled. */
+static char *describe_cycle(const struct enumeration *en)
+{
+	int cycle[64], n = cat_failed_cycle(en->model, cycle, 64), i, k;
+	bool used[sizeof(edge_names) / sizeof(*edge_names)] = { false };
+	struct strbuf sb = { 0 };
+
+	for (i = 0; i < n; i++) {
+		int next = cycle[(i + 1) % n], label = edge_label(en, cycle[i], next);
+
+		if (!i) {
+			sb_addf(&sb, "    ");
+			describe_event(en, cycle[0], &sb);
+			sb_addf(&sb, "\n");
+		}
+		sb_addf(&sb, "      --%s--> ", label < 0 ? "?" : edge_names[label].name);
+		if (i + 1 < n)
+			describe_event(en, next, &sb);
+		else
+			sb_addf(&sb, "back to the first");
+		sb_addf(&sb, "\n");
+		if (label >= 0)
+			used[label] = true;
+	}
+	for (k = 0; k < (int)(sizeof(edge_names) / sizeof(*edge_names)); k++)
+		if (used[k])
+			sb_addf(&sb, "    where %s: %s\n", edge_names[k].name, edge_names[k].meaning);
+	return sb.buf;
+}
+
 /* Tally why executions ending in a state the condition asks about died. */
 static void reject_execution(void *arg, const char *check)
 {
@@ -378,6 +451,7 @@ static void reject_execution(void *arg, const char *check)
 	if (!o->counterexample) {
 		o->counterexample = describe_execution(en);
 		o->counterexample_check = xstrdup(name);
+		o->cycle = describe_cycle(en);
 	}
 	for (i = 0; i < o->nreasons; i++) {
 		if (!strcmp(o->reasons[i], name)) {
@@ -784,5 +858,6 @@ void outcomes_free(struct outcomes *o)
 	free(o->witness);
 	free(o->counterexample);
 	free(o->counterexample_check);
+	free(o->cycle);
 	free(o->vars);
 }

@@ -245,8 +245,9 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 	if (o->witness)
 		sb_addf(out, "  For example, when:\n%s", o->witness);
 	else if (o->counterexample)
-		sb_addf(out, "  For example, the candidate where:\n%s  violates '%s'.\n",
-			o->counterexample, o->counterexample_check);
+		sb_addf(out, "  For example, the candidate where:\n%s  violates '%s'%s\n%s",
+			o->counterexample, o->counterexample_check,
+			o->cycle ? " with this cycle:" : ".", o->cycle ? o->cycle : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
 			!strcmp(o->flags[i], "data-race") ?
