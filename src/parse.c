@@ -272,12 +272,6 @@ static struct expr *new_expr(struct parser *ps, enum expr_kind kind, struct srcp
 	return e;
 }
 
-static void add_arg(struct parser *ps, struct expr *e, struct expr *arg)
-{
-	e->args = arena_grow(ps->arena, e->args, e->nargs * sizeof(*e->args),
-			     (e->nargs + 1) * sizeof(*e->args));
-	e->args[e->nargs++] = arg;
-}
 
 static struct expr *parse_expr(struct parser *ps);
 
@@ -295,9 +289,7 @@ static struct annot parse_annot(struct parser *ps)
 
 			tag = join(ps, tag, "-", part, (int)strlen(part));
 		}
-		a.tags = arena_grow(ps->arena, a.tags, a.n * sizeof(*a.tags),
-				    (a.n + 1) * sizeof(*a.tags));
-		a.tags[a.n++] = tag;
+		arena_push(ps->arena, a.tags, a.n, tag);
 	} while (accept(ps, ","));
 	expect(ps, "}");
 	return a;
@@ -308,7 +300,7 @@ static void parse_call_args(struct parser *ps, struct expr *call)
 	expect(ps, "(");
 	if (!is(ps, ")")) {
 		do
-			add_arg(ps, call, parse_expr(ps));
+			arena_push(ps->arena, call->args, call->nargs, parse_expr(ps));
 		while (accept(ps, ","));
 	}
 	expect(ps, ")");
@@ -367,7 +359,7 @@ static struct expr *parse_primitive(struct parser *ps, const struct primitive *p
 			e->op = parse_rmw_operator(ps);
 			expect(ps, ",");
 		}
-		add_arg(ps, e, parse_expr(ps));
+		arena_push(ps->arena, e->args, e->nargs, parse_expr(ps));
 	}
 	expect(ps, ")");
 	return e;
@@ -418,7 +410,7 @@ static struct expr *parse_unary_nested(struct parser *ps)
 
 	if (accept(ps, "*")) {
 		e = new_expr(ps, X_LOAD, pos);
-		add_arg(ps, e, parse_unary(ps));
+		arena_push(ps->arena, e->args, e->nargs, parse_unary(ps));
 		return e;
 	}
 	if (accept(ps, "&")) {
@@ -439,7 +431,7 @@ static struct expr *parse_unary_nested(struct parser *ps)
 			struct expr *u = new_expr(ps, X_UNARY, pos);
 
 			u->op = op;
-			add_arg(ps, u, e);
+			arena_push(ps->arena, u->args, u->nargs, e);
 			return u;
 		}
 	}
@@ -487,8 +479,8 @@ static struct expr *parse_binary(struct parser *ps, int min_prec)
 
 		next(ps);
 		e->op = binops[i].op;
-		add_arg(ps, e, left);
-		add_arg(ps, e, parse_binary(ps, binops[i].prec + 1));
+		arena_push(ps->arena, e->args, e->nargs, left);
+		arena_push(ps->arena, e->args, e->nargs, parse_binary(ps, binops[i].prec + 1));
 		left = e;
 	}
 	return left;
@@ -508,19 +500,6 @@ static struct stmt *new_stmt(struct parser *ps, enum stmt_kind kind, struct srcp
 	return s;
 }
 
-static void add_stmt_arg(struct parser *ps, struct stmt *s, struct expr *e)
-{
-	s->args = arena_grow(ps->arena, s->args, s->nargs * sizeof(*s->args),
-			     (s->nargs + 1) * sizeof(*s->args));
-	s->args[s->nargs++] = e;
-}
-
-static void add_body(struct parser *ps, struct stmt *s, struct stmt *child)
-{
-	s->body = arena_grow(ps->arena, s->body, s->nbody * sizeof(*s->body),
-			     (s->nbody + 1) * sizeof(*s->body));
-	s->body[s->nbody++] = child;
-}
 
 static struct stmt *parse_stmt(struct parser *ps);
 
@@ -533,7 +512,7 @@ static struct stmt *parse_braced(struct parser *ps, bool leave_code)
 	while (!is(ps, "}")) {
 		if (ps->tok.kind == T_EOF)
 			expected(ps, "'}'");
-		add_body(ps, s, parse_stmt(ps));
+		arena_push(ps->arena, s->body, s->nbody, parse_stmt(ps));
 	}
 	if (leave_code)
 		ps->in_code = false;
@@ -558,13 +537,13 @@ static struct stmt *parse_declaration(struct parser *ps)
 		while (accept(ps, "*"))
 			;
 		decl->name = expect_ident(ps, "a variable name");
-		add_body(ps, block, decl);
+		arena_push(ps->arena, block->body, block->nbody, decl);
 		if (accept(ps, "=")) {
 			struct stmt *init = new_stmt(ps, S_ASSIGN, decl->pos);
 
 			init->name = decl->name;
-			add_stmt_arg(ps, init, parse_expr(ps));
-			add_body(ps, block, init);
+			arena_push(ps->arena, init->args, init->nargs, parse_expr(ps));
+			arena_push(ps->arena, block->body, block->nbody, init);
 		}
 	} while (accept(ps, ","));
 	expect(ps, ";");
@@ -577,10 +556,10 @@ static struct stmt *parse_if(struct parser *ps)
 
 	next(ps);
 	expect(ps, "(");
-	add_stmt_arg(ps, s, parse_expr(ps));
+	arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	expect(ps, ")");
-	add_body(ps, s, parse_stmt(ps));
-	add_body(ps, s, accept(ps, "else") ? parse_stmt(ps) : NULL);
+	arena_push(ps->arena, s->body, s->nbody, parse_stmt(ps));
+	arena_push(ps->arena, s->body, s->nbody, accept(ps, "else") ? parse_stmt(ps) : NULL);
 	return s;
 }
 
@@ -590,9 +569,9 @@ static struct stmt *parse_while(struct parser *ps)
 
 	next(ps);
 	expect(ps, "(");
-	add_stmt_arg(ps, s, parse_expr(ps));
+	arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	expect(ps, ")");
-	add_body(ps, s, parse_stmt(ps));
+	arena_push(ps->arena, s->body, s->nbody, parse_stmt(ps));
 	return s;
 }
 
@@ -626,7 +605,7 @@ static struct stmt *parse_stmt_primitive(struct parser *ps)
 		return NULL;
 	}
 	expect(ps, "(");
-	add_stmt_arg(ps, s, parse_expr(ps));
+	arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	if (s->kind == S_ATOMIC_OP) {
 		expect(ps, ",");
 		s->op = parse_rmw_operator(ps);
@@ -634,7 +613,7 @@ static struct stmt *parse_stmt_primitive(struct parser *ps)
 	if (s->kind == S_STORE || s->kind == S_ATOMIC_OP ||
 	    (s->kind == S_SRCU && is(ps, ","))) {
 		expect(ps, ",");
-		add_stmt_arg(ps, s, parse_expr(ps));
+		arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	}
 	expect(ps, ")");
 	expect(ps, ";");
@@ -657,11 +636,11 @@ static struct stmt *parse_expr_stmt(struct parser *ps)
 			s->name = lhs->name;
 		} else if (lhs->kind == X_LOAD && !lhs->annot.n) {
 			s = new_stmt(ps, S_STORE, pos);
-			add_stmt_arg(ps, s, lhs->args[0]);
+			arena_push(ps->arena, s->args, s->nargs, lhs->args[0]);
 		} else {
 			die_at(pos, "expected a register or '*pointer' on the left of '='");
 		}
-		add_stmt_arg(ps, s, parse_expr(ps));
+		arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	} else if (lhs->kind == X_CALL) {
 		s = new_stmt(ps, S_CALL, pos);
 		s->name = lhs->name;
@@ -669,7 +648,7 @@ static struct stmt *parse_expr_stmt(struct parser *ps)
 		s->args = lhs->args;
 	} else {
 		s = new_stmt(ps, S_ASSIGN, pos);
-		add_stmt_arg(ps, s, lhs);
+		arena_push(ps->arena, s->args, s->nargs, lhs);
 	}
 	expect(ps, ";");
 	return s;

@@ -58,6 +58,16 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* The message, then exit (or jump, see die_jump); the prefix is printed. */
+static _Noreturn void vdie(int status, const char *fmt, va_list ap)
+{
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	if (die_jump)
+		longjmp(*die_jump, status);
+	exit(status);
+}
+
 void die_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;
@@ -65,12 +75,7 @@ void die_at(struct srcpos pos, const char *fmt, ...)
 	fflush(stdout);
 	fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (die_jump)
-		longjmp(*die_jump, EXIT_BAD_INPUT);
-	exit(EXIT_BAD_INPUT);
+	vdie(EXIT_BAD_INPUT, fmt, ap);
 }
 
 void die(int status, const char *fmt, ...)
@@ -80,12 +85,7 @@ void die(int status, const char *fmt, ...)
 	fflush(stdout);
 	fputs("lkmm: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (die_jump)
-		longjmp(*die_jump, status);
-	exit(status);
+	vdie(status, fmt, ap);
 }
 
 char *read_file(const char *path, size_t *len)

@@ -34,6 +34,11 @@ void *arena_alloc(struct arena *a, size_t size);	/* zeroed */
 void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 void arena_free(struct arena *a);
+/* Append item to `array`, an arena-allocated array of `count` items. */
+#define arena_push(a, array, count, item)					\
+	((array) = arena_grow((a), (array), (count) * sizeof(*(array)),	\
+			      ((count) + 1) * sizeof(*(array))),		\
+	 (array)[(count)++] = (item))
 
 /* A position in an input file, for FILE:LINE:COL diagnostics. */
 struct srcpos {
