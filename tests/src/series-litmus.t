@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The litmus tests that our kernel series adds (the new .litmus files of
+# kernel/patches/*.patch): lkmm's output equals herd7's, recorded in
+# tests/kernel/litmus-expected/, and each test's "Result:" comment holds.
+source "$(dirname "$0")/../lib/tap.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+expected=$top/tests/kernel/litmus-expected
+
+# Write every .litmus file a patch creates into $work.
+awk -v dir="$work" '
+	/^diff --git / { out = ""; if ($3 ~ /\.litmus$/) { n = split($3, p, "/"); name = p[n] } else name = ""; next }
+	/^new file/ && name != "" { out = dir "/" name; next }
+	/^@@/ { body = (out != ""); next }
+	body && /^\+/ { print substr($0, 2) > out; next }
+	body && !/^[ +-]/ { body = 0 }
+' "$top"/kernel/patches/*.patch
+tests=$(ls "$work"/*.litmus 2>/dev/null)
+set -- $LKMM_BINARIES
+plan $(( $# * $(echo $tests | wc -w) * 2 ))
+
+without_time() { grep -v '^Time \|^Hash='; }
+
+for lkmm in $LKMM_BINARIES; do
+	tag=$(basename "$(dirname "$lkmm")")
+	for t in $tests; do
+		name=$(basename "$t")
+		"$lkmm" check -I "$model_dir" "$t" > "$work/out" 2>&1
+		if diff -u <(without_time < "$expected/$name.out") <(without_time < "$work/out") \
+			> "$work/diff" 2>&1; then
+			ok "$tag: $name as herd7"
+		else
+			not_ok "$tag: $name as herd7"
+			diag < "$work/diff"
+		fi
+		want=$(sed -n 's/^.*Result: *\([A-Za-z]*\).*$/\1/p' "$t" | head -1)
+		if grep -q "^Observation [^ ]* $want " "$work/out"; then
+			ok "$tag: $name is $want, as its Result: comment says"
+		else
+			not_ok "$tag: $name is $want, as its Result: comment says"
+			grep '^Observation' "$work/out" | diag
+		fi
+	done
+done
