@@ -35,10 +35,11 @@ static void write_out_file(const char *dir, const char *path, const char *text)
 	sb_free(&name);
 }
 
-static void check_one(const char *path, struct cat_model *model, const struct check_options *opts)
+static void check_one(const char *path, struct cat_model *model,
+		      const struct macro_table *macros, const struct check_options *opts)
 {
 	double start = now();
-	struct litmus *t = load_test(path, opts->model_dir, opts->cfg_name);
+	struct litmus *t = load_test(path, macros);
 	struct program *p = program_build(t, &opts->limits);
 	struct outcomes o;
 	struct strbuf out = { 0 };
@@ -63,10 +64,12 @@ static void check_one(const char *path, struct cat_model *model, const struct ch
 int check_files(char **files, int nfiles, const struct check_options *opts)
 {
 	struct cat_model *model = cat_load(opts->model_dir, opts->cfg_name);
+	struct macro_table *macros = load_macros(cat_macros_file(model));
 	int i;
 
 	for (i = 0; i < nfiles; i++)
-		check_one(files[i], model, opts);
+		check_one(files[i], model, macros, opts);
+	macros_free(macros);
 	cat_free(model);
 	return 0;
 }

@@ -68,7 +68,9 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
 int check_files(char **files, int nfiles, const struct check_options *opts);
 
-/* Parse and expand a test with the model's macros (main.c). */
-struct litmus *load_test(const char *path, const char *model_dir, const char *cfg_name);
+/* The macros of a .def file (main.c). */
+struct macro_table *load_macros(const char *path);
+/* Parse and expand a test; the macros must outlive it (main.c). */
+struct litmus *load_test(const char *path, const struct macro_table *macros);
 
 #endif

@@ -184,13 +184,11 @@ static struct stmt *expand_stmt(struct stmt *s, const struct expander *x, const 
 	return copy;
 }
 
-void litmus_expand(struct litmus *t, struct macro_table *macros)
+void litmus_expand(struct litmus *t, const struct macro_table *macros)
 {
 	const struct expander x = { macros, &t->arena };
 	int i;
 
-	/* The expanded tree shares nodes (e.g. annotations) with the macros. */
-	t->macros = macros;
 	for (i = 0; i < t->nprocs; i++)
 		t->procs[i].body = expand_stmt(t->procs[i].body, &x, NULL);
 }

@@ -144,7 +144,6 @@ struct litmus {
 	struct prop *filter;		/* NULL if none */
 	enum quantifier quantifier;
 	struct prop *cond;
-	struct macro_table *macros;	/* the expanded tree points into them */
 };
 
 /*
@@ -176,8 +175,9 @@ void litmus_free(struct litmus *t);
 void macros_free(struct macro_table *table);
 /*
  * Replace every macro call in the test by the macro's body (expand.c).
- * The test then owns the macros.
+ * The expanded tree shares nodes (e.g. annotations) with the macros,
+ * which must outlive the test.
  */
-void litmus_expand(struct litmus *t, struct macro_table *macros);
+void litmus_expand(struct litmus *t, const struct macro_table *macros);
 
 #endif

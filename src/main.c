@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cat.h"
 #include "check.h"
 #include "events.h"
 #include "litmus.h"
@@ -149,24 +150,26 @@ static char *read_or_die(const char *path)
 	return text;
 }
 
-/* Parse and expand one test with the model directory's macros. */
-struct litmus *load_test(const char *path, const char *model_dir, const char *cfg_name)
+struct macro_table *load_macros(const char *path)
 {
-	char *macros_path = model_cfg_file(model_dir, cfg_name, "macros");
-	struct macro_table *macros;
-	struct litmus *t;
 	char *text;
+	struct macro_table *macros;
 
-	if (!macros_path)
-		die(EXIT_BAD_INPUT, "%s/%s names no macros file", model_dir, cfg_name);
-	text = read_or_die(macros_path);
-	macros = macros_parse(macros_path, text);
-	free(text);
+	if (!path)
+		die(EXIT_BAD_INPUT, "the model's configuration names no macros file");
 	text = read_or_die(path);
-	t = litmus_parse(path, text);
+	macros = macros_parse(path, text);
+	free(text);
+	return macros;
+}
+
+struct litmus *load_test(const char *path, const struct macro_table *macros)
+{
+	char *text = read_or_die(path);
+	struct litmus *t = litmus_parse(path, text);
+
 	free(text);
 	litmus_expand(t, macros);
-	free(macros_path);
 	return t;
 }
 
@@ -175,6 +178,8 @@ static int cmd_parse(int argc, char **argv)
 	struct check_options opts;
 	const char *explicit_dir = NULL;
 	char **files, *dir;
+	struct cat_model *model;
+	struct macro_table *macros;
 	struct litmus *test;
 	struct program *prog;
 
@@ -182,11 +187,15 @@ static int cmd_parse(int argc, char **argv)
 	if (parse_options(argc, argv, 2, &opts, &explicit_dir, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
 	dir = model_dir_find(explicit_dir, opts.cfg_name);
-	test = load_test(files[0], dir, opts.cfg_name);
+	model = cat_load(dir, opts.cfg_name);
+	macros = load_macros(cat_macros_file(model));
+	test = load_test(files[0], macros);
 	prog = program_build(test, &opts.limits);
 	program_print(prog, stdout);
 	program_free(prog);
 	litmus_free(test);
+	macros_free(macros);
+	cat_free(model);
 	free(files);
 	free(dir);
 	return 0;

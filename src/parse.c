@@ -164,8 +164,9 @@ static bool is(const struct parser *ps, const char *text)
 {
 	const struct token *t = &ps->tok;
 
-	return t->kind != T_EOF && t->kind != T_STRING &&
-	       (int)strlen(text) == t->len && !strncmp(t->start, text, t->len);
+	/* No strlen(): this is the parser's innermost loop. */
+	return t->kind != T_EOF && t->kind != T_STRING && t->start[0] == text[0] &&
+	       !strncmp(t->start, text, t->len) && text[t->len] == '\0';
 }
 
 static _Noreturn void expected(const struct parser *ps, const char *what)
@@ -1057,8 +1058,6 @@ struct macro_table *macros_parse(const char *file, const char *text)
 
 void litmus_free(struct litmus *t)
 {
-	if (t->macros)
-		macros_free(t->macros);
 	arena_free(&t->arena);
 	free(t);
 }

@@ -18,8 +18,9 @@
 #endif
 
 static struct litmus *current;
+static struct macro_table *macros;	/* parsed once, kept for every input */
 
-static char *def_text(void)
+static void load_macros(void)
 {
 	char *text = read_file(FUZZ_MACROS, NULL);
 
@@ -27,27 +28,28 @@ static char *def_text(void)
 		perror(FUZZ_MACROS);
 		abort();
 	}
-	return text;
+	macros = macros_parse(FUZZ_MACROS, text);
+	free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	jmp_buf jump;
 	char *text = xmalloc(size + 1);
-	char *macros_text = def_text();
 
+	if (!macros)
+		load_macros();
 	memcpy(text, data, size);
 	text[size] = '\0';
 	current = xcalloc(1, sizeof(*current));
 	die_jump = &jump;
 	if (!setjmp(jump)) {
 		litmus_read(current, "fuzz.litmus", text);
-		litmus_expand(current, macros_parse(FUZZ_MACROS, macros_text));
+		litmus_expand(current, macros);
 	}
 	die_jump = NULL;
 	litmus_free(current);
 	current = NULL;
-	free(macros_text);
 	free(text);
 	return 0;
 }
