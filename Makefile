@@ -65,6 +65,7 @@ check:
 FUZZ := build/fuzz/fuzz_parse
 FUZZ_DEF := build/kernel-model/tools/memory-model/linux-kernel.def
 $(FUZZ): tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c src/litmus.h src/util.h
+	scripts/setup.sh fuzz
 	@mkdir -p $(@D)
 	clang -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -Isrc \
 		-DFUZZ_MACROS='"$(CURDIR)/$(FUZZ_DEF)"' \
@@ -72,7 +73,6 @@ $(FUZZ): tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c src/litmus.h
 		-o $@ tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c
 
 fuzz: $(FUZZ)
-	scripts/setup.sh checker
 	rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus
 	cp $$(find build/kernel-model tests/src -name '*.litmus') build/fuzz/corpus/
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 -rss_limit_mb=2048 \

@@ -4,16 +4,16 @@
 # print the apt-get line and stop), then unpack the kernel's memory model and
 # litmus tests from Debian's linux-source package into build/kernel-model/.
 #
-# Usage: scripts/setup.sh [checker|kernel|all]   (default: checker)
+# Usage: scripts/setup.sh [checker|all|fuzz]   (default: checker)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-checker}
 
-# Packages each part of the project needs, by Debian name.
+# Packages the checker and its tests need, by Debian name; the kernel
+# harness checks its own (kernel/scripts/deps.sh).
 checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc)
-kernel_packages=(bc bison flex libelf-dev libssl-dev cpio ccache qemu-system-x86
-		 busybox-static python3 e2fsprogs)
+fuzz_packages=(clang libclang-rt-14-dev)
 
 missing_packages() {
 	local p
@@ -61,7 +61,8 @@ unpack_model() {
 
 case $what in
 checker) install_packages "${checker_packages[@]}"; unpack_model ;;
-kernel)  install_packages "${checker_packages[@]}" "${kernel_packages[@]}" ;;
-all)     install_packages "${checker_packages[@]}" "${kernel_packages[@]}"; unpack_model ;;
-*) echo "usage: $0 [checker|kernel|all]" >&2; exit 2 ;;
+all)     install_packages "${checker_packages[@]}"; unpack_model
+	 "$top/kernel/scripts/deps.sh" ;;
+fuzz)    install_packages "${checker_packages[@]}" "${fuzz_packages[@]}"; unpack_model ;;
+*) echo "usage: $0 [checker|all|fuzz]" >&2; exit 2 ;;
 esac
