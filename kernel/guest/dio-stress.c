@@ -14,7 +14,8 @@
  * Raw AIO syscalls keep the static binary free of libaio.  Runs as PID 1's
  * child in the test guest; it needs to be root to mount.
  *
- * Usage: dio-stress FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS
+ * Usage: dio-stress FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS WRITES
+ * (WRITES: 4 KiB writes per thread and round, all in one io_submit()).
  * Prints "dio-stress: PASS ..." and exits 0, or "dio-stress: FAIL ..."
  * and exits 1.
  */
@@ -34,7 +35,7 @@
 #include <unistd.h>
 
 #define IO_SIZE 4096
-#define BLOCKS_PER_FILE 8	/* writes each thread has in flight per round */
+#define MAX_WRITES 256		/* writes each thread may have in flight per round */
 #define MAX_THREADS 64
 #define STAGGER_US 500		/* between the start of successive thread pairs */
 
@@ -44,13 +45,14 @@ struct config {
 	const char *mountpoint;
 	long rounds;
 	long threads;
+	long writes;	/* per thread and round, one IO_SIZE block each */
 };
 
 struct worker {
 	const struct config *cfg;
 	pthread_t thread;
 	long id;
-	unsigned char *buf;	/* BLOCKS_PER_FILE aligned blocks */
+	unsigned char *buf;	/* cfg->writes aligned blocks */
 	int failed;
 };
 
@@ -78,9 +80,9 @@ static unsigned char pattern(long round, long id, long blk)
 	return (unsigned char)(round * 131 + id * 17 + blk * 3 + 1);
 }
 
-static void fill(unsigned char *buf, long round, long id)
+static void fill(const struct config *cfg, unsigned char *buf, long round, long id)
 {
-	for (long blk = 0; blk < BLOCKS_PER_FILE; blk++)
+	for (long blk = 0; blk < cfg->writes; blk++)
 		memset(buf + blk * IO_SIZE, pattern(round, id, blk), IO_SIZE);
 }
 
@@ -112,9 +114,9 @@ static void create_files(const struct config *cfg, unsigned char *buf)
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
 			fail("create %s: %s", path, strerror(errno));
-		fill(buf, 0, id);
-		ssize_t n = write(fd, buf, BLOCKS_PER_FILE * IO_SIZE);
-		if (n != BLOCKS_PER_FILE * IO_SIZE || fsync(fd) || close(fd))
+		fill(cfg, buf, 0, id);
+		ssize_t n = write(fd, buf, cfg->writes * IO_SIZE);
+		if (n != cfg->writes * IO_SIZE || fsync(fd) || close(fd))
 			fail("write %s: %s", path, strerror(errno));
 	}
 	do_umount(cfg);
@@ -150,8 +152,9 @@ static pthread_barrier_t phase;
 /* One round of one thread: all its writes submitted in one io_submit(). */
 static int write_round(struct worker *w, long round)
 {
-	struct iocb cbs[BLOCKS_PER_FILE], *cbp[BLOCKS_PER_FILE];
-	struct io_event ev[BLOCKS_PER_FILE];
+	struct iocb cbs[MAX_WRITES], *cbp[MAX_WRITES];
+	struct io_event ev[MAX_WRITES];
+	const long writes = w->cfg->writes;
 	aio_context_t ctx = 0;
 	char path[256];
 	long done = 0;
@@ -160,13 +163,13 @@ static int write_round(struct worker *w, long round)
 	pthread_barrier_wait(&phase);	/* mounted */
 	file_path(w->cfg, w->id, path, sizeof(path));
 	int fd = open(path, O_WRONLY | O_DIRECT);
-	if (fd < 0 || sys_io_setup(BLOCKS_PER_FILE, &ctx)) {
+	if (fd < 0 || sys_io_setup((unsigned)writes, &ctx)) {
 		printf("dio-stress: open/io_setup %s: %s\n", path, strerror(errno));
 		ok = 0;
 	}
-	fill(w->buf, round, w->id);
+	fill(w->cfg, w->buf, round, w->id);
 	memset(cbs, 0, sizeof(cbs));
-	for (long blk = 0; blk < BLOCKS_PER_FILE; blk++) {
+	for (long blk = 0; blk < writes; blk++) {
 		cbs[blk].aio_lio_opcode = IOCB_CMD_PWRITE;
 		cbs[blk].aio_fildes = (uint32_t)fd;
 		cbs[blk].aio_buf = (uint64_t)(uintptr_t)(w->buf + blk * IO_SIZE);
@@ -182,12 +185,12 @@ static int write_round(struct worker *w, long round)
 	pthread_barrier_wait(&phase);
 	struct timespec stagger = { .tv_nsec = (w->id / 2) % 4 * STAGGER_US * 1000L };
 	nanosleep(&stagger, NULL);
-	if (ok && sys_io_submit(ctx, BLOCKS_PER_FILE, cbp) != BLOCKS_PER_FILE) {
+	if (ok && sys_io_submit(ctx, writes, cbp) != writes) {
 		printf("dio-stress: io_submit %s: %s\n", path, strerror(errno));
 		ok = 0;
 	}
-	while (ok && done < BLOCKS_PER_FILE) {
-		long n = sys_io_getevents(ctx, 1, BLOCKS_PER_FILE - done, ev);
+	while (ok && done < writes) {
+		long n = sys_io_getevents(ctx, 1, writes - done, ev);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -229,11 +232,11 @@ static void verify_files(const struct config *cfg, unsigned char *buf)
 	for (long id = 0; id < cfg->threads; id++) {
 		file_path(cfg, id, path, sizeof(path));
 		int fd = open(path, O_RDONLY);
-		if (fd < 0 || read(fd, buf, BLOCKS_PER_FILE * IO_SIZE) !=
-			      BLOCKS_PER_FILE * IO_SIZE)
+		if (fd < 0 || read(fd, buf, cfg->writes * IO_SIZE) !=
+			      cfg->writes * IO_SIZE)
 			fail("read back %s: %s", path, strerror(errno));
 		close(fd);
-		for (long blk = 0; blk < BLOCKS_PER_FILE; blk++) {
+		for (long blk = 0; blk < cfg->writes; blk++) {
 			unsigned char want = pattern(cfg->rounds, id, blk);
 			for (long i = 0; i < IO_SIZE; i++)
 				if (buf[blk * IO_SIZE + i] != want)
@@ -260,15 +263,16 @@ int main(int argc, char **argv)
 	struct worker workers[MAX_THREADS];
 	unsigned char *scratch;
 
-	if (argc != 6)
-		fail("usage: %s FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS", argv[0]);
+	if (argc != 7)
+		fail("usage: %s FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS WRITES", argv[0]);
 	cfg.fstype = argv[1];
 	cfg.device = argv[2];
 	cfg.mountpoint = argv[3];
 	cfg.rounds = parse_count(argv[4], 1000000);
 	cfg.threads = parse_count(argv[5], MAX_THREADS);
+	cfg.writes = parse_count(argv[6], MAX_WRITES);
 
-	scratch = aligned_alloc(IO_SIZE, BLOCKS_PER_FILE * IO_SIZE);
+	scratch = aligned_alloc(IO_SIZE, cfg.writes * IO_SIZE);
 	if (!scratch)
 		fail("out of memory");
 	create_files(&cfg, scratch);
@@ -278,7 +282,7 @@ int main(int argc, char **argv)
 		fail("pthread_barrier_init");
 	for (long id = 0; id < cfg.threads; id++) {
 		workers[id] = (struct worker){ .cfg = &cfg, .id = id };
-		workers[id].buf = aligned_alloc(IO_SIZE, BLOCKS_PER_FILE * IO_SIZE);
+		workers[id].buf = aligned_alloc(IO_SIZE, cfg.writes * IO_SIZE);
 		if (!workers[id].buf)
 			fail("out of memory");
 	}
@@ -300,7 +304,7 @@ int main(int argc, char **argv)
 			fail("%s: thread %ld had I/O errors (see above)", cfg.fstype, id);
 	}
 	verify_files(&cfg, scratch);
-	printf("dio-stress: PASS %s: %ld rounds x %ld threads x %d async O_DIRECT writes\n",
-	       cfg.fstype, cfg.rounds, cfg.threads, BLOCKS_PER_FILE);
+	printf("dio-stress: PASS %s: %ld rounds x %ld threads x %ld async O_DIRECT writes\n",
+	       cfg.fstype, cfg.rounds, cfg.threads, cfg.writes);
 	return 0;
 }

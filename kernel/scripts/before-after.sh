@@ -12,7 +12,8 @@
 # the boot and KUnit run at normal speed.
 #
 # Environment (defaults in brackets): LKMM_BA_ROUNDS [40],
-# LKMM_BA_THREADS [8], LKMM_BA_SKIP_WATCH [50], LKMM_BA_UDELAY [200].
+# LKMM_BA_THREADS [8], LKMM_BA_WRITES [8], LKMM_BA_SKIP_WATCH [50],
+# LKMM_BA_UDELAY [200].
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -34,6 +35,7 @@ DIO_WQ_FUNCS='sb_init_dio_done_wq|__iomap_dio_rw|iomap_dio_complete|iomap_dio_do
 run() {
 	local mode=$1 rc=0
 	LKMM_ROUNDS=${LKMM_BA_ROUNDS:-40} LKMM_THREADS=${LKMM_BA_THREADS:-8} \
+	LKMM_WRITES=${LKMM_BA_WRITES:-8} \
 	LKMM_KERNEL_ARGS="lkmm.kcsan_skip_watch=${LKMM_BA_SKIP_WATCH:-50} lkmm.kcsan_udelay_task=${LKMM_BA_UDELAY:-200}" \
 		"$KERNEL_DIR/scripts/kernel-check.sh" "--$mode" >"$OUT/$mode.out" 2>&1 || rc=$?
 	grep -q '^lkmm-guest: done' "$KGUEST/console-$mode.log" ||
@@ -56,7 +58,7 @@ main() {
 	before=$(run pristine)
 	after=$(run series)
 	{
-		echo "settings: rounds=${LKMM_BA_ROUNDS:-40} threads=${LKMM_BA_THREADS:-8}" \
+		echo "settings: rounds=${LKMM_BA_ROUNDS:-40} threads=${LKMM_BA_THREADS:-8} writes=${LKMM_BA_WRITES:-8}" \
 		     "kcsan.skip_watch=${LKMM_BA_SKIP_WATCH:-50} kcsan.udelay_task=${LKMM_BA_UDELAY:-200}"
 		summary pristine "$before"
 		summary series "$after"

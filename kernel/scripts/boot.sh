@@ -11,8 +11,9 @@
 #                            whose /dev/kvm cannot run an ordinary guest
 #                            (PVM) QEMU aborts or hangs there.  Delete
 #                            build/kernel/kvm-probe.result to probe again.
-#   LKMM_BOOT_TIMEOUT=secs   whole-boot limit (default 900)
-#   LKMM_ROUNDS, LKMM_THREADS  dio-stress rounds and threads (20, 4)
+#   LKMM_BOOT_TIMEOUT=secs   whole-boot limit (default 1200)
+#   LKMM_ROUNDS, LKMM_THREADS, LKMM_WRITES
+#                            dio-stress rounds, threads, writes (20, 4, 8)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -67,9 +68,10 @@ main() {
 	[ -f "$KGUEST/initramfs.cpio" ] || die "guest files missing; run mkguest.sh"
 	accel=$(pick_accel)
 	log "booting with $accel, 2 vCPUs; console -> $out"
-	qemu "$accel" "${LKMM_BOOT_TIMEOUT:-900}" "$out" \
-		"lkmm.rounds=${LKMM_ROUNDS:-20}" "lkmm.threads=${LKMM_THREADS:-4}" "$@" || rc=$?
-	[ "$rc" = 124 ] && log "QEMU timed out after ${LKMM_BOOT_TIMEOUT:-900}s"
+	qemu "$accel" "${LKMM_BOOT_TIMEOUT:-1200}" "$out" \
+		"lkmm.rounds=${LKMM_ROUNDS:-20}" "lkmm.threads=${LKMM_THREADS:-4}" \
+		"lkmm.writes=${LKMM_WRITES:-8}" "$@" || rc=$?
+	[ "$rc" = 124 ] && log "QEMU timed out after ${LKMM_BOOT_TIMEOUT:-1200}s"
 	return "$rc"
 }
 
