@@ -108,7 +108,10 @@ main() {
 		switch_to pristine
 		log "tree ready (pristine)"
 	else
-		switch_to "$(series_commit)"
+		# A separate assignment, so set -e sees series_commit fail.
+		local commit
+		commit=$(series_commit)
+		switch_to "$commit"
 		log "tree ready (series, $(series_patches | wc -l) patches)"
 	fi
 	echo "$want" >"$stamp"
