@@ -480,8 +480,9 @@ static bool all_known(const struct enumeration *en, const bool *known, int proc,
 /*
  * herd7 computes values by solving equations along reads-from: a value
  * that only a cycle of reads-from and dependencies could produce (out of
- * thin air) has no solution, and herd7 drops the candidate.  Propagate
- * "known" from the constants and initial values the same way.
+ * thin air) has no solution and stays symbolic.  Propagate "known" from
+ * the constants and initial values the same way: a read that is not
+ * known must be the symbolic value, which stands for all of them.
  */
 static bool values_derivable(struct enumeration *en)
 {
@@ -516,7 +517,8 @@ static bool values_derivable(struct enumeration *en)
 		}
 	}
 	for (k = 0; k < en->nreads; k++)
-		all = all && known[en->reads[k]];
+		all = all && (known[en->reads[k]] ||
+			      value_is_symbolic(x->events[en->reads[k]].val));
 	free(known);
 	return all;
 }

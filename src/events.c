@@ -57,15 +57,19 @@ struct run {
 };
 
 static const struct value zero;
+static const struct value symbolic = { true, -1 };
 
 bool value_eq(struct value a, struct value b)
 {
 	return a.is_addr == b.is_addr && a.n == b.n;
 }
 
-/* Integers first, numerically; then addresses by location name. */
+/* Symbols, then integers numerically, then addresses by location name. */
 int value_cmp(const struct program *p, struct value a, struct value b)
 {
+	/* herd7 puts its symbols first. */
+	if (value_is_symbolic(a) || value_is_symbolic(b))
+		return value_is_symbolic(b) - value_is_symbolic(a);
 	if (a.is_addr != b.is_addr)
 		return a.is_addr ? 1 : -1;
 	if (a.is_addr)
@@ -75,7 +79,9 @@ int value_cmp(const struct program *p, struct value a, struct value b)
 
 void value_print(const struct program *p, struct value v, struct strbuf *out)
 {
-	if (v.is_addr)
+	if (value_is_symbolic(v))
+		sb_addf(out, "S");	/* herd7 numbers its symbols: S16, ... */
+	else if (v.is_addr)
 		sb_addf(out, "%s", p->loc_names[v.n]);
 	else
 		sb_addf(out, "%lld", v.n);
@@ -179,7 +185,7 @@ static bool add_value(struct value_set *s, int loc, struct value v,
 
 static int loc_of(struct run *r, struct tval addr, struct srcpos pos)
 {
-	if (!addr.v.is_addr) {
+	if (!addr.v.is_addr || value_is_symbolic(addr.v)) {
 		/* A guessed value no write may justify; drop the run. */
 		r->abandoned = true;
 		(void)pos;
@@ -271,6 +277,13 @@ static struct tval binary(struct run *r, const struct expr *e)
 	struct tval out = { zero, a.deps | b.deps };
 	long long x, y;
 
+	if (value_is_symbolic(a.v) || value_is_symbolic(b.v)) {
+		/* herd7 would split on a symbolic condition; give the run up. */
+		if (e->op != OP_ADD && e->op != OP_SUB)
+			r->abandoned = true;
+		out.v = symbolic;
+		return out;
+	}
 	if (e->op == OP_EQ || e->op == OP_NE) {
 		out.v = int_value(value_eq(a.v, b.v) == (e->op == OP_EQ));
 		return out;
@@ -386,6 +399,10 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	if (loc < 0)
 		return (struct tval){ zero, 0 };
 	old.v = guess(r, loc, e->pos);
+	if (value_is_symbolic(old.v) && (e->kind == X_CMPXCHG || e->kind == X_ADD_UNLESS)) {
+		r->abandoned = true;	/* see binary() */
+		return (struct tval){ zero, 0 };
+	}
 	switch (e->kind) {
 	case X_CMPXCHG:
 		succeeds = value_eq(old.v, operand.v);
@@ -550,6 +567,10 @@ static bool run_branch(struct run *r, const struct expr *cond, const struct stmt
 	uint64_t outer = r->ctrl;
 	bool taken = !value_eq(c.v, zero);
 
+	if (value_is_symbolic(c.v)) {
+		r->abandoned = true;	/* see binary() */
+		return false;
+	}
 	r->ctrl |= c.deps;
 	exec_stmt(r, taken ? then : otherwise);
 	r->ctrl = outer;
@@ -934,8 +955,10 @@ static void collect_constants(const struct stmt *s, struct value_set *consts,
  * "if (READ_ONCE(*x)) r = 1; WRITE_ONCE(*y, r);" racing with
  * "WRITE_ONCE(*x, READ_ONCE(*y));", x = 1 needs y = 1 and vice versa.
  * herd7 finds such executions by solving equations; here every integer
- * constant of the code is a candidate value of every location, and
- * enumerate.c drops the executions whose values no store really derives.
+ * constant of the code is a candidate value of every location, and so is
+ * the symbolic value, for cycles that carry no constant at all (herd7
+ * leaves those unsolved).  enumerate.c keeps only the executions whose
+ * concrete values some store really derives.
  */
 static void seed_constants(const struct program *p, struct value_sets *sets,
 			   const struct event_limits *limits)
@@ -945,6 +968,7 @@ static void seed_constants(const struct program *p, struct value_sets *sets,
 
 	for (i = 0; i < p->nprocs; i++)
 		collect_constants(p->test->procs[i].body, &consts, limits);
+	add_value(&consts, 0, symbolic, limits);
 	for (i = 0; i < p->nlocs; i++) {
 		for (k = 0; k < consts.n[0]; k++) {
 			add_value(&sets->known, i, consts.v[0][k], limits);

@@ -13,11 +13,21 @@
 
 #include "bits.h"
 
-/* A value: a plain integer or the address of a shared location. */
+/*
+ * A value: a plain integer or the address of a shared location.  The
+ * address of no location (n = -1) stands for a value that herd7 leaves
+ * symbolic: one that only a cycle of loads and stores carries, out of
+ * thin air, which no store computes.
+ */
 struct value {
 	bool is_addr;
 	long long n;		/* the integer, or the location id */
 };
+
+static inline bool value_is_symbolic(struct value v)
+{
+	return v.is_addr && v.n < 0;
+}
 
 /*
  * Event kinds, following herd7's C actions.  The names of the sets the
