@@ -6,10 +6,11 @@
  * sb_init_dio_done_wq() on the first *asynchronous* O_DIRECT write after a
  * mount and freed again at unmount.  So each round of this program mounts
  * the filesystem (a new superblock, no workqueue yet), lets several
- * threads open their files, lines them up on a barrier and has all of them
- * io_submit() O_DIRECT writes at once: every thread then races to be the
- * first to see s_dio_done_wq == NULL.  After the last round the data is
- * read back and checked.
+ * threads open their files, lines them up on a barrier and lets them
+ * io_submit() their O_DIRECT writes, two at a time, the pairs STAGGER_US
+ * apart: the threads of a pair race to create s_dio_done_wq, and later
+ * ones test it while an earlier one may be publishing it.  After the last
+ * round the data is read back and checked.
  *
  * Raw AIO syscalls keep the static binary free of libaio.  Runs as PID 1's
  * child in the test guest; it needs to be root to mount.
