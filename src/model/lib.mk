@@ -2,6 +2,10 @@
 # become string constants in build/catlib.c, found by name at run time
 # (see catparse.c).  Include this from the top-level Makefile and link
 # $(CATLIB_OBJ) into bin/lkmm.
+#
+# Models include herd7's library by herd7's file names ("cross.cat");
+# ours are named lkmm-cross.cat etc., so that no one takes them for
+# herd7's files, and answer to the name without the prefix.
 
 CATLIB_SRC := $(sort $(wildcard src/model/lib/*.cat))
 CATLIB_C := build/catlib.c
@@ -13,7 +17,7 @@ $(CATLIB_C): $(CATLIB_SRC) src/model/lib.mk
 	  echo '#include "catast.h"'; \
 	  echo 'const struct cat_libfile cat_lib_files[] = {'; \
 	  for f in $(CATLIB_SRC); do \
-	    printf '\t{ "%s",\n' "$$(basename $$f)"; \
+	    printf '\t{ "%s",\n' "$$(basename $$f | sed 's/^lkmm-//')"; \
 	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t  "/' -e 's/$$/\\n"/' $$f; \
 	    printf '\t},\n'; \
 	  done; \
