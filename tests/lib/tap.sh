@@ -15,3 +15,27 @@ ok() { test_number=$((test_number + 1)); echo "ok $test_number - $*"; }
 not_ok() { test_number=$((test_number + 1)); echo "not ok $test_number - $*"; }
 diag() { sed 's/^/# /'; }
 : "${TMPDIR:=/tmp}"
+
+without_time() { grep -v '^Time \|^Hash='; }
+
+# check_litmus LKMM TAG TEST EXPECTED SCRATCH: two cases: lkmm's output
+# equals herd7's (EXPECTED, Time and Hash aside), and the Observation is
+# what the test's "Result:" comment says.
+check_litmus() {
+	local lkmm=$1 tag=$2 test=$3 expected=$4 out=$5.out name want
+	name=$(basename "$test")
+	"$lkmm" check -I "$model_dir" "$test" > "$out" 2>&1
+	if diff -u <(without_time < "$expected") <(without_time < "$out") > "$5.diff" 2>&1; then
+		ok "$tag: $name as herd7"
+	else
+		not_ok "$tag: $name as herd7"
+		diag < "$5.diff"
+	fi
+	want=$(sed -n 's/^.*Result: *\([A-Za-z]*\).*$/\1/p' "$test" | head -1)
+	if grep -q "^Observation [^ ]* $want " "$out"; then
+		ok "$tag: $name is $want, as its Result: comment says"
+	else
+		not_ok "$tag: $name is $want, as its Result: comment says"
+		grep '^Observation' "$out" | diag
+	fi
+}

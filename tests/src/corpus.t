@@ -20,8 +20,6 @@ done
 set -- $LKMM_BINARIES
 plan $(( $# * ${#pairs[@]} ))
 
-without_time() { grep -v '^Time \|^Hash='; }
-
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
 	for pair in "${pairs[@]}"; do

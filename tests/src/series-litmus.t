@@ -19,26 +19,9 @@ tests=$(ls "$work"/*.litmus 2>/dev/null)
 set -- $LKMM_BINARIES
 plan $(( $# * $(echo $tests | wc -w) * 2 ))
 
-without_time() { grep -v '^Time \|^Hash='; }
-
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
 	for t in $tests; do
-		name=$(basename "$t")
-		"$lkmm" check -I "$model_dir" "$t" > "$work/out" 2>&1
-		if diff -u <(without_time < "$expected/$name.out") <(without_time < "$work/out") \
-			> "$work/diff" 2>&1; then
-			ok "$tag: $name as herd7"
-		else
-			not_ok "$tag: $name as herd7"
-			diag < "$work/diff"
-		fi
-		want=$(sed -n 's/^.*Result: *\([A-Za-z]*\).*$/\1/p' "$t" | head -1)
-		if grep -q "^Observation [^ ]* $want " "$work/out"; then
-			ok "$tag: $name is $want, as its Result: comment says"
-		else
-			not_ok "$tag: $name is $want, as its Result: comment says"
-			grep '^Observation' "$work/out" | diag
-		fi
+		check_litmus "$lkmm" "$tag" "$t" "$expected/$(basename "$t").out" "$work/case"
 	done
 done
