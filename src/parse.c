@@ -551,28 +551,19 @@ static struct stmt *parse_declaration(struct parser *ps)
 	return block;
 }
 
-static struct stmt *parse_if(struct parser *ps)
+/* "if (cond) stmt [else stmt]" or "while (cond) stmt". */
+static struct stmt *parse_conditional(struct parser *ps, enum stmt_kind kind)
 {
-	struct stmt *s = new_stmt(ps, S_IF, ps->tok.pos);
+	struct stmt *s = new_stmt(ps, kind, ps->tok.pos);
 
 	next(ps);
 	expect(ps, "(");
 	arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
 	expect(ps, ")");
 	arena_push(ps->arena, s->body, s->nbody, parse_stmt(ps));
-	arena_push(ps->arena, s->body, s->nbody, accept(ps, "else") ? parse_stmt(ps) : NULL);
-	return s;
-}
-
-static struct stmt *parse_while(struct parser *ps)
-{
-	struct stmt *s = new_stmt(ps, S_WHILE, ps->tok.pos);
-
-	next(ps);
-	expect(ps, "(");
-	arena_push(ps->arena, s->args, s->nargs, parse_expr(ps));
-	expect(ps, ")");
-	arena_push(ps->arena, s->body, s->nbody, parse_stmt(ps));
+	if (kind == S_IF)
+		arena_push(ps->arena, s->body, s->nbody,
+			   accept(ps, "else") ? parse_stmt(ps) : NULL);
 	return s;
 }
 
@@ -662,9 +653,9 @@ static struct stmt *parse_stmt_nested(struct parser *ps)
 	if (is(ps, "{"))
 		return parse_block(ps);
 	if (is(ps, "if"))
-		return parse_if(ps);
+		return parse_conditional(ps, S_IF);
 	if (is(ps, "while"))
-		return parse_while(ps);
+		return parse_conditional(ps, S_WHILE);
 	if (accept(ps, ";"))
 		return new_stmt(ps, S_BLOCK, ps->tok.pos);
 	if (at_type(ps))
