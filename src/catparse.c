@@ -65,7 +65,8 @@ const char *cat_intern(struct cat_model *m, const char *s, size_t len)
 	for (int i = 0; i < m->names.len; i++) {
 		const char *name = m->names.items[i];
 
-		if (strlen(name) == len && !memcmp(name, s, len))
+		/* No strlen(): this runs for every name of every model file. */
+		if (name[0] == s[0] && !strncmp(name, s, len) && name[len] == '\0')
 			return name;
 	}
 	vec_push(&m->names, xstrndup(s, len));
