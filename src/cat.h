@@ -24,9 +24,6 @@ struct cat_model *cat_load(const char *model_dir, const char *cfg_name);
 /* The cfg's "macros" file as a path (NULL if none), for the front end. */
 const char *cat_macros_file(const struct cat_model *m);
 
-/* The title string of the cat file, e.g. "Linux-kernel memory ...". */
-const char *cat_model_title(const struct cat_model *m);
-
 /* The flags raised by one accepted execution, e.g. "data-race". */
 struct cat_outcome {
 	const char **flags;

@@ -164,7 +164,6 @@ struct cat_arena {
 struct cat_model {
 	char *dir;
 	char *macros;
-	char *title;
 	struct vec names;	/* interned strings */
 	struct vec files;	/* file names, for srcpos */
 	struct vec texts;	/* file contents, for freeing */

@@ -983,11 +983,6 @@ const char *cat_macros_file(const struct cat_model *m)
 	return m->macros;
 }
 
-const char *cat_model_title(const struct cat_model *m)
-{
-	return m->title;
-}
-
 static void free_vec(struct vec *v)
 {
 	for (int i = 0; i < v->len; i++)
@@ -1016,7 +1011,6 @@ void cat_free(struct cat_model *m)
 	free(m->vals);
 	free(m->dir);
 	free(m->macros);
-	free(m->title);
 	free(m);
 }
 

@@ -775,8 +775,7 @@ static void instructions(struct parser *ps)
 }
 
 static void parse_file(struct cat_model *m, const char *name,
-		       struct srcpos from, int depth, struct vec *enums,
-		       const char **title);
+		       struct srcpos from, int depth, struct vec *enums);
 
 static void statement(struct parser *ps)
 {
@@ -820,7 +819,7 @@ static void statement(struct parser *ps)
 		next(ps);
 		if (ps->tok != T_STRING)
 			syntax_error(ps, "file name string");
-		parse_file(ps->m, ps->text, pos, ps->depth + 1, ps->enums, NULL);
+		parse_file(ps->m, ps->text, pos, ps->depth + 1, ps->enums);
 		next(ps);
 		return;
 	case T_ENUM:
@@ -881,8 +880,7 @@ static char *load_text(struct cat_model *m, const char *name,
 }
 
 static void parse_file(struct cat_model *m, const char *name,
-		       struct srcpos from, int depth, struct vec *enums,
-		       const char **title)
+		       struct srcpos from, int depth, struct vec *enums)
 {
 	struct parser ps = { .m = m, .line = 1, .depth = depth,
 			     .enums = enums };
@@ -896,18 +894,13 @@ static void parse_file(struct cat_model *m, const char *name,
 	ps.file = path;
 	ps.src = ps.p = ps.line_start = text;
 	next(&ps);
-	/* The identity: "TITLE", "NAME", "NAME TITLE" or "NAME NAME". */
+	/* The identity, skipped: "TITLE", "NAME", "NAME TITLE" or "NAME NAME". */
 	if (ps.tok == T_NAME || ps.tok == T_STRING) {
 		bool named = ps.tok == T_NAME;
 
-		if (title)
-			*title = ps.text;
 		next(&ps);
-		if (named && (ps.tok == T_NAME || ps.tok == T_STRING)) {
-			if (title)
-				*title = ps.text;
+		if (named && (ps.tok == T_NAME || ps.tok == T_STRING))
 			next(&ps);
-		}
 	}
 	while (ps.tok != T_EOF)
 		statement(&ps);
@@ -932,7 +925,7 @@ static char *cfg_value(char *line, const char *key)
 void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 {
 	struct vec enums = { 0 };
-	const char *bell = NULL, *model = NULL, *title = NULL;
+	const char *bell = NULL, *model = NULL;
 	struct srcpos pos = { NULL, 0, 1 }, bell_pos = pos, model_pos = pos;
 	char *path = in_dir(m->dir, cfg_name);
 	char *text, *line, *end;
@@ -964,11 +957,10 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 	}
 	if (!model)
 		die_at(pos, "no 'model' line in the cfg file");
-	parse_file(m, "stdlib.cat", pos, 0, &enums, NULL);
+	parse_file(m, "stdlib.cat", pos, 0, &enums);
 	if (bell)
-		parse_file(m, bell, bell_pos, 0, &enums, NULL);
-	parse_file(m, model, model_pos, 0, &enums, &title);
-	m->title = xstrdup(title ? title : model);
+		parse_file(m, bell, bell_pos, 0, &enums);
+	parse_file(m, model, model_pos, 0, &enums);
 	vec_free(&enums);
 }
 

@@ -183,12 +183,11 @@ static bool add_value(struct value_set *s, int loc, struct value v,
 	return true;
 }
 
-static int loc_of(struct run *r, struct tval addr, struct srcpos pos)
+static int loc_of(struct run *r, struct tval addr)
 {
 	if (!addr.v.is_addr || value_is_symbolic(addr.v)) {
 		/* A guessed value no write may justify; drop the run. */
 		r->abandoned = true;
-		(void)pos;
 		return -1;
 	}
 	return (int)addr.v.n;
@@ -216,7 +215,7 @@ static struct tval eval_address(struct run *r, const struct expr *e, const char 
 static struct tval load(struct run *r, struct tval addr, const struct annot *a,
 			bool atomic, struct srcpos pos)
 {
-	int loc = loc_of(r, addr, pos);
+	int loc = loc_of(r, addr);
 	struct trace_event *e;
 	struct value v;
 
@@ -257,9 +256,8 @@ static void fence(struct run *r, const char *tag, struct srcpos pos)
  * value: the locations of a test are not laid out in memory, so such a
  * run is given up (no store justifies it in the tests seen so far).
  */
-static long long int_of(struct run *r, struct tval v, struct srcpos pos)
+static long long int_of(struct run *r, struct tval v)
 {
-	(void)pos;
 	if (v.v.is_addr)
 		r->abandoned = true;
 	return v.v.n;
@@ -301,8 +299,8 @@ static struct tval binary(struct run *r, const struct expr *e)
 		out.v = int_value(0);
 		return out;
 	}
-	x = int_of(r, a, e->pos);
-	y = int_of(r, b, e->pos);
+	x = int_of(r, a);
+	y = int_of(r, b);
 	switch (e->op) {
 	case OP_ADD: out.v.n = x + y; break;
 	case OP_SUB: out.v.n = x - y; break;
@@ -328,10 +326,9 @@ static struct tval binary(struct run *r, const struct expr *e)
 	return out;
 }
 
-static long long apply_rmw_op(struct run *r, int op, struct tval old, struct tval v,
-			      struct srcpos pos)
+static long long apply_rmw_op(struct run *r, int op, struct tval old, struct tval v)
 {
-	long long x = int_of(r, old, pos), y = int_of(r, v, pos);
+	long long x = int_of(r, old), y = int_of(r, v);
 
 	switch (op) {
 	case OP_ADD: return x + y;
@@ -391,7 +388,7 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	struct tval addr = eval(r, e->args[0]);
 	struct tval operand = e->nargs > 1 ? eval(r, e->args[1]) : (struct tval){ zero, 0 };
 	struct tval third = e->nargs > 2 ? eval(r, e->args[2]) : (struct tval){ zero, 0 };
-	int loc = loc_of(r, addr, e->pos);
+	int loc = loc_of(r, addr);
 	struct tval old, stored, result;
 	struct trace_event *read;
 	bool succeeds = true, fenced;
@@ -435,12 +432,12 @@ static struct tval rmw(struct run *r, const struct expr *e)
 		stored = third;
 		break;
 	case X_ADD_UNLESS:
-		stored.v = int_value(apply_rmw_op(r, OP_ADD, old, operand, e->pos));
+		stored.v = int_value(apply_rmw_op(r, OP_ADD, old, operand));
 		stored.deps = old.deps | operand.deps;
 		result = (struct tval){ int_value(1), 0 };
 		break;
 	default:	/* X_ATOMIC_RETURN */
-		stored.v = int_value(apply_rmw_op(r, e->op, old, operand, e->pos));
+		stored.v = int_value(apply_rmw_op(r, e->op, old, operand));
 		stored.deps = old.deps | operand.deps;
 		if (!e->fetch)
 			result = stored;
@@ -456,7 +453,7 @@ static struct tval rmw(struct run *r, const struct expr *e)
 static struct tval lock_query(struct run *r, const struct expr *e)
 {
 	struct tval addr = eval(r, e->args[0]);
-	int loc = loc_of(r, addr, e->pos);
+	int loc = loc_of(r, addr);
 	bool yes;
 
 	if (loc < 0)
@@ -478,7 +475,7 @@ static struct tval lock_query(struct run *r, const struct expr *e)
 static struct tval srcu_value(struct run *r, const struct expr *e)
 {
 	struct tval addr = eval(r, e->args[0]);
-	int loc = loc_of(r, addr, e->pos);
+	int loc = loc_of(r, addr);
 	struct trace_event *ev;
 
 	if (loc < 0)
@@ -532,9 +529,9 @@ static struct tval eval(struct run *r, const struct expr *e)
 		if (e->op == '!')
 			v.v = int_value(value_eq(v.v, zero));
 		else if (e->op == '-')
-			v.v = int_value(-int_of(r, v, e->pos));
+			v.v = int_value(-int_of(r, v));
 		else
-			v.v = int_value(~int_of(r, v, e->pos));
+			v.v = int_value(~int_of(r, v));
 		return v;
 	case X_BINARY:
 		return binary(r, e);
@@ -582,7 +579,7 @@ static void exec_store(struct run *r, const struct stmt *s)
 	struct tval addr = s->annot.n ? eval_address(r, s->args[0], "__store")
 				      : eval(r, s->args[0]);
 	struct tval v = eval(r, s->args[1]);
-	int loc = loc_of(r, addr, s->pos);
+	int loc = loc_of(r, addr);
 	struct trace_event *e;
 
 	if (loc < 0)
@@ -596,7 +593,7 @@ static void exec_atomic_op(struct run *r, const struct stmt *s)
 {
 	struct tval addr = eval(r, s->args[0]);
 	struct tval operand = eval(r, s->args[1]);
-	int loc = loc_of(r, addr, s->pos);
+	int loc = loc_of(r, addr);
 	struct trace_event *read;
 	struct tval old, stored;
 
@@ -605,7 +602,7 @@ static void exec_atomic_op(struct run *r, const struct stmt *s)
 	old.v = guess(r, loc, s->pos);
 	read = rmw_read(r, loc, addr, old.v, "noreturn", s->pos);
 	old.deps = UINT64_C(1) << local_index(r, read);
-	stored.v = int_value(apply_rmw_op(r, s->op, old, operand, s->pos));
+	stored.v = int_value(apply_rmw_op(r, s->op, old, operand));
 	stored.deps = old.deps | operand.deps;
 	rmw_write(r, read, addr, stored, "once", s->pos);
 }
@@ -613,7 +610,7 @@ static void exec_atomic_op(struct run *r, const struct stmt *s)
 static void exec_lock(struct run *r, const struct stmt *s)
 {
 	struct tval addr = eval(r, s->args[0]);
-	int loc = loc_of(r, addr, s->pos);
+	int loc = loc_of(r, addr);
 
 	if (loc < 0)
 		return;
@@ -628,7 +625,7 @@ static void exec_lock(struct run *r, const struct stmt *s)
 static void exec_srcu(struct run *r, const struct stmt *s)
 {
 	struct tval addr = eval(r, s->args[0]);
-	int loc = loc_of(r, addr, s->pos);
+	int loc = loc_of(r, addr);
 	struct trace_event *e;
 
 	if (loc < 0)

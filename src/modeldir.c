@@ -83,29 +83,3 @@ char *model_dir_find(const char *explicit, const char *cfg_name)
 	    "or point -I DIR, --model DIR or $LKMM_MODEL_DIR at a kernel tree's\n"
 	    "tools/memory-model.", cfg_name);
 }
-
-char *model_cfg_file(const char *dir, const char *cfg_name, const char *key)
-{
-	char *text, *line, *save = NULL, *found = NULL;
-	size_t keylen = strlen(key);
-	struct strbuf path = { 0 };
-
-	sb_addf(&path, "%s/%s", dir, cfg_name);
-	text = read_file(path.buf, NULL);
-	if (!text)
-		die(EXIT_BAD_INPUT, "cannot read %s", path.buf);
-	sb_free(&path);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *value = line + keylen;
-
-		if (strncmp(line, key, keylen) || (*value != ' ' && *value != '\t'))
-			continue;
-		value += strspn(value, " \t");
-		value[strcspn(value, " \t\r")] = '\0';
-		sb_addf(&path, "%s/%s", dir, value);
-		found = path.buf;
-		break;
-	}
-	free(text);
-	return found;
-}

@@ -15,9 +15,4 @@ char *model_dir_find(const char *explicit, const char *cfg_name);
 /* The help text's description of that order. */
 extern const char model_dir_help[];
 
-/*
- * The file named by `key` ("macros", "bell", "model") in the .cfg file
- * `cfg_name` of `dir`, as a path; NULL when the cfg has no such line.
- */
-char *model_cfg_file(const char *dir, const char *cfg_name, const char *key);
 #endif
