@@ -37,8 +37,11 @@ struct enumeration {
 	/* Reads-from choices: for each read, the writes it may read from. */
 	int nreads;
 	int *reads;
+	int *read_of;		/* event -> its index in reads, -1 if no read */
 	int *ncands;
-	int **cands;
+	int **cands;		/* rows of cand_store, nevents ints each */
+	int *cand_store;
+	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
 
 	struct value *state;	/* scratch: the state of one execution */
@@ -152,6 +155,7 @@ static void build_static_relations(struct enumeration *en)
 	fresh_rel(&x->addr, n);
 	fresh_rel(&x->data, n);
 	fresh_rel(&x->ctrl, n);
+	fresh_rel(&x->rf, n);	/* filled in for each reads-from choice */
 	free(x->iw);
 	x->iw = set_new(n);
 	for (i = 0; i < p->nlocs; i++)
@@ -174,27 +178,36 @@ static void build_static_relations(struct enumeration *en)
 	}
 }
 
-/* For every read, the writes of the same location and value. */
+/*
+ * For every read, the writes of the same location and value.  The
+ * buffers are reused from one combination to the next: this runs for
+ * every combination of runs.
+ */
 static bool collect_rf_candidates(struct enumeration *en)
 {
 	struct execution *x = &en->x;
-	int i, j;
+	int n = x->nevents, i, j;
 
 	en->nreads = 0;
-	en->reads = xrealloc(en->reads, x->nevents * sizeof(*en->reads));
-	en->ncands = xrealloc(en->ncands, x->nevents * sizeof(*en->ncands));
-	en->rf_pick = xrealloc(en->rf_pick, x->nevents * sizeof(*en->rf_pick));
-	en->cands = xrealloc(en->cands, x->nevents * sizeof(*en->cands));
-	for (i = 0; i < x->nevents; i++) {
+	en->reads = xrealloc(en->reads, n * sizeof(*en->reads));
+	en->read_of = xrealloc(en->read_of, n * sizeof(*en->read_of));
+	en->ncands = xrealloc(en->ncands, n * sizeof(*en->ncands));
+	en->rf_pick = xrealloc(en->rf_pick, n * sizeof(*en->rf_pick));
+	en->cands = xrealloc(en->cands, n * sizeof(*en->cands));
+	en->cand_store = xrealloc(en->cand_store, (size_t)n * n * sizeof(*en->cand_store));
+	en->known = xrealloc(en->known, n * sizeof(*en->known));
+	for (i = 0; i < n; i++) {
 		const struct event *r = &x->events[i];
 		int k = en->nreads;
 
+		en->read_of[i] = -1;
 		if (r->kind != EV_READ)
 			continue;
+		en->read_of[i] = k;
 		en->reads[k] = i;
 		en->ncands[k] = 0;
-		en->cands[k] = xmalloc(x->nevents * sizeof(**en->cands));
-		for (j = 0; j < x->nevents; j++) {
+		en->cands[k] = en->cand_store + (size_t)k * n;
+		for (j = 0; j < n; j++) {
 			const struct event *w = &x->events[j];
 
 			if (w->kind == EV_WRITE && w->loc == r->loc && value_eq(w->val, r->val))
@@ -205,15 +218,6 @@ static bool collect_rf_candidates(struct enumeration *en)
 			return false;
 	}
 	return true;
-}
-
-static void free_rf_candidates(struct enumeration *en)
-{
-	int k;
-
-	for (k = 0; k < en->nreads; k++)
-		free(en->cands[k]);
-	en->nreads = 0;
 }
 
 static int find_flag(const struct outcomes *o, const char *flag)
@@ -488,10 +492,11 @@ static bool values_derivable(struct enumeration *en)
 {
 	const struct program *p = en->prog;
 	const struct execution *x = &en->x;
-	bool *known = xcalloc(x->nevents, sizeof(*known));
+	bool *known = en->known;
 	bool changed = true, all = true;
 	int i, j, k;
 
+	memset(known, 0, x->nevents * sizeof(*known));
 	for (i = 0; i < p->nlocs; i++)
 		known[i] = true;
 	while (changed) {
@@ -505,12 +510,9 @@ static bool values_derivable(struct enumeration *en)
 
 				if (known[e] || !all_known(en, known, i, te->addr_deps | te->data_deps))
 					continue;
-				if (te->kind == EV_READ) {
-					for (k = 0; k < en->nreads && en->reads[k] != e; k++)
-						;
-					if (!known[en->cands[k][en->rf_pick[k]]])
-						continue;
-				}
+				k = en->read_of[e];
+				if (k >= 0 && !known[en->cands[k][en->rf_pick[k]]])
+					continue;
 				known[e] = true;
 				changed = true;
 			}
@@ -519,7 +521,6 @@ static bool values_derivable(struct enumeration *en)
 	for (k = 0; k < en->nreads; k++)
 		all = all && (known[en->reads[k]] ||
 			      value_is_symbolic(x->events[en->reads[k]].val));
-	free(known);
 	return all;
 }
 
@@ -532,7 +533,7 @@ static void judge(struct enumeration *en)
 	check_limits(en);
 	if (!values_derivable(en))
 		return;
-	fresh_rel(&x->rf, x->nevents);
+	rel_init(x->rf, x->nevents);
 	for (k = 0; k < en->nreads; k++)
 		rel_add(x->rf, en->cands[k][en->rf_pick[k]], en->reads[k]);
 	cat_run(en->model, x, &visitor);
@@ -718,7 +719,6 @@ static void each_combination(struct enumeration *en, int proc)
 			build_static_relations(en);
 			each_rf(en, 0);
 		}
-		free_rf_candidates(en);
 		return;
 	}
 	for (en->pick[proc] = 0; en->pick[proc] < p->procs[proc].ntraces && !en->stop;
@@ -829,8 +829,11 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.state);
 	free(en.observed);
 	free(en.reads);
+	free(en.read_of);
 	free(en.ncands);
 	free(en.cands);
+	free(en.cand_store);
+	free(en.known);
 	free(en.rf_pick);
 	free(en.x.events);
 	free(en.x.po);
