@@ -39,3 +39,17 @@ check_litmus() {
 		grep '^Observation' "$out" | diag
 	fi
 }
+
+# check_litmus_tests EXPECTED_DIR SCRATCH TEST...: the plan, then
+# check_litmus for every test and binary; EXPECTED_DIR holds NAME.out.
+check_litmus_tests() {
+	local expected=$1 scratch=$2 lkmm tag t
+	shift 2
+	plan $(( $# * $(echo $LKMM_BINARIES | wc -w) * 2 ))
+	for lkmm in $LKMM_BINARIES; do
+		tag=$(basename "$(dirname "$lkmm")")
+		for t in "$@"; do
+			check_litmus "$lkmm" "$tag" "$t" "$expected/$(basename "$t").out" "$scratch/case"
+		done
+	done
+}

@@ -15,13 +15,4 @@ awk -v dir="$work" '
 	body && /^\+/ { print substr($0, 2) > out; next }
 	body && !/^[ +-]/ { body = 0 }
 ' "$top"/kernel/patches/*.patch
-tests=$(ls "$work"/*.litmus 2>/dev/null)
-set -- $LKMM_BINARIES
-plan $(( $# * $(echo $tests | wc -w) * 2 ))
-
-for lkmm in $LKMM_BINARIES; do
-	tag=$(basename "$(dirname "$lkmm")")
-	for t in $tests; do
-		check_litmus "$lkmm" "$tag" "$t" "$expected/$(basename "$t").out" "$work/case"
-	done
-done
+check_litmus_tests "$expected" "$work" "$work"/*.litmus
