@@ -7,10 +7,14 @@
 
 #include "check.h"
 
-static const char *kind_name(enum quantifier q)
-{
-	return q == Q_EXISTS ? "Allowed" : q == Q_NOT_EXISTS ? "Forbidden" : "Required";
-}
+/* How herd7 writes each quantifier, and the kind of test it makes. */
+static const struct {
+	const char *name, *kind;
+} quantifiers[] = {
+	[Q_EXISTS] = { "exists", "Allowed" },
+	[Q_NOT_EXISTS] = { "~exists", "Forbidden" },
+	[Q_FORALL] = { "forall", "Required" },
+};
 
 /* Sort states as herd7 does: by each variable's value, in column order. */
 static const struct program *sort_program;
@@ -116,10 +120,6 @@ static void print_prop(const struct prop *pr, enum prop_context above, struct st
 		sb_addf(out, ")");
 }
 
-static const char *const quantifier_names[] = {
-	[Q_EXISTS] = "exists", [Q_NOT_EXISTS] = "~exists", [Q_FORALL] = "forall",
-};
-
 static bool condition_ok(const struct litmus *t, const struct outcomes *o)
 {
 	switch (t->quantifier) {
@@ -163,7 +163,7 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	struct strbuf cond = { 0 };
 	int i;
 
-	sb_addf(out, "Test %s %s\n", t->name, kind_name(t->quantifier));
+	sb_addf(out, "Test %s %s\n", t->name, quantifiers[t->quantifier].kind);
 	print_states(p, o, out);
 	sb_addf(out, "%s\nWitnesses\n", condition_ok(t, o) ? "Ok" : "No");
 	sb_addf(out, "Positive: %ld Negative: %ld\n", swap ? o->negative : o->positive,
@@ -173,7 +173,7 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "Flag %s\n", o->flags[i]);
 	print_prop(t->cond, IN_TOP, &cond);
-	sb_addf(out, "Condition %s (%s)\n", quantifier_names[t->quantifier], cond.buf);
+	sb_addf(out, "Condition %s (%s)\n", quantifiers[t->quantifier].name, cond.buf);
 	sb_addf(out, "Observation %s %s %ld %ld\n", t->name, observation(o), o->positive,
 		o->negative);
 	sb_addf(out, "Time %s %.2f\n", t->name, seconds);
