@@ -75,6 +75,7 @@ $(FUZZ): tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c src/litmus.h
 fuzz: $(FUZZ)
 	rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus
 	cp $$(find build/kernel-model tests/src -name '*.litmus') build/fuzz/corpus/
+	tests/src/gen-big-init.sh 20000 > build/fuzz/corpus/big-init.litmus
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 -rss_limit_mb=2048 \
 		-close_fd_mask=2 -dict=tests/src/fuzz.dict build/fuzz/corpus
 

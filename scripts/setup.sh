@@ -14,6 +14,8 @@ what=${1:-checker}
 # harness checks its own (kernel/scripts/deps.sh).
 checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc)
 fuzz_packages=(clang libclang-rt-14-dev)
+# What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t).
+test_packages=(parallel)
 
 missing_packages() {
 	local p
@@ -61,7 +63,7 @@ unpack_model() {
 
 case $what in
 checker) install_packages "${checker_packages[@]}"; unpack_model ;;
-all)     install_packages "${checker_packages[@]}"; unpack_model
+all)     install_packages "${checker_packages[@]}" "${test_packages[@]}"; unpack_model
 	 "$top/kernel/scripts/deps.sh" ;;
 fuzz)    install_packages "${checker_packages[@]}" "${fuzz_packages[@]}"; unpack_model ;;
 *) echo "usage: $0 [checker|all|fuzz]" >&2; exit 2 ;;

@@ -322,7 +322,7 @@ static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
 	for (; env; env = env->up)
 		if (env->name == e->name)
 			return env->val;
-	die_at(e->pos, "internal: '%s' has no value", e->name);
+	die_internal_at(e->pos, "'%s' has no value", e->name);
 }
 
 /* The result of a binary operation when an operand is the untyped {}. */
@@ -684,7 +684,7 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 	case X_TRY:
 		return eval(m, e->args[e->use_handler], env);
 	}
-	die_at(e->pos, "internal: unknown expression");
+	die_internal_at(e->pos, "unknown expression");
 }
 
 /* ---- Slots ---- */
@@ -736,8 +736,8 @@ static struct cat_value *slot_value(struct cat_model *m, int slot)
 	if (sl->predef)
 		set_slot(m, slot, sl->predef->compute(m, sl->predef->arg));
 	else if (sl->definer->kind == S_WITH)
-		die_at(sl->definer->pos, "internal: '%s' read before its choice",
-		       sl->name);
+		die_internal_at(sl->definer->pos, "'%s' read before its choice",
+				sl->name);
 	else
 		define(m, sl->definer);
 	m->arena = arena;

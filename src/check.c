@@ -3,6 +3,8 @@
  * generate events, enumerate executions through the model, report.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,41 +37,104 @@ static void write_out_file(const char *dir, const char *path, const char *text)
 	sb_free(&name);
 }
 
-static void check_one(const char *path, struct cat_model *model,
-		      const struct macro_table *macros, const struct check_options *opts)
+/*
+ * What one test holds while it is checked: when bad input or a limit
+ * deeper down ends the test (die() jumps back to check_one()), everything
+ * here is freed and the run goes on with the next test.
+ */
+struct test_run {
+	char *text;
+	struct litmus *test;
+	struct program *prog;
+	struct outcomes outcomes;
+	struct strbuf out;
+};
+
+static void test_run_free(struct test_run *r)
+{
+	outcomes_free(&r->outcomes);
+	sb_free(&r->out);
+	if (r->prog)
+		program_free(r->prog);
+	if (r->test)
+		litmus_free(r->test);
+	free(r->text);
+	free(r);
+}
+
+/* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
+static int run_test(struct test_run *r, const char *path, struct cat_model *model,
+		    const struct macro_table *macros, const struct check_options *opts)
 {
 	double start = now();
-	struct litmus *t = load_test(path, macros);
-	struct program *p = program_build(t, &opts->limits);
-	struct outcomes o;
-	struct strbuf out = { 0 };
 
-	enumerate(p, model, opts, &o);
-	report(p, &o, now() - start, &out);
+	r->text = read_file(path, NULL);
+	if (!r->text)
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
+	r->test = xcalloc(1, sizeof(*r->test));
+	litmus_read(r->test, path, r->text);
+	litmus_expand(r->test, macros);
+	r->prog = program_build(r->test, &opts->limits);
+	enumerate(r->prog, model, opts, &r->outcomes);
+	if (r->outcomes.limit) {
+		fflush(stdout);
+		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
+		return EXIT_LIMIT;
+	}
+	report(r->prog, &r->outcomes, now() - start, &r->out);
 	if (opts->explain)
-		explain(p, &o, &out);
-	if (!opts->quiet) {
-		fputs(out.buf, stdout);
+		explain(r->prog, &r->outcomes, &r->out);
+	return 0;
+}
+
+/*
+ * With several tests, an error in one is caught here and the run goes on.
+ * Parsing, expansion and the search free all they hold on the way back;
+ * an error while generating a process's runs (program_build()) still
+ * leaks that test's partial runs, which is why a lone test, which needs
+ * no catching, is not protected.
+ */
+static int check_one(const char *path, struct cat_model *model,
+		     const struct macro_table *macros, const struct check_options *opts,
+		     bool protect)
+{
+	struct test_run *r = xcalloc(1, sizeof(*r));
+	jmp_buf *outer = die_jump;
+	jmp_buf here;
+	volatile int status = 0;
+
+	if (protect) {
+		die_jump = &here;
+		status = setjmp(here);
+	}
+	if (!status)
+		status = run_test(r, path, model, macros, opts);
+	die_jump = outer;
+	if (!status && !opts->quiet) {
+		fputs(r->out.buf, stdout);
 		fputs("\n", stdout);
 		fflush(stdout);
 	}
-	if (opts->out_dir)
-		write_out_file(opts->out_dir, path, out.buf);
-	sb_free(&out);
-	outcomes_free(&o);
-	program_free(p);
-	litmus_free(t);
+	if (!status && opts->out_dir)
+		write_out_file(opts->out_dir, path, r->out.buf);
+	test_run_free(r);
+	return status;
 }
 
+/* Each file is reported on its own; the exit status is the worst seen. */
 int check_files(char **files, int nfiles, const struct check_options *opts)
 {
 	struct cat_model *model = cat_load(opts->model_dir, opts->cfg_name);
 	struct macro_table *macros = load_macros(cat_macros_file(model));
-	int i;
+	int i, worst = 0;
 
-	for (i = 0; i < nfiles; i++)
-		check_one(files[i], model, macros, opts);
+	for (i = 0; i < nfiles; i++) {
+		int status = check_one(files[i], model, macros, opts, nfiles > 1);
+
+		if (status > worst)
+			worst = status;
+	}
 	macros_free(macros);
 	cat_free(model);
-	return 0;
+	return worst;
 }

@@ -54,6 +54,7 @@ struct outcomes {
 	char *counterexample;	/* ... of a candidate that would, but died */
 	char *counterexample_check;	/* the check that killed it */
 	char *cycle;		/* the cycle that check found, if it has one */
+	char *limit;		/* why the search gave up, if a limit ended it */
 };
 
 struct cat_model;
@@ -66,6 +67,7 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	    struct strbuf *out);
 /* Plain words on why the condition's outcome is allowed or forbidden. */
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
+/* Check each file on its own; the worst exit status of all (util.h). */
 int check_files(char **files, int nfiles, const struct check_options *opts);
 
 /* The macros of a .def file (main.c). */

@@ -67,16 +67,27 @@ static double elapsed(const struct enumeration *en)
 	return (now.tv_sec - en->start.tv_sec) + (now.tv_nsec - en->start.tv_nsec) / 1e9;
 }
 
-static void check_limits(struct enumeration *en)
+/*
+ * False, with the search stopped and the reason in out->limit, once a
+ * limit is reached: the search unwinds and frees what it holds, so the
+ * caller can go on with the next test.
+ */
+static bool within_limits(struct enumeration *en)
 {
 	const struct check_options *o = en->opts;
+	struct strbuf why = { 0 };
 
 	if (++en->out->candidates > o->max_executions)
-		die(EXIT_LIMIT, "%s: more than %ld candidate executions (raise -max-executions)",
-		    en->prog->test->file, o->max_executions);
-	if (o->timeout && (en->out->candidates & 255) == 0 && elapsed(en) > o->timeout)
-		die(EXIT_LIMIT, "%s: no verdict within %ld seconds (raise -timeout)",
-		    en->prog->test->file, o->timeout);
+		sb_addf(&why, "%s: more than %ld candidate executions (raise -max-executions)",
+			en->prog->test->file, o->max_executions);
+	else if (o->timeout && (en->out->candidates & 255) == 0 && elapsed(en) > o->timeout)
+		sb_addf(&why, "%s: no verdict within %ld seconds (raise -timeout)",
+			en->prog->test->file, o->timeout);
+	if (!why.buf)
+		return true;
+	en->out->limit = why.buf;
+	en->stop = true;
+	return false;
 }
 
 static const struct trace *picked(const struct enumeration *en, int proc)
@@ -530,8 +541,7 @@ static void judge(struct enumeration *en)
 	struct execution *x = &en->x;
 	int k;
 
-	check_limits(en);
-	if (!values_derivable(en))
+	if (!within_limits(en) || !values_derivable(en))
 		return;
 	rel_init(x->rf, x->nevents);
 	for (k = 0; k < en->nreads; k++)
@@ -865,4 +875,5 @@ void outcomes_free(struct outcomes *o)
 	free(o->counterexample_check);
 	free(o->cycle);
 	free(o->vars);
+	free(o->limit);
 }

@@ -153,7 +153,7 @@ static void set_tags(struct trace_event *e, const char *tag)
 			return;
 		}
 	}
-	die(EXIT_BAD_INPUT, "internal error: unexpected tag '%s'", tag);
+	die(EXIT_INTERNAL, "internal error: unexpected tag '%s'", tag);
 }
 
 static void set_annot(struct trace_event *e, const struct annot *a)

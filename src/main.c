@@ -21,12 +21,15 @@
 #define LKMM_VERSION "0.1"
 
 static const char usage[] =
-	"usage: lkmm check [options] FILE...\n"
+	"usage: lkmm check [options] FILE|@LISTFILE|-...\n"
 	"       lkmm parse [options] FILE\n"
 	"       lkmm --version | --help\n"
 	"\n"
 	"check   decides each litmus test against the Linux-kernel memory model\n"
-	"        and prints herd7's output for it, line for line.\n"
+	"        and prints herd7's output for it, line for line.  @LISTFILE\n"
+	"        checks the tests listed in LISTFILE, one path a line (blank\n"
+	"        lines and lines starting with # are skipped); - those listed\n"
+	"        on standard input.\n"
 	"parse   prints the events each process of a test can generate.\n"
 	"\n"
 	"Options (herd7's spelling where herd7 has them):\n"
@@ -47,8 +50,11 @@ static const char usage[] =
 	"  --explain             say, after herd7's output, why the outcome is\n"
 	"                        allowed or forbidden\n"
 	"\n"
-	"Exit status: 0 when every test was decided, 2 on bad input (the message\n"
-	"names the file, line and column), 3 when a limit was reached.\n"
+	"Each test is checked on its own: bad input or a limit ends that test,\n"
+	"and the others are still checked.  Exit status, the worst of all tests:\n"
+	"0 when every test was decided, 2 on bad input (the message names the\n"
+	"file, line and column), 3 when a limit was reached, 4 on an internal\n"
+	"error of lkmm (please report it).\n"
 	"\n";
 
 static _Noreturn void bad_usage(const char *fmt, const char *arg)
@@ -201,21 +207,80 @@ static int cmd_parse(int argc, char **argv)
 	return 0;
 }
 
+/* Each non-blank line of a list that does not start with '#' is a path. */
+static void add_listed_paths(struct vec *paths, const char *list, const char *text)
+{
+	const char *line = text;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		size_t end = len;
+
+		while (end && (line[end - 1] == ' ' || line[end - 1] == '\t' ||
+			       line[end - 1] == '\r'))
+			end--;
+		if (end && line[0] != '#')
+			vec_push(paths, xstrndup(line, end));
+		line += len + (line[len] == '\n');
+	}
+	if (!paths->len)
+		fprintf(stderr, "lkmm: warning: %s lists no litmus test\n", list);
+}
+
+/*
+ * The tests to check: FILE as is, @LISTFILE for the paths listed in
+ * LISTFILE, and - for the paths listed on standard input, so that xargs
+ * or GNU parallel can hand out a corpus.
+ */
+static void collect_paths(char **args, int nargs, struct vec *paths)
+{
+	int i;
+
+	for (i = 0; i < nargs; i++) {
+		const char *list = NULL, *name = args[i];
+		char *text;
+
+		if (!strcmp(args[i], "-")) {
+			list = "/dev/stdin";
+			name = "standard input";
+		} else if (args[i][0] == '@') {
+			list = args[i] + 1;
+		}
+		if (!list) {
+			vec_push(paths, xstrdup(args[i]));
+			continue;
+		}
+		text = read_file(list, NULL);
+		if (!text)
+			die(EXIT_BAD_INPUT, "cannot read the list of tests %s: %s", name,
+			    strerror(errno));
+		add_listed_paths(paths, name, text);
+		free(text);
+	}
+}
+
 static int cmd_check(int argc, char **argv, int first)
 {
 	struct check_options opts;
 	const char *explicit_dir = NULL;
-	char **files;
-	int nfiles, status;
+	struct vec paths = { 0 };
+	char **args;
+	int nargs, status, i;
 
 	default_options(&opts);
-	nfiles = parse_options(argc, argv, first, &opts, &explicit_dir, &files);
-	if (!nfiles)
+	nargs = parse_options(argc, argv, first, &opts, &explicit_dir, &args);
+	if (!nargs)
+		bad_usage("%s", "no litmus test given");
+	collect_paths(args, nargs, &paths);
+	free(args);
+	if (!paths.len)
 		bad_usage("%s", "no litmus test given");
 
 	opts.model_dir = model_dir_find(explicit_dir, opts.cfg_name);
-	status = check_files(files, nfiles, &opts);
-	free(files);
+	status = check_files((char **)paths.items, paths.len, &opts);
+	for (i = 0; i < paths.len; i++)
+		free(paths.items[i]);
+	vec_free(&paths);
 	free((char *)opts.model_dir);
 	return status;
 }

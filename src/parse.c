@@ -690,10 +690,8 @@ static void parse_process(struct parser *ps, struct litmus *t)
 	if (end != ps->tok.start + ps->tok.len || id != t->nprocs)
 		die_at(ps->tok.pos, "expected process P%d, found '%.*s'",
 		       t->nprocs, ps->tok.len, ps->tok.start);
-	t->procs = arena_grow(ps->arena, t->procs, t->nprocs * sizeof(*t->procs),
-			      (t->nprocs + 1) * sizeof(*t->procs));
+	t->procs = arena_extend(ps->arena, t->procs, t->nprocs, sizeof(*t->procs));
 	pr = &t->procs[t->nprocs++];
-	memset(pr, 0, sizeof(*pr));
 	pr->id = (int)id;
 	pr->pos = ps->tok.pos;
 	ps->in_code = true;
@@ -710,9 +708,8 @@ static void parse_process(struct parser *ps, struct litmus *t)
 		do {
 			struct param *pa;
 
-			pr->params = arena_grow(ps->arena, pr->params,
-						pr->nparams * sizeof(*pr->params),
-						(pr->nparams + 1) * sizeof(*pr->params));
+			pr->params = arena_extend(ps->arena, pr->params, pr->nparams,
+					  sizeof(*pr->params));
 			pa = &pr->params[pr->nparams++];
 			pa->type = parse_type(ps);
 			pa->name = expect_ident(ps, "a parameter name");
@@ -774,10 +771,8 @@ static void parse_init_item(struct parser *ps, struct litmus *t)
 {
 	struct init_item *it;
 
-	t->init = arena_grow(ps->arena, t->init, t->ninit * sizeof(*t->init),
-			     (t->ninit + 1) * sizeof(*t->init));
+	t->init = arena_extend(ps->arena, t->init, t->ninit, sizeof(*t->init));
 	it = &t->init[t->ninit++];
-	memset(it, 0, sizeof(*it));
 	it->pos = ps->tok.pos;
 	if (at_type(ps))
 		it->type = parse_type(ps);
@@ -915,10 +910,7 @@ static void parse_locations(struct parser *ps, struct litmus *t)
 {
 	expect(ps, "[");
 	while (!accept(ps, "]")) {
-		t->locations = arena_grow(ps->arena, t->locations,
-					  t->nlocations * sizeof(*t->locations),
-					  (t->nlocations + 1) * sizeof(*t->locations));
-		t->locations[t->nlocations++] = parse_cond_loc(ps);
+		arena_push(ps->arena, t->locations, t->nlocations, parse_cond_loc(ps));
 		if (!is(ps, "]") && !accept(ps, ";"))
 			expected(ps, "';' or ']'");
 	}
@@ -1014,18 +1006,15 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 {
 	struct macro *m;
 
-	table->macros = arena_grow(ps->arena, table->macros, table->n * sizeof(*table->macros),
-				   (table->n + 1) * sizeof(*table->macros));
+	table->macros = arena_extend(ps->arena, table->macros, table->n, sizeof(*table->macros));
 	m = &table->macros[table->n++];
-	memset(m, 0, sizeof(*m));
 	m->pos = ps->tok.pos;
 	m->name = expect_ident(ps, "a macro name");
 	expect(ps, "(");
 	if (!is(ps, ")")) {
 		do {
-			m->params = arena_grow(ps->arena, m->params, m->nparams * sizeof(*m->params),
-					       (m->nparams + 1) * sizeof(*m->params));
-			m->params[m->nparams++] = expect_ident(ps, "a macro parameter");
+			arena_push(ps->arena, m->params, m->nparams,
+				   expect_ident(ps, "a macro parameter"));
 		} while (accept(ps, ","));
 	}
 	expect(ps, ")");

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-jmp_buf *die_jump;
+_Thread_local jmp_buf *die_jump;
 
 static _Noreturn void out_of_memory(void)
 {
@@ -76,6 +76,16 @@ void die_at(struct srcpos pos, const char *fmt, ...)
 	fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
 	vdie(EXIT_BAD_INPUT, fmt, ap);
+}
+
+void die_internal_at(struct srcpos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s:%d:%d: internal error: ", pos.file, pos.line, pos.col);
+	va_start(ap, fmt);
+	vdie(EXIT_INTERNAL, fmt, ap);
 }
 
 void die(int status, const char *fmt, ...)
@@ -191,12 +201,15 @@ void *arena_alloc(struct arena *a, size_t size)
 	return p;
 }
 
-void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size)
+void *arena_extend(struct arena *a, void *array, size_t count, size_t item_size)
 {
-	void *p = arena_alloc(a, new_size);
+	void *p;
 
-	if (old)
-		memcpy(p, old, old_size < new_size ? old_size : new_size);
+	if (count & (count - 1))
+		return array;	/* not a power of two: there is room */
+	p = arena_alloc(a, (count ? 2 * count : 1) * item_size);
+	if (count)
+		memcpy(p, array, count * item_size);
 	return p;
 }
 

@@ -13,6 +13,7 @@
 enum {
 	EXIT_BAD_INPUT = 2,	/* malformed test, model or command line */
 	EXIT_LIMIT = 3,		/* a resource limit (time, executions) was hit */
+	EXIT_INTERNAL = 4,	/* a bug of lkmm's: worth a report */
 };
 
 /* Allocation that never returns NULL: running out of memory is fatal. */
@@ -31,13 +32,18 @@ struct arena {
 	struct arena_chunk *chunks;
 };
 void *arena_alloc(struct arena *a, size_t size);	/* zeroed */
-void *arena_grow(struct arena *a, void *old, size_t old_size, size_t new_size);
+/*
+ * Room for item `count` of an arena array built only by this function
+ * (its capacity is then `count` rounded up to a power of two): the array,
+ * moved to twice its size when full, so n pushes copy O(n) bytes in all.
+ * The new slot is zeroed.
+ */
+void *arena_extend(struct arena *a, void *array, size_t count, size_t item_size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 void arena_free(struct arena *a);
 /* Append item to `array`, an arena-allocated array of `count` items. */
-#define arena_push(a, array, count, item)					\
-	((array) = arena_grow((a), (array), (count) * sizeof(*(array)),	\
-			      ((count) + 1) * sizeof(*(array))),		\
+#define arena_push(a, array, count, item)				\
+	((array) = arena_extend((a), (array), (count), sizeof(*(array))),	\
 	 (array)[(count)++] = (item))
 
 /* A position in an input file, for FILE:LINE:COL diagnostics. */
@@ -48,13 +54,18 @@ struct srcpos {
 };
 
 /*
- * Where die_at() and die() jump instead of exiting, when set: the fuzz
- * target (tests/src/fuzz_parse.c) goes on with the next input.
+ * Where die_at() and die() jump instead of exiting, when set, with the
+ * exit status as setjmp's value: check.c goes on with the next test, the
+ * fuzz target (tests/src/fuzz_parse.c) with the next input.  One per
+ * thread, so that threads checking different tests do not share it.
  */
-extern jmp_buf *die_jump;
+extern _Thread_local jmp_buf *die_jump;
 
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "FILE:LINE:COL: internal error: ...", exit EXIT_INTERNAL: a bug of ours. */
+_Noreturn void die_internal_at(struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Print "lkmm: ..." and exit with the given status. */
 _Noreturn void die(int status, const char *fmt, ...)

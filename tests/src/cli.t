@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 18 ))
+plan $(( $# * 26 ))
 
 # expect NAME STATUS PATTERN CMD...: exit status and a line of output.
 expect() {
@@ -66,4 +66,51 @@ for lkmm in $LKMM_BINARIES; do
 	else
 		not_ok "$tag: -o writes NAME.out"
 	fi
+
+	# One test's failure is that test's alone; the status is the worst.
+	printf 'C bad\n{}\nP0(int *x) { WRITE_ONCE(*x 1); }\n' > "$work/bad.litmus"
+	out=$("$lkmm" check -I "$model_dir" "$work/bad.litmus" "$sb" "$work/no-such.litmus" "$mp" 2>&1)
+	status=$?
+	if [ "$status" -eq 2 ] && grep -q "bad.litmus:3:.*error" <<< "$out" &&
+	   grep -q '^Observation SB+poonceonces Sometimes 1 3' <<< "$out" &&
+	   grep -q 'cannot read .*no-such.litmus' <<< "$out" &&
+	   grep -q '^Observation MP+pooncerelease+poacquireonce Never 0 3' <<< "$out"; then
+		ok "$tag: bad input ends its test alone"
+	else
+		not_ok "$tag: bad input ends its test alone (status $status)"
+		diag <<< "$out"
+	fi
+	printf 'C one\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n' > "$work/one.litmus"
+	out=$("$lkmm" check -I "$model_dir" -max-executions 3 "$sb" "$work/bad.litmus" "$work/one.litmus" 2>&1)
+	status=$?
+	if [ "$status" -eq 3 ] && grep -q 'SB+poonceonces.litmus: more than 3 candidate' <<< "$out" &&
+	   grep -q '^Observation one Always 1 0' <<< "$out"; then
+		ok "$tag: a limit ends its test alone; status is the worst"
+	else
+		not_ok "$tag: a limit ends its test alone; status is the worst (status $status)"
+		diag <<< "$out"
+	fi
+
+	# @LISTFILE and - give the same output as the paths themselves.
+	"$lkmm" check -I "$model_dir" "$sb" "$mp" | without_time > "$work/direct"
+	printf '# two tests\n%s\n\n%s  \n' "$sb" "$mp" > "$work/list"
+	expect "$tag: @LISTFILE" 0 '' \
+		diff "$work/direct" <("$lkmm" check -I "$model_dir" "@$work/list" | without_time)
+	expect "$tag: - reads the paths on standard input" 0 '' \
+		diff "$work/direct" <(printf '%s\n%s\n' "$sb" "$mp" |
+				      "$lkmm" check -I "$model_dir" - | without_time)
+	expect "$tag: unreadable @LISTFILE" 2 'cannot read the list of tests .*no-list' \
+		"$lkmm" check -I "$model_dir" "@$work/no-list"
+	expect "$tag: empty list" 2 'no litmus test given' \
+		"$lkmm" check -I "$model_dir" - < /dev/null
+
+	# Memory grows with the input, not its square: 20,000 init items
+	# (~400 KB) parse within 1 GB of address space (ASan reserves far more
+	# than it uses, so only the plain build is capped).
+	big=$work/big-init.litmus
+	"$top/tests/src/gen-big-init.sh" 20000 > "$big"
+	if [ "$tag" = asan ]; then cap=unlimited; else cap=1048576; fi
+	expect "$tag: a test with 20,000 init items parses in bounded memory" 0 'W\[once\] var1=1' \
+		bash -c 'ulimit -v "$1"; "$2" parse -I "$3" "$4"' _ "$cap" "$lkmm" "$model_dir" "$big"
+	expect "$tag: exit status 4 is documented" 0 '4 on an internal' "$lkmm" --help
 done
