@@ -268,13 +268,16 @@ static struct value final_value(const struct enumeration *en, int proc, int inde
 	return en->final[index];
 }
 
+/* A location's value as its type holds it (struct value_width). */
 static struct value cond_value(const struct enumeration *en, const struct cond_loc *l)
 {
 	const struct program *p = en->prog;
+	int loc;
 
 	if (l->proc >= 0)
 		return final_value(en, l->proc, program_reg(p, l->proc, l->name));
-	return final_value(en, -1, program_loc(p, l->name));
+	loc = program_loc(p, l->name);
+	return value_at_loc(p, loc, final_value(en, -1, loc));
 }
 
 static bool holds(const struct enumeration *en, const struct prop *pr)
@@ -300,6 +303,9 @@ static bool holds(const struct enumeration *en, const struct prop *pr)
 		w = cond_value(en, &pr->rhs_loc);
 	else if (pr->value.is_addr)
 		w = (struct value){ true, program_loc(en->prog, pr->value.addr_of) };
+	else if (pr->loc.proc < 0)
+		w = value_at_loc(en->prog, program_loc(en->prog, pr->loc.name),
+				 (struct value){ false, pr->value.n });
 	else
 		w = (struct value){ false, pr->value.n };
 	return value_eq(v, w);

@@ -87,6 +87,21 @@ void value_print(const struct program *p, struct value v, struct strbuf *out)
 		sb_addf(out, "%lld", v.n);
 }
 
+struct value value_at_loc(const struct program *p, int loc, struct value v)
+{
+	struct value_width w = p->loc_width[loc];
+	unsigned long long mask, u;
+
+	if (!w.bits || v.is_addr || value_is_symbolic(v))
+		return v;
+	mask = (1ULL << w.bits) - 1;
+	u = (unsigned long long)v.n & mask;
+	if (!w.is_unsigned && (u >> (w.bits - 1)))
+		u |= ~mask;	/* sign-extend */
+	v.n = (long long)u;
+	return v;
+}
+
 int program_loc(const struct program *p, const char *name)
 {
 	int i;
@@ -808,17 +823,43 @@ static struct value init_value(const struct program *p, const struct init_value 
 	return int_value(v->n);
 }
 
+/* The integer types whose values herd7 wraps (checked against herd7 7.57). */
+static const struct {
+	const char *type;
+	struct value_width width;
+} wrapping_types[] = {
+	{ "char", { 8, false } }, { "int8_t", { 8, false } },
+	{ "uint8_t", { 8, true } },
+	{ "short", { 16, false } }, { "int16_t", { 16, false } },
+	{ "uint16_t", { 16, true } },
+	{ "uint32_t", { 32, true } }, { "atomic_t", { 32, true } },
+};
+
+static struct value_width width_of_type(const char *type)
+{
+	size_t i;
+
+	for (i = 0; type && i < sizeof(wrapping_types) / sizeof(wrapping_types[0]); i++)
+		if (!strcmp(type, wrapping_types[i].type))
+			return wrapping_types[i].width;
+	return (struct value_width){ 0, false };
+}
+
 static void set_initial_values(struct program *p)
 {
 	const struct litmus *t = p->test;
 	int i;
 
 	p->loc_init = xcalloc(p->nlocs, sizeof(*p->loc_init));
+	p->loc_width = xcalloc(p->nlocs, sizeof(*p->loc_width));
 	for (i = 0; i < t->ninit; i++) {
 		const struct init_item *it = &t->init[i];
 
-		if (it->proc < 0 && it->has_value)
+		if (it->proc >= 0)
+			continue;
+		if (it->has_value)
 			p->loc_init[program_loc(p, it->name)] = init_value(p, &it->value);
+		p->loc_width[program_loc(p, it->name)] = width_of_type(it->type);
 	}
 }
 
@@ -1060,6 +1101,7 @@ void program_free(struct program *p)
 		free(p->loc_names[i]);
 	free(p->loc_names);
 	free(p->loc_init);
+	free(p->loc_width);
 	free(p->procs);
 	free(p);
 }

@@ -46,11 +46,24 @@ struct proc_info {
 };
 
 /* Shared locations, their initial values, and the processes' traces. */
+/*
+ * How herd7 holds a location's value, from the type the init section
+ * gives it: a type narrower than 32 bits or unsigned wraps the value to
+ * its width, in the final states herd7 prints and in the condition's
+ * comparisons (atomic_t counts as a 32-bit unsigned).  bits == 0: as
+ * computed.
+ */
+struct value_width {
+	signed char bits;
+	bool is_unsigned;
+};
+
 struct program {
 	const struct litmus *test;
 	int nlocs;
 	char **loc_names;
 	struct value *loc_init;
+	struct value_width *loc_width;
 	int nprocs;
 	struct proc_info *procs;
 };
@@ -69,6 +82,8 @@ int program_loc(const struct program *p, const char *name);
 int program_reg(const struct program *p, int proc, const char *name);
 /* Print a value as herd7 does: an integer, or a location's name. */
 void value_print(const struct program *p, struct value v, struct strbuf *out);
+/* v as location loc holds it (see struct value_width). */
+struct value value_at_loc(const struct program *p, int loc, struct value v);
 bool value_eq(struct value a, struct value b);
 int value_cmp(const struct program *p, struct value a, struct value b);
 /* An event as "R[acquire] flag=1", for parse and --explain. */

@@ -60,7 +60,9 @@ static void print_states(const struct program *p, const struct outcomes *o,
 		for (v = 0; v < o->nvars; v++) {
 			print_var(&o->vars[v], out);
 			sb_addf(out, "=");
-			value_print(p, o->states[i].vals[v], out);
+			value_print(p, o->vars[v].proc < 0 ?
+				    value_at_loc(p, o->vars[v].index, o->states[i].vals[v]) :
+				    o->states[i].vals[v], out);
 			sb_addf(out, ";%s", v + 1 < o->nvars ? " " : "");
 		}
 		sb_addf(out, "\n");
