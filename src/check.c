@@ -74,7 +74,8 @@ static int run_test(struct test_run *r, const char *path, struct cat_model *mode
 	r->test = xcalloc(1, sizeof(*r->test));
 	litmus_read(r->test, path, r->text);
 	litmus_expand(r->test, macros);
-	r->prog = program_build(r->test, &opts->limits);
+	r->prog = xcalloc(1, sizeof(*r->prog));
+	program_build(r->prog, r->test, &opts->limits);
 	enumerate(r->prog, model, opts, &r->outcomes);
 	if (r->outcomes.limit) {
 		fflush(stdout);
@@ -88,25 +89,20 @@ static int run_test(struct test_run *r, const char *path, struct cat_model *mode
 }
 
 /*
- * With several tests, an error in one is caught here and the run goes on.
- * Parsing, expansion and the search free all they hold on the way back;
- * an error while generating a process's runs (program_build()) still
- * leaks that test's partial runs, which is why a lone test, which needs
- * no catching, is not protected.
+ * An error in a test is caught here and the run goes on with the next:
+ * the test's text, tree and runs are freed from r, and the search's limits
+ * stop the search, which frees what it holds, rather than jump.
  */
 static int check_one(const char *path, struct cat_model *model,
-		     const struct macro_table *macros, const struct check_options *opts,
-		     bool protect)
+		     const struct macro_table *macros, const struct check_options *opts)
 {
 	struct test_run *r = xcalloc(1, sizeof(*r));
 	jmp_buf *outer = die_jump;
 	jmp_buf here;
-	volatile int status = 0;
+	volatile int status;
 
-	if (protect) {
-		die_jump = &here;
-		status = setjmp(here);
-	}
+	die_jump = &here;
+	status = setjmp(here);
 	if (!status)
 		status = run_test(r, path, model, macros, opts);
 	die_jump = outer;
@@ -129,7 +125,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	int i, worst = 0;
 
 	for (i = 0; i < nfiles; i++) {
-		int status = check_one(files[i], model, macros, opts, nfiles > 1);
+		int status = check_one(files[i], model, macros, opts);
 
 		if (status > worst)
 			worst = status;

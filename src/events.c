@@ -33,9 +33,15 @@ struct value_set {
  * Loads draw from `known`, frozen during a round, so that a round only
  * goes one store deeper; stores add to `found`, known for the next round.
  */
+/*
+ * What program_build() holds while it works, hung from the program so
+ * that program_free() frees it when bad input or a limit ends the build.
+ */
 struct value_sets {
 	struct value_set known, found;
 	bool grew;
+	struct value_set consts;	/* while seed_constants() runs */
+	struct run *run;		/* while run_process() runs */
 };
 
 /* The state of one run of one process. */
@@ -890,8 +896,8 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	int i;
 
 	if (pi->ntraces == r->limits->max_traces)
-		die(EXIT_LIMIT, "process P%d has more than %d runs (raise -max-traces)",
-		    r->proc, r->limits->max_traces);
+		die(EXIT_LIMIT, "%s: process P%d has more than %d runs (raise -max-traces)",
+		    r->prog->test->file, r->proc, r->limits->max_traces);
 	pi->traces = xrealloc(pi->traces, (pi->ntraces + 1) * sizeof(*pi->traces));
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
@@ -920,7 +926,7 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 			const struct event_limits *limits)
 {
 	struct proc_info *pi = &p->procs[proc];
-	struct run *r = xcalloc(1, sizeof(*r));
+	struct run *r = sets->run = xcalloc(1, sizeof(*r));
 	int d;
 
 	r->prog = p;
@@ -943,6 +949,7 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 	}
 	free(r->regs);
 	free(r);
+	sets->run = NULL;
 }
 
 static struct value_set new_value_set(int nlocs)
@@ -958,10 +965,27 @@ static void free_value_set(struct value_set *s, int nlocs)
 {
 	int i;
 
-	for (i = 0; i < nlocs; i++)
+	for (i = 0; s->v && i < nlocs; i++)
 		free(s->v[i]);
 	free(s->v);
 	free(s->n);
+	s->v = NULL;
+	s->n = NULL;
+}
+
+static void free_build_state(struct program *p)
+{
+	struct value_sets *sets = p->building;
+
+	free_value_set(&sets->known, p->nlocs);
+	free_value_set(&sets->found, p->nlocs);
+	free_value_set(&sets->consts, 1);
+	if (sets->run) {
+		free(sets->run->regs);
+		free(sets->run);
+	}
+	free(sets);
+	p->building = NULL;
 }
 
 static void collect_expr_constants(const struct expr *e, struct value_set *consts,
@@ -1001,19 +1025,20 @@ static void collect_constants(const struct stmt *s, struct value_set *consts,
 static void seed_constants(const struct program *p, struct value_sets *sets,
 			   const struct event_limits *limits)
 {
-	struct value_set consts = new_value_set(1);
+	struct value_set *consts = &sets->consts;
 	int i, k;
 
+	*consts = new_value_set(1);
 	for (i = 0; i < p->nprocs; i++)
-		collect_constants(p->test->procs[i].body, &consts, limits);
-	add_value(&consts, 0, symbolic, limits);
+		collect_constants(p->test->procs[i].body, consts, limits);
+	add_value(consts, 0, symbolic, limits);
 	for (i = 0; i < p->nlocs; i++) {
-		for (k = 0; k < consts.n[0]; k++) {
-			add_value(&sets->known, i, consts.v[0][k], limits);
-			add_value(&sets->found, i, consts.v[0][k], limits);
+		for (k = 0; k < consts->n[0]; k++) {
+			add_value(&sets->known, i, consts->v[0][k], limits);
+			add_value(&sets->found, i, consts->v[0][k], limits);
 		}
 	}
-	free_value_set(&consts, 1);
+	free_value_set(consts, 1);
 }
 
 /*
@@ -1044,24 +1069,24 @@ static int chain_depth_bound(const struct program *p)
 	return total;
 }
 
-struct program *program_build(const struct litmus *t, const struct event_limits *limits)
+void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits)
 {
-	struct program *p = xcalloc(1, sizeof(*p));
-	struct value_sets sets;
+	struct value_sets *sets;
 	int i, round;
 
 	p->test = t;
 	p->nprocs = t->nprocs;
 	p->procs = xcalloc(t->nprocs, sizeof(*p->procs));
+	sets = p->building = xcalloc(1, sizeof(*sets));
 	collect_names(p);
 	set_initial_values(p);
-	sets.known = new_value_set(p->nlocs);
-	sets.found = new_value_set(p->nlocs);
+	sets->known = new_value_set(p->nlocs);
+	sets->found = new_value_set(p->nlocs);
 	for (i = 0; i < p->nlocs; i++) {
-		add_value(&sets.known, i, p->loc_init[i], limits);
-		add_value(&sets.found, i, p->loc_init[i], limits);
+		add_value(&sets->known, i, p->loc_init[i], limits);
+		add_value(&sets->found, i, p->loc_init[i], limits);
 	}
-	seed_constants(p, &sets, limits);
+	seed_constants(p, sets, limits);
 	/*
 	 * Round k runs with the values whose justification is at most k
 	 * stores deep: one store of a constant or an address, then a chain of
@@ -1070,27 +1095,27 @@ struct program *program_build(const struct litmus *t, const struct event_limits 
 	 * when the sets keep growing (atomic_inc() makes ever larger values).
 	 */
 	for (round = 0;; round++) {
-		sets.grew = false;
+		sets->grew = false;
 		for (i = 0; i < p->nprocs; i++)
-			run_process(p, i, &sets, limits);
-		if (!sets.grew || round > chain_depth_bound(p))
+			run_process(p, i, sets, limits);
+		if (!sets->grew || round > chain_depth_bound(p))
 			break;
 		for (i = 0; i < p->nlocs; i++) {
 			int k;
 
-			for (k = 0; k < sets.found.n[i]; k++)
-				add_value(&sets.known, i, sets.found.v[i][k], limits);
+			for (k = 0; k < sets->found.n[i]; k++)
+				add_value(&sets->known, i, sets->found.v[i][k], limits);
 		}
 	}
-	free_value_set(&sets.known, p->nlocs);
-	free_value_set(&sets.found, p->nlocs);
-	return p;
+	free_build_state(p);
 }
 
 void program_free(struct program *p)
 {
 	int i, j;
 
+	if (p->building)
+		free_build_state(p);
 	for (i = 0; i < p->nprocs; i++) {
 		free_traces(&p->procs[i]);
 		for (j = 0; j < p->procs[i].nregs; j++)

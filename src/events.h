@@ -58,6 +58,8 @@ struct value_width {
 	bool is_unsigned;
 };
 
+struct value_sets;
+
 struct program {
 	const struct litmus *test;
 	int nlocs;
@@ -66,6 +68,7 @@ struct program {
 	struct value_width *loc_width;
 	int nprocs;
 	struct proc_info *procs;
+	struct value_sets *building;	/* while program_build() runs */
 };
 
 /* Limits on the value guessing, each a command-line flag. */
@@ -74,7 +77,11 @@ struct event_limits {
 	int max_values;		/* distinct values per location */
 };
 
-struct program *program_build(const struct litmus *t, const struct event_limits *limits);
+/*
+ * Fill p, zeroed by the caller, with the runs of t's processes.  Should
+ * bad input or a limit end it, program_free(p) still frees what it built.
+ */
+void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits);
 void program_free(struct program *p);
 /* Location id of a global, or -1. */
 int program_loc(const struct program *p, const char *name);

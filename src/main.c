@@ -196,7 +196,8 @@ static int cmd_parse(int argc, char **argv)
 	model = cat_load(dir, opts.cfg_name);
 	macros = load_macros(cat_macros_file(model));
 	test = load_test(files[0], macros);
-	prog = program_build(test, &opts.limits);
+	prog = xcalloc(1, sizeof(*prog));
+	program_build(prog, test, &opts.limits);
 	program_print(prog, stdout);
 	program_free(prog);
 	litmus_free(test);
