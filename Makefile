@@ -13,9 +13,23 @@ ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 
 include src/model/lib.mk
 
+# The runtime every `lkmm run` module includes (kernel C, kept with the
+# kernel half), built into the binary as the string lkmm_runtime_h.
+RUNTIME_H := kernel/litmus/lkmm-runtime.h
+RUNTIME_C := build/runtime.c
+RUNTIME_OBJ := build/runtime.o
+$(RUNTIME_C): $(RUNTIME_H)
+	@mkdir -p $(@D)
+	@{ echo '/* Generated from $(RUNTIME_H) by the Makefile. */'; \
+	  echo 'const char lkmm_runtime_h[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+$(RUNTIME_OBJ): $(RUNTIME_C)
+	$(CC) $(CFLAGS) -c $< -o $@
+
 all: bin/lkmm bin/herd7
 
-bin/lkmm: $(OBJS) $(CATLIB_OBJ)
+bin/lkmm: $(OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^
 
@@ -27,7 +41,7 @@ build/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-build/asan/lkmm: $(ASAN_OBJS) $(CATLIB_OBJ)
+build/asan/lkmm: $(ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
 
 build/asan/%.o: src/%.c
@@ -85,4 +99,4 @@ bench: all
 
 .PHONY: all clean demo check bench fuzz
 clean:
-	rm -rf bin build/obj build/asan build/tests build/fuzz build/catlib.*
+	rm -rf bin build/obj build/asan build/tests build/fuzz build/catlib.* build/runtime.*

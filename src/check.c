@@ -3,7 +3,6 @@
  * generate events, enumerate executions through the model, report.
  */
 #include <errno.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,30 +61,42 @@ static void test_run_free(struct test_run *r)
 	free(r);
 }
 
+/* What run_test() needs besides the test_run it fills. */
+struct test_job {
+	struct test_run *run;
+	const char *path;
+	struct cat_model *model;
+	const struct macro_table *macros;
+	const struct check_options *opts;
+	int status;
+};
+
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
-static int run_test(struct test_run *r, const char *path, struct cat_model *model,
-		    const struct macro_table *macros, const struct check_options *opts)
+static void run_test(void *arg)
 {
+	struct test_job *job = arg;
+	struct test_run *r = job->run;
+	const struct check_options *opts = job->opts;
 	double start = now();
 
-	r->text = read_file(path, NULL);
+	r->text = read_file(job->path, NULL);
 	if (!r->text)
-		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", job->path, strerror(errno));
 	r->test = xcalloc(1, sizeof(*r->test));
-	litmus_read(r->test, path, r->text);
-	litmus_expand(r->test, macros);
+	litmus_read(r->test, job->path, r->text);
+	litmus_expand(r->test, job->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &opts->limits);
-	enumerate(r->prog, model, opts, &r->outcomes);
+	enumerate(r->prog, job->model, opts, &r->outcomes);
 	if (r->outcomes.limit) {
 		fflush(stdout);
 		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
-		return EXIT_LIMIT;
+		job->status = EXIT_LIMIT;
+		return;
 	}
 	report(r->prog, &r->outcomes, now() - start, &r->out);
 	if (opts->explain)
 		explain(r->prog, &r->outcomes, &r->out);
-	return 0;
 }
 
 /*
@@ -97,15 +108,11 @@ static int check_one(const char *path, struct cat_model *model,
 		     const struct macro_table *macros, const struct check_options *opts)
 {
 	struct test_run *r = xcalloc(1, sizeof(*r));
-	jmp_buf *outer = die_jump;
-	jmp_buf here;
-	volatile int status;
+	struct test_job job = { r, path, model, macros, opts, 0 };
+	int status = catch_die(run_test, &job);
 
-	die_jump = &here;
-	status = setjmp(here);
 	if (!status)
-		status = run_test(r, path, model, macros, opts);
-	die_jump = outer;
+		status = job.status;
 	if (!status && !opts->quiet) {
 		fputs(r->out.buf, stdout);
 		fputs("\n", stdout);

@@ -62,9 +62,24 @@ struct cat_model;
 void enumerate(const struct program *p, struct cat_model *model,
 	       const struct check_options *opts, struct outcomes *out);
 void outcomes_free(struct outcomes *o);
+/* The variables of the final states herd7 prints, into o->vars. */
+void outcomes_choose_vars(const struct program *p, struct outcomes *o);
+/* A value of the final state named in the condition, not yet wrapped. */
+typedef struct value (*cond_lookup)(const void *ctx, const struct cond_loc *l);
+/* Whether pr holds of the final state lookup gives. */
+bool prop_holds(const struct program *p, const struct prop *pr, cond_lookup lookup,
+		const void *ctx);
 /* herd7's output for a test, Time line included. */
 void report(const struct program *p, const struct outcomes *o, double seconds,
 	    struct strbuf *out);
+/* Sort o->states as herd7 prints them. */
+void states_sort(const struct program *p, struct outcomes *o);
+/* One final state as herd7 prints it: "0:r0=1; [x]=2;". */
+void state_print(const struct program *p, const struct outcomes *o, const struct value *vals,
+		 struct strbuf *out);
+/* klitmus7's block for the states a kernel run saw, satisfies[i] for each. */
+void report_klitmus(const struct program *p, const struct outcomes *o,
+		    const bool *satisfies, double seconds, struct strbuf *out);
 /* Plain words on why the condition's outcome is allowed or forbidden. */
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
 /* Check each file on its own; the worst exit status of all (util.h). */

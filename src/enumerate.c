@@ -268,19 +268,27 @@ static struct value final_value(const struct enumeration *en, int proc, int inde
 	return en->final[index];
 }
 
-/* A location's value as its type holds it (struct value_width). */
-static struct value cond_value(const struct enumeration *en, const struct cond_loc *l)
+/* A value of the condition, as the final state holds it (unwrapped). */
+static struct value execution_value(const void *ctx, const struct cond_loc *l)
 {
-	const struct program *p = en->prog;
-	int loc;
+	const struct enumeration *en = ctx;
 
 	if (l->proc >= 0)
-		return final_value(en, l->proc, program_reg(p, l->proc, l->name));
-	loc = program_loc(p, l->name);
-	return value_at_loc(p, loc, final_value(en, -1, loc));
+		return final_value(en, l->proc, program_reg(en->prog, l->proc, l->name));
+	return final_value(en, -1, program_loc(en->prog, l->name));
 }
 
-static bool holds(const struct enumeration *en, const struct prop *pr)
+/* A location's value as its type holds it (struct value_width). */
+static struct value cond_value(const struct program *p, const struct cond_loc *l,
+			       cond_lookup lookup, const void *ctx)
+{
+	struct value v = lookup(ctx, l);
+
+	return l->proc >= 0 ? v : value_at_loc(p, program_loc(p, l->name), v);
+}
+
+bool prop_holds(const struct program *p, const struct prop *pr, cond_lookup lookup,
+		const void *ctx)
 {
 	struct value v, w;
 
@@ -290,25 +298,29 @@ static bool holds(const struct enumeration *en, const struct prop *pr)
 	case P_FALSE:
 		return false;
 	case P_NOT:
-		return !holds(en, pr->left);
+		return !prop_holds(p, pr->left, lookup, ctx);
 	case P_AND:
-		return holds(en, pr->left) && holds(en, pr->right);
+		return prop_holds(p, pr->left, lookup, ctx) && prop_holds(p, pr->right, lookup, ctx);
 	case P_OR:
-		return holds(en, pr->left) || holds(en, pr->right);
+		return prop_holds(p, pr->left, lookup, ctx) || prop_holds(p, pr->right, lookup, ctx);
 	case P_ATOM:
 		break;
 	}
-	v = cond_value(en, &pr->loc);
+	v = cond_value(p, &pr->loc, lookup, ctx);
 	if (pr->rhs_is_loc)
-		w = cond_value(en, &pr->rhs_loc);
+		w = cond_value(p, &pr->rhs_loc, lookup, ctx);
 	else if (pr->value.is_addr)
-		w = (struct value){ true, program_loc(en->prog, pr->value.addr_of) };
+		w = (struct value){ true, program_loc(p, pr->value.addr_of) };
 	else if (pr->loc.proc < 0)
-		w = value_at_loc(en->prog, program_loc(en->prog, pr->loc.name),
-				 (struct value){ false, pr->value.n });
+		w = value_at_loc(p, program_loc(p, pr->loc.name), (struct value){ false, pr->value.n });
 	else
 		w = (struct value){ false, pr->value.n };
 	return value_eq(v, w);
+}
+
+static bool holds(const struct enumeration *en, const struct prop *pr)
+{
+	return prop_holds(en->prog, pr, execution_value, en);
 }
 
 /* Whether an execution settles the condition, for -speedcheck. */
@@ -802,7 +814,7 @@ static int var_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void choose_state_vars(const struct program *p, struct outcomes *o)
+void outcomes_choose_vars(const struct program *p, struct outcomes *o)
 {
 	const struct litmus *t = p->test;
 	int i;
@@ -821,7 +833,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	int i;
 
 	memset(out, 0, sizeof(*out));
-	choose_state_vars(p, out);
+	outcomes_choose_vars(p, out);
 	clock_gettime(CLOCK_MONOTONIC, &en.start);
 	en.pick = xcalloc(p->nprocs, sizeof(*en.pick));
 	en.base = xcalloc(p->nprocs, sizeof(*en.base));

@@ -70,6 +70,7 @@ struct stmt {
 	enum stmt_kind kind;
 	struct srcpos pos;
 	char *name;		/* S_ASSIGN target, S_DECL and S_CALL name */
+	char *type;		/* S_DECL: the declared type, e.g. "int *" */
 	struct annot annot;
 	int op;			/* S_ATOMIC_OP operator */
 	int nargs;

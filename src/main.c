@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cat.h"
 #include "check.h"
 #include "events.h"
 #include "litmus.h"
 #include "modeldir.h"
+#include "run.h"
 #include "util.h"
 
 #define LKMM_VERSION "0.1"
@@ -23,6 +25,7 @@
 static const char usage[] =
 	"usage: lkmm check [options] FILE|@LISTFILE|-...\n"
 	"       lkmm parse [options] FILE\n"
+	"       lkmm run [run options] FILE|@LISTFILE|-...\n"
 	"       lkmm --version | --help\n"
 	"\n"
 	"check   decides each litmus test against the Linux-kernel memory model\n"
@@ -31,6 +34,12 @@ static const char usage[] =
 	"        lines and lines starting with # are skipped); - those listed\n"
 	"        on standard input.\n"
 	"parse   prints the events each process of a test can generate.\n"
+	"run     runs each test as a kernel module in a QEMU guest (the project's\n"
+	"        patched 6.12 kernel, built if needed; one boot for all tests),\n"
+	"        prints klitmus7's result block for it and holds each state the\n"
+	"        kernel reached against the model: a state the model forbids is\n"
+	"        a MODEL VIOLATION and exit status 5.  Never loads anything into\n"
+	"        this machine's kernel.\n"
 	"\n"
 	"Options (herd7's spelling where herd7 has them):\n"
 	"  -I DIR, --model DIR   the model directory (see below)\n"
@@ -49,6 +58,22 @@ static const char usage[] =
 	"                        values (default 256)\n"
 	"  --explain             say, after herd7's output, why the outcome is\n"
 	"                        allowed or forbidden\n"
+	"\n"
+	"Run options (module parameters keep klitmus7's names):\n"
+	"  --runs N              runs per test, threads started afresh (nruns, 10)\n"
+	"  --size N              instances of the test per run (size, 1000)\n"
+	"  --cpus N              the guest's vCPUs (default: this machine's\n"
+	"                        CPUs, at least 2); a test needs one per process\n"
+	"  --stride N            step through the instances, coprime to size (1)\n"
+	"  --ninst N             groups of threads at once (1)\n"
+	"  --affincr N           thread t on CPU t*N mod vCPUs; 0 unbound (1)\n"
+	"  --boot-timeout SECS   give up on the guest after this long (1200)\n"
+	"  --emit DIR            only write the modules' sources, a Kbuild file\n"
+	"                        and run.sh to DIR, to build and run on a test\n"
+	"                        machine of your own (make && ./run.sh > LOG)\n"
+	"  --compare LOG         run nothing: hold the results in LOG (run.sh's\n"
+	"                        output or a console log) against the model\n"
+	"  -I DIR, -conf FILE    the model, as for check\n"
 	"\n"
 	"Each test is checked on its own: bad input or a limit ends that test,\n"
 	"and the others are still checked.  Exit status, the worst of all tests:\n"
@@ -286,6 +311,68 @@ static int cmd_check(int argc, char **argv, int first)
 	return status;
 }
 
+static long online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : n;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_options opts = { .runs = 10, .size = 1000, .stride = 1, .ninst = 1,
+				    .affincr = 1, .cpus = online_cpus() };
+	const char *explicit_dir = NULL;
+	struct vec paths = { 0 };
+	char **args = xcalloc(argc, sizeof(*args));
+	int nargs = 0, status, i;
+
+	default_options(&opts.check);
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--runs"))
+			opts.runs = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--size"))
+			opts.size = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--cpus"))
+			opts.cpus = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--stride"))
+			opts.stride = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--ninst"))
+			opts.ninst = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--affincr"))
+			opts.affincr = parse_number(a, option_arg(argc, argv, &i), 0);
+		else if (!strcmp(a, "--boot-timeout"))
+			opts.boot_timeout = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--emit"))
+			opts.emit_dir = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "--compare"))
+			opts.compare_log = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "-I") || !strcmp(a, "--model"))
+			explicit_dir = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "-conf"))
+			opts.check.cfg_name = option_arg(argc, argv, &i);
+		else if (a[0] == '-' && a[1])
+			bad_usage("unknown run option '%s'", a);
+		else
+			args[nargs++] = argv[i];
+	}
+	if (opts.emit_dir && opts.compare_log)
+		bad_usage("%s", "--emit and --compare each do half of a run; give one");
+	collect_paths(args, nargs, &paths);
+	free(args);
+	if (!paths.len)
+		bad_usage("%s", "no litmus test given");
+	opts.check.model_dir = model_dir_find(explicit_dir, opts.check.cfg_name);
+	status = run_files((char **)paths.items, paths.len, &opts);
+	for (i = 0; i < paths.len; i++)
+		free(paths.items[i]);
+	vec_free(&paths);
+	free((char *)opts.check.model_dir);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -312,5 +399,7 @@ int main(int argc, char **argv)
 		return cmd_parse(argc, argv);
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc, argv, 2);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc, argv);
 	bad_usage("unknown command '%s'", argv[1]);
 }

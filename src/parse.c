@@ -530,13 +530,15 @@ static struct stmt *parse_block(struct parser *ps)
 static struct stmt *parse_declaration(struct parser *ps)
 {
 	struct stmt *block = new_stmt(ps, S_BLOCK, ps->tok.pos);
+	char *type = parse_type(ps);
 
-	parse_type(ps);
 	do {
 		struct stmt *decl = new_stmt(ps, S_DECL, ps->tok.pos);
 
+		decl->type = type;
 		while (accept(ps, "*"))
-			;
+			decl->type = join(ps, decl->type,
+					  decl->type[strlen(decl->type) - 1] == '*' ? "" : " ", "*", 1);
 		decl->name = expect_ident(ps, "a variable name");
 		arena_push(ps->arena, block->body, block->nbody, decl);
 		if (accept(ps, "=")) {

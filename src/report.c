@@ -46,25 +46,37 @@ static void print_var(const struct state_var *v, struct strbuf *out)
 		sb_addf(out, "[%s]", v->name);
 }
 
-static void print_states(const struct program *p, const struct outcomes *o,
-			 struct strbuf *out)
+void states_sort(const struct program *p, struct outcomes *o)
 {
-	int i, v;
-
 	sort_program = p;
 	sort_nvars = o->nvars;
 	if (o->nstates)
 		qsort(o->states, o->nstates, sizeof(*o->states), state_order);
+}
+
+void state_print(const struct program *p, const struct outcomes *o, const struct value *vals,
+		 struct strbuf *out)
+{
+	int v;
+
+	for (v = 0; v < o->nvars; v++) {
+		print_var(&o->vars[v], out);
+		sb_addf(out, "=");
+		value_print(p, o->vars[v].proc < 0 ?
+			    value_at_loc(p, o->vars[v].index, vals[v]) : vals[v], out);
+		sb_addf(out, ";%s", v + 1 < o->nvars ? " " : "");
+	}
+}
+
+static void print_states(const struct program *p, const struct outcomes *o,
+			 struct strbuf *out)
+{
+	int i;
+
+	states_sort(p, (struct outcomes *)o);
 	sb_addf(out, "States %d\n", o->nstates);
 	for (i = 0; i < o->nstates; i++) {
-		for (v = 0; v < o->nvars; v++) {
-			print_var(&o->vars[v], out);
-			sb_addf(out, "=");
-			value_print(p, o->vars[v].proc < 0 ?
-				    value_at_loc(p, o->vars[v].index, o->states[i].vals[v]) :
-				    o->states[i].vals[v], out);
-			sb_addf(out, ";%s", v + 1 < o->nvars ? " " : "");
-		}
+		state_print(p, o, o->states[i].vals, out);
 		sb_addf(out, "\n");
 	}
 }
@@ -180,6 +192,39 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 		o->negative);
 	sb_addf(out, "Time %s %.2f\n", t->name, seconds);
 	print_hash(t->text, out);
+	sb_free(&cond);
+}
+
+/*
+ * klitmus7's result block for the states a kernel run saw: o->states
+ * hold the counts and whether each satisfies the condition is decided
+ * again here, so that run.c need not know the quantifier's rules.
+ */
+void report_klitmus(const struct program *p, const struct outcomes *o,
+		    const bool *satisfies, double seconds, struct strbuf *out)
+{
+	const struct litmus *t = p->test;
+	bool swap = t->quantifier == Q_NOT_EXISTS;
+	struct strbuf cond = { 0 };
+	int i;
+
+	sb_addf(out, "Test %s %s\n", t->name, quantifiers[t->quantifier].kind);
+	sb_addf(out, "Histogram (%d states)\n", o->nstates);
+	for (i = 0; i < o->nstates; i++) {
+		sb_addf(out, "%-8ld%c>", o->states[i].count, satisfies[i] ? '*' : ':');
+		state_print(p, o, o->states[i].vals, out);
+		sb_addf(out, "\n");
+	}
+	sb_addf(out, "%s\n\nWitnesses\n", condition_ok(t, o) ? "Ok" : "No");
+	sb_addf(out, "Positive: %ld, Negative: %ld\n", swap ? o->negative : o->positive,
+		swap ? o->positive : o->negative);
+	print_prop(t->cond, IN_TOP, &cond);
+	sb_addf(out, "Condition %s (%s) is %svalidated\n", quantifiers[t->quantifier].name,
+		cond.buf, condition_ok(t, o) ? "" : "NOT ");
+	print_hash(t->text, out);
+	sb_addf(out, "Observation %s %s %ld %ld\n", t->name, observation(o), o->positive,
+		o->negative);
+	sb_addf(out, "Time %s %.2f\n\n", t->name, seconds);
 	sb_free(&cond);
 }
 

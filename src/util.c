@@ -68,6 +68,20 @@ static _Noreturn void vdie(int status, const char *fmt, va_list ap)
 	exit(status);
 }
 
+int catch_die(void (*fn)(void *arg), void *arg)
+{
+	jmp_buf *outer = die_jump;
+	jmp_buf here;
+	volatile int status;
+
+	die_jump = &here;
+	status = setjmp(here);
+	if (!status)
+		fn(arg);
+	die_jump = outer;
+	return status;
+}
+
 void die_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;

@@ -14,6 +14,7 @@ enum {
 	EXIT_BAD_INPUT = 2,	/* malformed test, model or command line */
 	EXIT_LIMIT = 3,		/* a resource limit (time, executions) was hit */
 	EXIT_INTERNAL = 4,	/* a bug of lkmm's: worth a report */
+	EXIT_VIOLATION = 5,	/* lkmm run: a kernel reached a state the model forbids */
 };
 
 /* Allocation that never returns NULL: running out of memory is fatal. */
@@ -60,6 +61,13 @@ struct srcpos {
  * thread, so that threads checking different tests do not share it.
  */
 extern _Thread_local jmp_buf *die_jump;
+
+/*
+ * Call fn(arg); 0 when it returns, or the status of a die_at() or die()
+ * inside it, which then returns here.  What fn allocated must be
+ * reachable from arg, for the caller to free either way.
+ */
+int catch_die(void (*fn)(void *arg), void *arg);
 
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)

@@ -2,8 +2,10 @@
 # `make kernel-check`: build the patched kernel, boot it in QEMU, run the
 # KUnit suites and the direct-I/O stress, and judge the console log.
 #
-# Usage: kernel-check.sh [--pristine]
-#   --pristine  the same on the unpatched Debian tree (for kernel-before-after)
+# Usage: kernel-check.sh [--pristine | --build-only]
+#   --pristine    the same on the unpatched Debian tree (for kernel-before-after)
+#   --build-only  stop once the kernel and the guest files are built (for
+#                 run-litmus.sh, which boots its own guest)
 #
 # Every step's wall time goes to $KBUILD_ROOT/times-<mode>.txt; the last
 # line of output is the KUnit tally from check-console.sh.
@@ -49,8 +51,12 @@ kunit_parse() {
 }
 
 main() {
+	local build_only=
 	MODE=series
-	[ "${1:-}" = --pristine ] && MODE=pristine
+	case ${1:-} in
+	--pristine) MODE=pristine ;;
+	--build-only) build_only=1 ;;
+	esac
 	mkdir -p "$KBUILD_ROOT"
 	TIMES=$KBUILD_ROOT/times-$MODE.txt
 	: >"$TIMES"
@@ -62,6 +68,7 @@ main() {
 	step configure "$SCRIPTS/configure.sh" $(fragments) || return 1
 	step build "$SCRIPTS/build.sh" || return 1
 	step guest "$SCRIPTS/mkguest.sh" || return 1
+	[ -z "$build_only" ] || return 0
 	step boot "$SCRIPTS/boot.sh" "$console" "${LKMM_KERNEL_ARGS[@]}" || rc=1
 	step kunit-py kunit_parse "$console" || rc=1
 	"$SCRIPTS/check-console.sh" "$console" || rc=1

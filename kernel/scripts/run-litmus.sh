@@ -1,0 +1,67 @@
+#!/bin/bash
+# The kernel half of `lkmm run`: build the modules lkmm wrote to WORKDIR
+# (module sources, Kbuild, tests.list) against the project's patched
+# kernel, built first when needed, then load them all, one after the
+# other, in a single QEMU boot.  The console goes to WORKDIR/console.log,
+# kbuild's output to WORKDIR/kbuild.log; lkmm reads both.
+#
+# Usage: run-litmus.sh WORKDIR
+#
+# Environment:
+#   LKMM_SMP=N                the guest's vCPUs (default 2)
+#   LKMM_RUN_PARAMS="k=v ..." module parameters (nruns, size, ...)
+#   LKMM_BOOT_TIMEOUT=secs    as for boot.sh
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+SCRIPTS=$KERNEL_DIR/scripts
+
+build_modules() {
+	local work=$1 n
+	n=$(wc -l <"$work/tests.list")
+	rm -f "$work"/*.ko
+	log "building $n test modules against $KOBJ"
+	# -k: one test that does not build must not keep the others from running.
+	if ! kmake M="$work" -k modules >"$work/kbuild.log" 2>&1; then
+		log "some modules did not build; lkmm names them (kbuild's output: $work/kbuild.log)"
+	fi
+}
+
+# busybox, the litmus init and every module that built.
+build_initramfs() {
+	local work=$1 m
+	{
+		printf '%s\n' "dir /dev 0755 0 0" "nod /dev/console 0600 0 0 c 5 1" \
+			"dir /bin 0755 0 0" "dir /proc 0755 0 0" "dir /sys 0755 0 0" \
+			"dir /litmus 0755 0 0" "file /bin/busybox /bin/busybox 0755 0 0" \
+			"slink /bin/sh busybox 0777 0 0" \
+			"file /init $KERNEL_DIR/guest/litmus-init 0755 0 0" \
+			"file /litmus/tests.list $work/built.list 0644 0 0"
+		while read -r m; do
+			echo "file /litmus/$m.ko $work/$m.ko 0644 0 0"
+		done <"$work/built.list"
+	} >"$work/initramfs.list"
+	"$KOBJ/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
+}
+
+main() {
+	[ $# = 1 ] && [ -f "$1/tests.list" ] || die "usage: run-litmus.sh WORKDIR (with tests.list)"
+	local work params
+	work=$(realpath "$1")
+	log "building the kernel (once; later runs reuse it)"
+	"$SCRIPTS/kernel-check.sh" --build-only >"$work/kernel-build.log" 2>&1 ||
+		die "the kernel did not build; see $work/kernel-build.log"
+	build_modules "$work"
+	: >"$work/built.list"
+	while read -r m; do
+		[ ! -f "$work/$m.ko" ] || echo "$m" >>"$work/built.list"
+	done <"$work/tests.list"
+	build_initramfs "$work"
+	params=$(echo "${LKMM_RUN_PARAMS:-}" | tr ' ' ',')
+	log "running $(wc -l <"$work/built.list") modules on ${LKMM_SMP:-2} vCPUs"
+	rm -f "$work/console.log"
+	LKMM_INITRD=$work/initramfs.cpio "$SCRIPTS/boot.sh" "$work/console.log" \
+		kunit.enable=0 "lkmm.run=$params"
+}
+
+main "$@"
