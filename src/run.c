@@ -33,6 +33,7 @@ struct run_test {
 	struct program *prog;
 	struct outcomes model;
 	struct arena scratch;
+	struct strbuf source;		/* the module's C */
 	int status;			/* why it cannot run; 0 when it can */
 	/* What the kernel saw. */
 	bool found;
@@ -86,21 +87,29 @@ static void prepare_test(void *arg)
 		       rt->as_written->nprocs * o->ninst == 1 ? "" : "s", o->ninst, o->cpus);
 }
 
+static void write_text(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	struct strbuf path = { 0 };
+	FILE *f;
+
+	sb_addf(&path, "%s/%s", dir, name);
+	f = fopen(path.buf, "w");
+	if (!f || fputs(text, f) == EOF || fclose(f) || chmod(path.buf, mode))
+		die(EXIT_BAD_INPUT, "cannot write %s: %s", path.buf, strerror(errno));
+	sb_free(&path);
+}
+
 static void emit_module(void *arg)
 {
 	struct prepare_job *job = arg;
 	struct run_test *rt = job->rt;
 	const char *dir = job->rn->opts->emit_dir;
-	struct strbuf src = { 0 }, path = { 0 };
-	FILE *f;
+	struct strbuf name = { 0 };
 
-	module_emit(rt->as_written, rt->prog, &rt->model, &rt->scratch, &src);
-	sb_addf(&path, "%s/%s.c", dir, rt->module);
-	f = fopen(path.buf, "w");
-	if (!f || fputs(src.buf, f) == EOF || fclose(f))
-		die(EXIT_BAD_INPUT, "cannot write %s: %s", path.buf, strerror(errno));
-	sb_free(&src);
-	sb_free(&path);
+	module_emit(rt->as_written, rt->prog, &rt->model, &rt->scratch, &rt->source);
+	sb_addf(&name, "%s.c", rt->module);
+	write_text(dir, name.buf, rt->source.buf, 0644);
+	sb_free(&name);
 }
 
 static void run_test_free(struct run_test *rt)
@@ -115,19 +124,8 @@ static void run_test_free(struct run_test *rt)
 	if (rt->as_written)
 		litmus_free(rt->as_written);
 	arena_free(&rt->scratch);
+	sb_free(&rt->source);
 	free(rt->text);
-}
-
-static void write_text(const char *dir, const char *name, const char *text, mode_t mode)
-{
-	struct strbuf path = { 0 };
-	FILE *f;
-
-	sb_addf(&path, "%s/%s", dir, name);
-	f = fopen(path.buf, "w");
-	if (!f || fputs(text, f) == EOF || fclose(f) || chmod(path.buf, mode))
-		die(EXIT_BAD_INPUT, "cannot write %s: %s", path.buf, strerror(errno));
-	sb_free(&path);
 }
 
 static void make_dirs(const char *dir)
@@ -205,24 +203,31 @@ static void emit_all(struct runner *rn)
 	sb_free(&list);
 }
 
-/* The source tree this binary was built in: bin/lkmm's parent. */
+static const char harness[] = "kernel/scripts/run-litmus.sh";
+
+/* The source tree this binary was built in: the nearest parent with the harness. */
 static char *source_root(void)
 {
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
-	int up;
 
 	if (len <= 0)
 		die(EXIT_BAD_INPUT, "cannot find lkmm's own path: %s", strerror(errno));
 	exe[len] = '\0';
-	for (up = 0; up < 2; up++) {
-		slash = strrchr(exe, '/');
-		if (!slash)
-			break;
+	while ((slash = strrchr(exe, '/'))) {
+		struct strbuf path = { 0 };
+		bool found;
+
 		*slash = '\0';
+		sb_addf(&path, "%s/%s", exe, harness);
+		found = !access(path.buf, X_OK);
+		sb_free(&path);
+		if (found)
+			return xstrdup(exe);
 	}
-	return xstrdup(exe);
+	die(EXIT_BAD_INPUT, "lkmm run needs the lkmm source tree it was built in (with %s); "
+	    "elsewhere, use --emit DIR and --compare LOG", harness);
 }
 
 /* kernel/scripts/run-litmus.sh DIR, with the run's settings in its environment. */
@@ -232,10 +237,7 @@ static void run_harness(const struct run_options *o, const char *root, const cha
 	int status;
 	pid_t pid;
 
-	sb_addf(&script, "%s/kernel/scripts/run-litmus.sh", root);
-	if (access(script.buf, X_OK))
-		die(EXIT_BAD_INPUT, "lkmm run needs the lkmm source tree it was built in "
-		    "(%s is missing); elsewhere, use --emit DIR and --compare LOG", script.buf);
+	sb_addf(&script, "%s/%s", root, harness);
 	sb_addf(&params, "nruns=%ld size=%ld stride=%ld ninst=%ld affincr=%ld", o->runs,
 		o->size, o->stride, o->ninst, o->affincr);
 	sb_addf(&num, "%ld", o->cpus);
@@ -449,6 +451,32 @@ struct seen_job {
 	const char *log;
 };
 
+static bool same_state(int nvars, const struct value *a, const struct value *b)
+{
+	int v;
+
+	for (v = 0; v < nvars; v++)
+		if (!value_eq(a[v], b[v]))
+			return false;
+	return true;
+}
+
+/* A log that lists one state twice (runs on a machine of one's own, merged) counts it once. */
+static void merge_last_state(struct outcomes *o)
+{
+	struct state *last = &o->states[o->nstates - 1];
+	int i;
+
+	for (i = 0; i < o->nstates - 1; i++) {
+		if (same_state(o->nvars, o->states[i].vals, last->vals)) {
+			o->states[i].count += last->count;
+			free(last->vals);
+			o->nstates--;
+			return;
+		}
+	}
+}
+
 /* The block's states as outcomes of the test, in herd7's order. */
 static void take_block(void *arg)
 {
@@ -459,11 +487,16 @@ static void take_block(void *arg)
 	int s, v;
 
 	vars_text(&rt->model, &want);
-	if (!b->vars || strcmp(b->vars, want.buf ? want.buf : ""))
+	if (!b->vars || strcmp(b->vars, want.buf ? want.buf : "")) {
+		char test_vars[512];
+
+		snprintf(test_vars, sizeof(test_vars), "%s", want.buf ? want.buf : "");
+		sb_free(&want);
 		die_at((struct srcpos){ job->log, b->line, 1 },
 		       "the run of %s recorded variables '%s', the test has '%s'; was the "
 		       "log made from another version of the test?", b->name,
-		       b->vars ? b->vars : "", want.buf ? want.buf : "");
+		       b->vars ? b->vars : "", test_vars);
+	}
 	sb_free(&want);
 	rt->seen.nvars = rt->model.nvars;
 	rt->seen.vars = xmalloc((rt->seen.nvars + 1) * sizeof(*rt->seen.vars));
@@ -483,6 +516,7 @@ static void take_block(void *arg)
 			st->vals[v] = parse_value(rt, w, job->log, line);
 			free(w);
 		}
+		merge_last_state(&rt->seen);
 	}
 	states_sort(rt->prog, &rt->seen);
 	rt->satisfies = xcalloc(rt->seen.nstates + 1, sizeof(*rt->satisfies));
@@ -500,16 +534,6 @@ static void take_block(void *arg)
 	rt->size = b->size;
 	rt->ninst = b->ninst;
 	rt->found = true;
-}
-
-static bool same_state(int nvars, const struct value *a, const struct value *b)
-{
-	int v;
-
-	for (v = 0; v < nvars; v++)
-		if (!value_eq(a[v], b[v]))
-			return false;
-	return true;
 }
 
 static bool model_allows(const struct run_test *rt, const struct value *vals)
