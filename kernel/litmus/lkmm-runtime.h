@@ -94,9 +94,11 @@ static void lkmm_barrier_wait(struct lkmm_barrier *b, int *sense)
 	*sense = !*sense;
 	if (atomic_dec_and_test(&b->left)) {
 		atomic_set(&b->left, b->n);
+		/* Orders the reset of left before the others leave. */
 		smp_store_release(&b->sense, *sense);
 		return;
 	}
+	/* Pairs with the release above: the others see left reset. */
 	while (smp_load_acquire(&b->sense) != *sense) {
 		cpu_relax();
 		/* A grace period in a test body needs the others to pass one. */
@@ -320,18 +322,5 @@ out:
 	kfree(groups);
 	return err;
 }
-
-#define LKMM_TEST_MODULE(test)					\
-	static int __init lkmm_module_init(void)		\
-	{							\
-		return lkmm_run(&(test));			\
-	}							\
-	static void __exit lkmm_module_exit(void)		\
-	{							\
-	}							\
-	module_init(lkmm_module_init);				\
-	module_exit(lkmm_module_exit);				\
-	MODULE_LICENSE("GPL");					\
-	MODULE_DESCRIPTION("litmus test run by lkmm run")
 
 #endif /* LKMM_RUNTIME_H */
