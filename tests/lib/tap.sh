@@ -16,6 +16,21 @@ not_ok() { test_number=$((test_number + 1)); echo "not ok $test_number - $*"; }
 diag() { sed 's/^/# /'; }
 : "${TMPDIR:=/tmp}"
 
+# expect NAME STATUS PATTERN CMD...: CMD exits with STATUS and some line
+# of its output (stdout and stderr) matches the extended regex PATTERN.
+expect() {
+	local name=$1 want=$2 pattern=$3 out status
+	shift 3
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -eq "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
+		ok "$name"
+	else
+		not_ok "$name (status $status, wanted $want and /$pattern/)"
+		diag <<< "$out"
+	fi
+}
+
 without_time() { grep -v '^Time \|^Hash='; }
 
 # check_litmus LKMM TAG TEST EXPECTED SCRATCH: two cases: lkmm's output

@@ -10,19 +10,6 @@ trap 'rm -rf "$work"' EXIT
 set -- $LKMM_BINARIES
 plan $(( $# * 27 ))
 
-# expect NAME STATUS PATTERN CMD...: exit status and a line of output.
-expect() {
-	local name=$1 want=$2 pattern=$3 out status
-	shift 3
-	out=$("$@" 2>&1)
-	status=$?
-	if [ "$status" -eq "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
-		ok "$name"
-	else
-		not_ok "$name (status $status)"
-		diag <<< "$out"
-	fi
-}
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")

@@ -14,19 +14,6 @@ trap 'rm -rf "$work"' EXIT
 set -- $LKMM_BINARIES
 plan $(( $# * 21 ))
 
-# expect NAME STATUS PATTERN CMD...: exit status and a line of its output.
-expect() {
-	local name=$1 want=$2 pattern=$3 out status
-	shift 3
-	out=$("$@" 2>&1)
-	status=$?
-	if [ "$status" -eq "$want" ] && grep -qE -- "$pattern" <<< "$out"; then
-		ok "$name"
-	else
-		not_ok "$name (status $status, wanted $want and /$pattern/)"
-		diag <<< "$out"
-	fi
-}
 
 # in_order FILE LINE...: each line occurs in FILE, after the one before.
 in_order() {
