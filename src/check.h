@@ -74,6 +74,10 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	    struct strbuf *out);
 /* Sort o->states as herd7 prints them. */
 void states_sort(const struct program *p, struct outcomes *o);
+/* The variables of the final states, space-separated: "0:r0 [x]". */
+void state_vars_print(const struct outcomes *o, struct strbuf *out);
+/* herd7's word for how often the condition held: Never, Sometimes, Always. */
+const char *observation(const struct outcomes *o);
 /* One final state as herd7 prints it: "0:r0=1; [x]=2;". */
 void state_print(const struct program *p, const struct outcomes *o, const struct value *vals,
 		 struct strbuf *out);

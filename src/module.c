@@ -143,6 +143,12 @@ static bool type_is(const char *type, const char *name)
 	return !strcmp(type, name);
 }
 
+/* "int r0", "int *r0": a declaration of name with a type as parse.c spells it. */
+static void emit_declarator(struct emitter *em, const char *type, const char *name)
+{
+	sb_addf(em->out, "%s%s%s", type, type[strlen(type) - 1] == '*' ? "" : " ", name);
+}
+
 static void indent(struct emitter *em, int depth)
 {
 	while (depth-- > 0)
@@ -292,8 +298,8 @@ static void emit_stmt(struct emitter *em, int proc, const struct stmt *s, int de
 		sb_addf(em->out, "}\n");
 		return;
 	case S_DECL:
-		sb_addf(em->out, "%s%s%s = ", s->type, s->type[strlen(s->type) - 1] == '*' ? "" : " ",
-			s->name);
+		emit_declarator(em, s->type, s->name);
+		sb_addf(em->out, " = ");
 		emit_reg_init(em, proc, s->name);
 		sb_addf(em->out, ";\n");
 		return;
@@ -442,7 +448,9 @@ static int declare_registers(struct emitter *em, int proc)
 			if (t->init[j].proc == proc && !strcmp(t->init[j].name, name))
 				type = t->init[j].type ? t->init[j].type :
 				       t->init[j].value.is_addr ? "int *" : type;
-		sb_addf(em->out, "\t%s%s%s = ", type, type[strlen(type) - 1] == '*' ? "" : " ", name);
+		sb_addf(em->out, "\t");
+		emit_declarator(em, type, name);
+		sb_addf(em->out, " = ");
 		emit_reg_init(em, proc, name);
 		sb_addf(em->out, ";\n");
 		declared++;
@@ -480,8 +488,8 @@ static void emit_process(struct emitter *em, int proc)
 	for (i = 0; i < pr->nparams; i++) {
 		const char *type = em->loc_type[program_loc(em->prog, pr->params[i].name)];
 
-		sb_addf(em->out, "%s%s*%s, ", type, type[strlen(type) - 1] == '*' ? "" : " ",
-			pr->params[i].name);
+		emit_declarator(em, type, "*");
+		sb_addf(em->out, "%s, ", pr->params[i].name);
 	}
 	sb_addf(em->out, "long *lkmm_out)\n{\n");
 	emit_top(em, proc, pr->body, declare_registers(em, proc) > 0);
@@ -500,8 +508,9 @@ static void emit_instance(struct emitter *em)
 	for (loc = 0; loc < p->nlocs; loc++) {
 		const char *type = em->loc_type[loc];
 
-		sb_addf(em->out, "\t%s%s%s ____cacheline_aligned;\n", type,
-			type[strlen(type) - 1] == '*' ? "" : " ", p->loc_names[loc]);
+		sb_addf(em->out, "\t");
+		emit_declarator(em, type, p->loc_names[loc]);
+		sb_addf(em->out, " ____cacheline_aligned;\n");
 	}
 	sb_addf(em->out, "\tlong lkmm_out[%d] ____cacheline_aligned;\n};\n\n",
 		em->vars->nvars ? em->vars->nvars : 1);
@@ -649,12 +658,7 @@ static void emit_descriptor(struct emitter *em, bool has_fini)
 		sb_addf(em->out, ",");
 	}
 	sb_addf(em->out, " NULL };\n\n");
-	for (i = 0; i < o->nvars; i++) {
-		if (o->vars[i].proc >= 0)
-			sb_addf(&vars, "%s%d:%s", i ? " " : "", o->vars[i].proc, o->vars[i].name);
-		else
-			sb_addf(&vars, "%s[%s]", i ? " " : "", o->vars[i].name);
-	}
+	state_vars_print(o, &vars);
 	sb_addf(em->out, "static const struct lkmm_test lkmm_this_test = {\n\t.name = ");
 	emit_c_string(em->out, em->test->name);
 	sb_addf(em->out, ",\n\t.nprocs = %d,\n\t.nvars = %d,\n\t.vars = ", em->test->nprocs,

@@ -54,6 +54,16 @@ void states_sort(const struct program *p, struct outcomes *o)
 		qsort(o->states, o->nstates, sizeof(*o->states), state_order);
 }
 
+void state_vars_print(const struct outcomes *o, struct strbuf *out)
+{
+	int v;
+
+	for (v = 0; v < o->nvars; v++) {
+		sb_addf(out, "%s", v ? " " : "");
+		print_var(&o->vars[v], out);
+	}
+}
+
 void state_print(const struct program *p, const struct outcomes *o, const struct value *vals,
 		 struct strbuf *out)
 {
@@ -146,7 +156,7 @@ static bool condition_ok(const struct litmus *t, const struct outcomes *o)
 	}
 }
 
-static const char *observation(const struct outcomes *o)
+const char *observation(const struct outcomes *o)
 {
 	if (o->positive == 0)
 		return "Never";

@@ -36,11 +36,9 @@ struct run_test {
 	struct strbuf source;		/* the module's C */
 	int status;			/* why it cannot run; 0 when it can */
 	/* What the kernel saw. */
-	bool found;
 	struct outcomes seen;
 	bool *satisfies;
 	double seconds;
-	long runs, size, ninst;
 };
 
 struct runner {
@@ -274,7 +272,6 @@ struct log_block {
 	struct vec state_lines;		/* their line numbers, as (intptr_t) */
 	char *error;
 	bool ended, claimed;
-	long runs, size, ninst;
 	long long ns;
 };
 
@@ -344,9 +341,6 @@ static struct log_block *read_log_line(struct run_log *log, struct log_block *cu
 		vec_push(&cur->state_lines, (void *)(intptr_t)line);
 	} else if (cur && !cur->ended && !strcmp(what, "end")) {
 		cur->ended = true;
-		cur->runs = field(rest, "runs");
-		cur->size = field(rest, "size");
-		cur->ninst = field(rest, "ninst");
 		cur->ns = field(rest, "ns");
 	}
 	free(what);
@@ -395,19 +389,6 @@ static void free_log(struct run_log *log)
 		free(b->error);
 	}
 	free(log->blocks);
-}
-
-/* The vars line the module of this test prints. */
-static void vars_text(const struct outcomes *o, struct strbuf *out)
-{
-	int i;
-
-	for (i = 0; i < o->nvars; i++) {
-		if (o->vars[i].proc >= 0)
-			sb_addf(out, "%s%d:%s", i ? " " : "", o->vars[i].proc, o->vars[i].name);
-		else
-			sb_addf(out, "%s[%s]", i ? " " : "", o->vars[i].name);
-	}
 }
 
 /* A value of a state line: an integer or &location. */
@@ -486,7 +467,7 @@ static void take_block(void *arg)
 	struct strbuf want = { 0 };
 	int s, v;
 
-	vars_text(&rt->model, &want);
+	state_vars_print(&rt->model, &want);
 	if (!b->vars || strcmp(b->vars, want.buf ? want.buf : "")) {
 		char test_vars[512];
 
@@ -530,10 +511,6 @@ static void take_block(void *arg)
 			rt->seen.negative += rt->seen.states[s].count;
 	}
 	rt->seconds = b->ns / 1e9;
-	rt->runs = b->runs;
-	rt->size = b->size;
-	rt->ninst = b->ninst;
-	rt->found = true;
 }
 
 static bool model_allows(const struct run_test *rt, const struct value *vals)
@@ -546,13 +523,6 @@ static bool model_allows(const struct run_test *rt, const struct value *vals)
 	return false;
 }
 
-static const char *verdict(const struct outcomes *o)
-{
-	if (!o->positive)
-		return "Never";
-	return o->negative ? "Sometimes" : "Always";
-}
-
 /* The model's side: its verdict, and each state seen or allowed. */
 static int print_comparison(const struct run_test *rt)
 {
@@ -561,25 +531,23 @@ static int print_comparison(const struct run_test *rt)
 	int i, violations = 0;
 
 	sb_addf(&out, "Model %s %s %ld %ld (lkmm check: %d states allowed)\n",
-		rt->expanded->name, verdict(m), m->positive, m->negative, m->nstates);
+		rt->expanded->name, observation(m), m->positive, m->negative, m->nstates);
 	for (i = 0; i < s->nstates; i++) {
 		bool ok = model_allows(rt, s->states[i].vals);
 
-		sb_addf(&out, "%-10s%-8ld%c>", ok ? "allowed" : "FORBIDDEN", s->states[i].count,
-			rt->satisfies[i] ? '*' : ':');
-		state_print(rt->prog, s, s->states[i].vals, &out);
-		sb_addf(&out, "\n");
-		if (!ok) {
-			struct strbuf st = { 0 };
+		struct strbuf st = { 0 };
 
-			state_print(rt->prog, s, s->states[i].vals, &st);
+		state_print(rt->prog, s, s->states[i].vals, &st);
+		sb_addf(&out, "%-10s%-8ld%c>%s\n", ok ? "allowed" : "FORBIDDEN", s->states[i].count,
+			rt->satisfies[i] ? '*' : ':', st.buf);
+		if (!ok) {
 			fprintf(stderr, "lkmm: MODEL VIOLATION: %s: the kernel reached %s %ld "
 				"times, a state the model forbids (a bug in the model, the "
 				"compiler, the emulator or the hardware: worth a report)\n",
 				rt->path, st.buf, s->states[i].count);
-			sb_free(&st);
 			violations++;
 		}
+		sb_free(&st);
 	}
 	for (i = 0; i < m->nstates; i++) {
 		int j;
