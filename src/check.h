@@ -69,6 +69,8 @@ typedef struct value (*cond_lookup)(const void *ctx, const struct cond_loc *l);
 /* Whether pr holds of the final state lookup gives. */
 bool prop_holds(const struct program *p, const struct prop *pr, cond_lookup lookup,
 		const void *ctx);
+/* herd7's digest of the test, its Hash= line, in 32 hex digits (digest.c). */
+void test_digest(const struct litmus *t, char hex[33]);
 /* herd7's output for a test, Time line included. */
 void report(const struct program *p, const struct outcomes *o, double seconds,
 	    struct strbuf *out);

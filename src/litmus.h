@@ -84,6 +84,7 @@ struct init_value {
 	bool is_addr;
 	long long n;
 	char *addr_of;		/* name of the global when is_addr */
+	char *spelling;		/* as written ("0x10", "-1", "x"): herd7 hashes it */
 };
 
 struct init_item {
@@ -91,6 +92,7 @@ struct init_item {
 	int proc;		/* -1 for a global, else the register's process */
 	char *name;
 	char *type;		/* as written, or NULL */
+	bool untyped_pointer;	/* "*y = &x": herd7 hashes it apart */
 	bool has_value;
 	struct init_value value;
 };
@@ -106,6 +108,7 @@ struct process {
 	int nparams;
 	struct param *params;
 	struct stmt *body;
+	const char *body_text;	/* the body's '{' in the file's text */
 };
 
 /* Final condition. */

@@ -720,6 +720,7 @@ static void parse_process(struct parser *ps, struct litmus *t)
 	expect(ps, ")");
 	if (!is(ps, "{"))
 		expected(ps, "'{'");
+	pr->body_text = ps->tok.start;
 	pr->body = parse_braced(ps, true);
 }
 
@@ -731,6 +732,8 @@ static struct init_value parse_init_value(struct parser *ps)
 
 	if (ps->tok.kind == T_NUMBER) {
 		v.n = negative ? -ps->tok.number : ps->tok.number;
+		v.spelling = join(ps, negative ? "-" : NULL, "",
+				  ps->tok.start, ps->tok.len);
 		next(ps);
 		return v;
 	}
@@ -745,6 +748,7 @@ static struct init_value parse_init_value(struct parser *ps)
 	accept(ps, "&");
 	v.is_addr = true;
 	v.addr_of = expect_ident(ps, "a value (a number or a variable name)");
+	v.spelling = v.addr_of;
 	return v;
 }
 
@@ -780,7 +784,7 @@ static void parse_init_item(struct parser *ps, struct litmus *t)
 		it->type = parse_type(ps);
 	it->proc = parse_proc_prefix(ps);
 	while (accept(ps, "*"))
-		;
+		it->untyped_pointer = !it->type;
 	it->name = expect_ident(ps, "a variable or register name");
 	if (accept(ps, "=")) {
 		it->has_value = true;

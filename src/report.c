@@ -163,20 +163,12 @@ const char *observation(const struct outcomes *o)
 	return o->negative == 0 ? "Always" : "Sometimes";
 }
 
-/*
- * Not herd7's digest, which hashes its own pretty-printing of the test:
- * a 128-bit FNV-1a of the test file's text.
- */
-static void print_hash(const char *text, struct strbuf *out)
+static void print_hash(const struct litmus *t, struct strbuf *out)
 {
-	uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
-	const unsigned char *c;
+	char hex[33];
 
-	for (c = (const unsigned char *)text; *c; c++) {
-		h1 = (h1 ^ *c) * 0x100000001b3ULL;
-		h2 = (h2 ^ *c) * 0x100000001b3ULL + 1;
-	}
-	sb_addf(out, "Hash=%016llx%016llx\n", (unsigned long long)h1, (unsigned long long)h2);
+	test_digest(t, hex);
+	sb_addf(out, "Hash=%s\n", hex);
 }
 
 void report(const struct program *p, const struct outcomes *o, double seconds,
@@ -201,7 +193,7 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 	sb_addf(out, "Observation %s %s %ld %ld\n", t->name, observation(o), o->positive,
 		o->negative);
 	sb_addf(out, "Time %s %.2f\n", t->name, seconds);
-	print_hash(t->text, out);
+	print_hash(t, out);
 	sb_free(&cond);
 }
 
@@ -231,7 +223,7 @@ void report_klitmus(const struct program *p, const struct outcomes *o,
 	print_prop(t->cond, IN_TOP, &cond);
 	sb_addf(out, "Condition %s (%s) is %svalidated\n", quantifiers[t->quantifier].name,
 		cond.buf, condition_ok(t, o) ? "" : "NOT ");
-	print_hash(t->text, out);
+	print_hash(t, out);
 	sb_addf(out, "Observation %s %s %ld %ld\n", t->name, observation(o), o->positive,
 		o->negative);
 	sb_addf(out, "Time %s %.2f\n\n", t->name, seconds);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verdicts: lkmm's output equals herd7's, every line but Time and Hash,
+# Verdicts: lkmm's output equals herd7's, every line but Time,
 # for every test of the kernel's corpus (tools/memory-model/litmus-tests
 # and Documentation/litmus-tests, from the unpacked tree; herd7's outputs
 # in corpus/kernel-herd7) and for the sample of paulmckrcu/litmus in
