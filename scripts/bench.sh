@@ -3,6 +3,11 @@
 # HERD7=/path/to/herd7, time herd7 on the same tests in the same run and
 # print the ratio.  BENCH_SET=paulmck adds the paulmckrcu/litmus sample.
 #
+# Then `lkmm run` in the QEMU guest: iterations per second of each test's
+# module; with KLITMUS7=/path/to/klitmus7, klitmus7's own modules for the
+# same tests run in the same boot with the same parameters, and the ratio
+# is printed.  BENCH_KERNEL=0 skips this part (it builds the kernel once).
+#
 # Wall-clock times on a shared machine are noisy: each test runs
 # BENCH_REPEAT times (default 3) and the fastest run counts.
 set -euo pipefail
@@ -72,3 +77,46 @@ else
 	printf '%-70s %10.4f\n' "TOTAL (one process per test)" "$total_lkmm"
 	printf '%-70s %10.4f\n' "TOTAL (one process for all tests)" "$all_lkmm"
 fi
+
+[ "${BENCH_KERNEL:-1}" = 0 ] && exit 0
+
+# In the guest.  Iterations per second from each module's own clock: ours
+# from its "lkmm-run: end ... ns=" line, klitmus7's from its Time line.
+runs=${BENCH_RUNS:-10}
+size=${BENCH_SIZE:-20000}
+kernel_tests="$model/litmus-tests/SB+poonceonces.litmus
+$model/litmus-tests/MP+pooncerelease+poacquireonce.litmus
+$model/litmus-tests/LB+poonceonces.litmus"
+work=$top/build/bench
+rm -rf "$work" && mkdir -p "$work"
+if [ -n "${KLITMUS7:-}" ]; then
+	mkdir -p "$work/klitmus"
+	"$KLITMUS7" -o "$work/klitmus" $kernel_tests
+	export LKMM_KLITMUS_DIR=$work/klitmus
+fi
+echo
+echo "lkmm run: $runs runs of $size iterations per test, $(nproc) vCPUs (TCG)"
+"$lkmm" run --runs "$runs" --size "$size" $kernel_tests > "$work/run.txt" 2>&1 ||
+	{ cat "$work/run.txt"; exit 1; }
+console=$top/build/run/console.log
+iterations=$((runs * size))
+if [ -n "${KLITMUS7:-}" ]; then
+	printf '%-40s %14s %14s %8s\n' test "lkmm it/s" "klitmus7 it/s" ratio
+else
+	printf '%-40s %14s\n' test "lkmm it/s"
+fi
+for t in $kernel_tests; do
+	name=$(basename "$t" .litmus)
+	ns=$(sed -n "s/.*lkmm-run: end $name .* ns=\([0-9]*\).*/\1/p" "$console" | head -1)
+	ours=$(echo "$iterations * 1000000000 / $ns" | bc)
+	if [ -n "${KLITMUS7:-}" ]; then
+		secs=$(sed -n '/running klitmus7/,$p' "$console" |
+			sed -n "s/^Time $name \([0-9.]*\).*/\1/p" | head -1)
+		theirs=$(echo "$iterations / $secs" | bc)
+		printf '%-40s %14d %14d %7.2fx\n' "$name" "$ours" "$theirs" \
+			"$(echo "$ours / $theirs" | bc -l)"
+	else
+		printf '%-40s %14d\n' "$name" "$ours"
+	fi
+done
+grep '^Summary' "$work/run.txt"

@@ -11,6 +11,9 @@
 #   LKMM_SMP=N                the guest's vCPUs (default 2)
 #   LKMM_RUN_PARAMS="k=v ..." module parameters (nruns, size, ...)
 #   LKMM_BOOT_TIMEOUT=secs    as for boot.sh
+#   LKMM_KLITMUS_DIR=DIR      also build and run the modules klitmus7
+#                             wrote to DIR, after lkmm's, with the same
+#                             parameters (make bench compares the two)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -27,7 +30,15 @@ build_modules() {
 	fi
 }
 
-# busybox, the litmus init and every module that built.
+# klitmus7's own modules (its Makefile is a kbuild file), for comparison.
+build_klitmus() {
+	local dir=$1
+	log "building klitmus7's modules in $dir"
+	kmake M="$dir" modules >"$dir/kbuild.log" 2>&1 ||
+		die "klitmus7's modules did not build; see $dir/kbuild.log"
+}
+
+# busybox, the litmus init, every module that built, klitmus7's if any.
 build_initramfs() {
 	local work=$1 m
 	{
@@ -40,6 +51,12 @@ build_initramfs() {
 		while read -r m; do
 			echo "file /litmus/$m.ko $work/$m.ko 0644 0 0"
 		done <"$work/built.list"
+		if [ -n "${LKMM_KLITMUS_DIR:-}" ]; then
+			echo "dir /litmus/klitmus 0755 0 0"
+			for m in "$LKMM_KLITMUS_DIR"/*.ko; do
+				echo "file /litmus/klitmus/${m##*/} $m 0644 0 0"
+			done
+		fi
 	} >"$work/initramfs.list"
 	"$KOBJ/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 }
@@ -52,6 +69,7 @@ main() {
 	"$SCRIPTS/kernel-check.sh" --build-only >"$work/kernel-build.log" 2>&1 ||
 		die "the kernel did not build; see $work/kernel-build.log"
 	build_modules "$work"
+	[ -z "${LKMM_KLITMUS_DIR:-}" ] || build_klitmus "$LKMM_KLITMUS_DIR"
 	: >"$work/built.list"
 	while read -r m; do
 		[ ! -f "$work/$m.ko" ] || echo "$m" >>"$work/built.list"
