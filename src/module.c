@@ -19,6 +19,9 @@ struct emitter {
 	const struct litmus *test;
 	const struct program *prog;
 	const struct outcomes *vars;
+	/* The registers copied out: the final state's, then the filter's. */
+	int nrecorded;
+	const struct state_var *recorded;
 	const char **loc_type;		/* C type of each location */
 	struct arena *scratch;		/* freed by the caller, even after die_at() */
 	struct strbuf *out;
@@ -428,9 +431,9 @@ static int declare_registers(struct emitter *em, int proc)
 	for (i = 0; i < t->ninit; i++)
 		if (t->init[i].proc == proc)
 			add_name(em, &names, t->init[i].name);
-	for (i = 0; i < em->vars->nvars; i++)
-		if (em->vars->vars[i].proc == proc)
-			add_name(em, &names, em->vars->vars[i].name);
+	for (i = 0; i < em->nrecorded; i++)
+		if (em->recorded[i].proc == proc)
+			add_name(em, &names, em->recorded[i].name);
 	for (i = 0; i < names.n; i++) {
 		const char *name = names.items[i];
 		const struct stmt *d;
@@ -493,9 +496,9 @@ static void emit_process(struct emitter *em, int proc)
 	}
 	sb_addf(em->out, "long *lkmm_out)\n{\n");
 	emit_top(em, proc, pr->body, declare_registers(em, proc) > 0);
-	for (i = 0; i < em->vars->nvars; i++)
-		if (em->vars->vars[i].proc == proc)
-			sb_addf(em->out, "\tlkmm_out[%d] = (long)%s;\n", i, em->vars->vars[i].name);
+	for (i = 0; i < em->nrecorded; i++)
+		if (em->recorded[i].proc == proc)
+			sb_addf(em->out, "\tlkmm_out[%d] = (long)%s;\n", i, em->recorded[i].name);
 	sb_addf(em->out, "}\n\n");
 }
 
@@ -513,7 +516,7 @@ static void emit_instance(struct emitter *em)
 		sb_addf(em->out, " ____cacheline_aligned;\n");
 	}
 	sb_addf(em->out, "\tlong lkmm_out[%d] ____cacheline_aligned;\n};\n\n",
-		em->vars->nvars ? em->vars->nvars : 1);
+		em->nrecorded ? em->nrecorded : 1);
 }
 
 static void emit_loc_value(struct emitter *em, struct value v)
@@ -593,20 +596,18 @@ static bool find_cond_pos(const struct prop *pr, const char *name, struct srcpos
 	return find_cond_pos(pr->left, name, pos) || find_cond_pos(pr->right, name, pos);
 }
 
-static void emit_final_location(struct emitter *em, int var, int loc)
+/* A location's value at the end, as a long: what the final state and the filter read. */
+static void emit_location_value(struct emitter *em, int loc, struct srcpos pos)
 {
 	const char *type = em->loc_type[loc], *name = em->prog->loc_names[loc];
-	struct srcpos pos = { em->test->file, 1, 1 };
 
-	if (type_is(type, "spinlock_t") || type_is(type, "struct srcu_struct")) {
-		find_cond_pos(em->test->cond, name, &pos);
+	if (type_is(type, "spinlock_t") || type_is(type, "struct srcu_struct"))
 		die_at(pos, "lkmm run cannot read the final value of %s, a %s", name, type);
-	}
 	if (type_is(type, "atomic_t") || type_is(type, "atomic_long_t"))
-		sb_addf(em->out, "\tvals[%d].n = %s_read(&inst->%s);\n", var,
+		sb_addf(em->out, "%s_read(&inst->%s)",
 			type_is(type, "atomic_t") ? "atomic" : "atomic_long", name);
 	else
-		sb_addf(em->out, "\tvals[%d].n = (long)inst->%s;\n", var, name);
+		sb_addf(em->out, "(long)inst->%s", name);
 }
 
 /*
@@ -627,13 +628,83 @@ static void emit_final(struct emitter *em)
 	sb_addf(em->out, "static void lkmm_final(const void *data, struct lkmm_val *vals)\n{\n"
 		"\tconst struct lkmm_inst *inst = data;\n\tint i;\n\n");
 	for (i = 0; i < o->nvars; i++) {
-		if (o->vars[i].proc >= 0)
-			sb_addf(em->out, "\tvals[%d].n = inst->lkmm_out[%d];\n", i, i);
-		else
-			emit_final_location(em, i, o->vars[i].index);
+		struct srcpos pos = { em->test->file, 1, 1 };
+
+		sb_addf(em->out, "\tvals[%d].n = ", i);
+		if (o->vars[i].proc >= 0) {
+			sb_addf(em->out, "inst->lkmm_out[%d]", i);
+		} else {
+			find_cond_pos(em->test->cond, o->vars[i].name, &pos);
+			emit_location_value(em, o->vars[i].index, pos);
+		}
+		sb_addf(em->out, ";\n");
 	}
 	sb_addf(em->out, "\tfor (i = 0; i < %d; i++)\n"
 		"\t\tvals[i].loc = lkmm_loc_of(inst, vals[i].n);\n}\n\n", o->nvars);
+}
+
+static int recorded_index(const struct emitter *em, const struct cond_loc *l)
+{
+	int i;
+
+	for (i = 0; i < em->nrecorded; i++)
+		if (em->recorded[i].proc == l->proc && !strcmp(em->recorded[i].name, l->name))
+			return i;
+	die_internal_at(l->pos, "register %d:%s is not recorded", l->proc, l->name);
+}
+
+static void emit_filter_operand(struct emitter *em, const struct cond_loc *l)
+{
+	if (l->proc >= 0)
+		sb_addf(em->out, "inst->lkmm_out[%d]", recorded_index(em, l));
+	else
+		emit_location_value(em, program_loc(em->prog, l->name), l->pos);
+}
+
+static void emit_filter_prop(struct emitter *em, const struct prop *pr)
+{
+	switch (pr->kind) {
+	case P_TRUE:
+	case P_FALSE:
+		sb_addf(em->out, pr->kind == P_TRUE ? "true" : "false");
+		break;
+	case P_NOT:
+		sb_addf(em->out, "!");
+		emit_filter_prop(em, pr->left);
+		break;
+	case P_AND:
+	case P_OR:
+		sb_addf(em->out, "(");
+		emit_filter_prop(em, pr->left);
+		sb_addf(em->out, pr->kind == P_AND ? " && " : " || ");
+		emit_filter_prop(em, pr->right);
+		sb_addf(em->out, ")");
+		break;
+	case P_ATOM:
+		sb_addf(em->out, "(");
+		emit_filter_operand(em, &pr->loc);
+		sb_addf(em->out, " == ");
+		if (pr->rhs_is_loc)
+			emit_filter_operand(em, &pr->rhs_loc);
+		else if (pr->value.is_addr)
+			sb_addf(em->out, "(long)&inst->%s", pr->value.addr_of);
+		else
+			sb_addf(em->out, "%lldL", pr->value.n);
+		sb_addf(em->out, ")");
+		break;
+	}
+}
+
+/*
+ * The filter clause: an instance whose final state fails it is not
+ * counted, as herd7 does not count such executions.
+ */
+static void emit_filter(struct emitter *em)
+{
+	sb_addf(em->out, "static bool lkmm_keep(const void *data)\n{\n"
+		"\tconst struct lkmm_inst *inst = data;\n\n\treturn ");
+	emit_filter_prop(em, em->test->filter);
+	sb_addf(em->out, ";\n}\n\n");
 }
 
 static void emit_c_string(struct strbuf *out, const char *s)
@@ -667,24 +738,55 @@ static void emit_descriptor(struct emitter *em, bool has_fini)
 	sb_addf(em->out, ",\n\t.loc_names = lkmm_loc_names,\n"
 		"\t.inst_size = sizeof(struct lkmm_inst),\n"
 		"\t.init = lkmm_init,\n\t.fini = %s,\n\t.proc = lkmm_proc,\n"
-		"\t.final = lkmm_final,\n};\n\n"
+		"\t.final = lkmm_final,\n\t.keep = %s,\n};\n\n"
 		"static int __init lkmm_module_init(void)\n{\n"
 		"\treturn lkmm_run(&lkmm_this_test);\n}\n\n"
 		"static void __exit lkmm_module_exit(void)\n{\n}\n\n"
 		"module_init(lkmm_module_init);\nmodule_exit(lkmm_module_exit);\n"
 		"MODULE_LICENSE(\"GPL\");\n"
 		"MODULE_DESCRIPTION(\"a litmus test, run by lkmm run\");\n",
-		has_fini ? "lkmm_fini" : "NULL");
+		has_fini ? "lkmm_fini" : "NULL", em->test->filter ? "lkmm_keep" : "NULL");
 	sb_free(&vars);
+}
+
+static void record_filter_registers(struct emitter *em, struct state_var **recorded,
+				    const struct prop *pr)
+{
+	const struct cond_loc *locs[2];
+	int i, j;
+
+	if (!pr)
+		return;
+	locs[0] = pr->kind == P_ATOM ? &pr->loc : NULL;
+	locs[1] = pr->kind == P_ATOM && pr->rhs_is_loc ? &pr->rhs_loc : NULL;
+	for (i = 0; i < 2; i++) {
+		if (!locs[i] || locs[i]->proc < 0)
+			continue;
+		for (j = 0; j < em->nrecorded; j++)
+			if ((*recorded)[j].proc == locs[i]->proc &&
+			    !strcmp((*recorded)[j].name, locs[i]->name))
+				break;
+		if (j < em->nrecorded)
+			continue;
+		arena_push(em->scratch, *recorded, em->nrecorded,
+			   ((struct state_var){ locs[i]->proc, -1, locs[i]->name }));
+	}
+	record_filter_registers(em, recorded, pr->left);
+	record_filter_registers(em, recorded, pr->right);
 }
 
 void module_emit(const struct litmus *t, const struct program *p,
 		 const struct outcomes *o, struct arena *scratch, struct strbuf *out)
 {
 	struct emitter em = { .test = t, .prog = p, .vars = o, .scratch = scratch, .out = out };
+	struct state_var *recorded = NULL;
 	bool has_fini = false;
 	int i;
 
+	for (i = 0; i < o->nvars; i++)
+		arena_push(scratch, recorded, em.nrecorded, o->vars[i]);
+	record_filter_registers(&em, &recorded, t->filter);
+	em.recorded = recorded;
 	choose_types(&em);
 	for (i = 0; i < p->nlocs; i++)
 		has_fini |= type_is(em.loc_type[i], "struct srcu_struct");
@@ -697,5 +799,7 @@ void module_emit(const struct litmus *t, const struct program *p,
 	emit_init(&em);
 	emit_dispatch(&em);
 	emit_final(&em);
+	if (t->filter)
+		emit_filter(&em);
 	emit_descriptor(&em, has_fini);
 }

@@ -10,6 +10,7 @@
  * log the user brings with --compare), we print klitmus7's block for the
  * test and, beside it, whether the model allows each state seen.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct run_test {
 	struct outcomes seen;
 	bool *satisfies;
 	double seconds;
+	long long filtered;
 };
 
 struct runner {
@@ -74,9 +76,6 @@ static void prepare_test(void *arg)
 	enumerate(rt->prog, job->rn->model, &o->check, &rt->model);
 	if (rt->model.limit)
 		die(EXIT_LIMIT, "%s", rt->model.limit);
-	if (rt->as_written->filter)
-		die_at((struct srcpos){ rt->path, 1, 1 },
-		       "lkmm run does not support a filter clause");
 	if (rt->as_written->nprocs * o->ninst > o->cpus)
 		die_at(rt->as_written->procs[o->cpus / o->ninst].pos,
 		       "test %s has %d processes, %d thread%s with --ninst %ld, but the guest has "
@@ -272,7 +271,9 @@ struct log_block {
 	struct vec state_lines;		/* their line numbers, as (intptr_t) */
 	char *error;
 	bool ended, claimed;
+	bool klitmus;			/* read from klitmus7's own block */
 	long long ns;
+	long long filtered;		/* instances the test's filter rejected */
 };
 
 struct run_log {
@@ -342,23 +343,100 @@ static struct log_block *read_log_line(struct run_log *log, struct log_block *cu
 	} else if (cur && !cur->ended && !strcmp(what, "end")) {
 		cur->ended = true;
 		cur->ns = field(rest, "ns");
+		cur->filtered = field(rest, "filtered");
 	}
 	free(what);
+	return cur;
+}
+
+/*
+ * One "COUNT *>0:r0=1; [x]=x;" line of a klitmus7 histogram as the state
+ * line of ours, "COUNT 1 &x", its variables' names into *vars; false if
+ * the line is not one.
+ */
+static bool klitmus_state(const char *line, char **vars, char **state)
+{
+	struct strbuf names = { 0 }, values = { 0 };
+	char *end;
+	long long count = strtoll(line, &end, 10);
+
+	if (end == line || count < 0)
+		return false;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if ((*end != '*' && *end != ':') || end[1] != '>')
+		return false;
+	sb_addf(&values, "%lld", count);
+	for (line = end + 2; *line; ) {
+		size_t name_len = strcspn(line, "=;"), value_len;
+
+		if (line[name_len] != '=')
+			break;
+		value_len = strcspn(line + name_len + 1, ";");
+		sb_addf(&names, "%s%.*s", names.len ? " " : "", (int)name_len, line);
+		/* A value that is a name is an address, which our lines write &name. */
+		sb_addf(&values, " %s%.*s",
+			isdigit((unsigned char)line[name_len + 1]) || line[name_len + 1] == '-' ? "" : "&",
+			(int)value_len, line + name_len + 1);
+		line += name_len + 1 + value_len;
+		while (*line == ';' || *line == ' ')
+			line++;
+	}
+	*vars = names.buf ? names.buf : xstrdup("");
+	*state = values.buf;
+	return true;
+}
+
+/*
+ * klitmus7's own result block (its /proc/litmus, or a log of its run.sh
+ * from a machine of the user's): "Test NAME KIND", "Histogram (N
+ * states)", N state lines, ..., "Time NAME SECONDS".
+ */
+static struct log_block *read_klitmus_line(struct run_log *log, struct log_block *cur,
+					   const char *line, const char *prev, int n)
+{
+	char *vars, *state;
+
+	if (!strncmp(line, "Histogram (", 11) && prev && !strncmp(prev, "Test ", 5)) {
+		const char *rest = prev + 5;
+
+		return open_block(log, word(&rest), n - 1);
+	}
+	if (!cur || cur->ended || !cur->klitmus)
+		return cur;
+	if (!strncmp(line, "Time ", 5)) {
+		const char *rest = line + 5;
+		char *name = word(&rest);
+
+		if (!strcmp(name, cur->name)) {
+			cur->ns = (long long)(atof(rest) * 1e9);
+			cur->ended = true;
+		}
+		free(name);
+	} else if (klitmus_state(line, &vars, &state)) {
+		if (!cur->vars)
+			cur->vars = vars;
+		else
+			free(vars);
+		vec_push(&cur->states, state);
+		vec_push(&cur->state_lines, (void *)(intptr_t)n);
+	}
 	return cur;
 }
 
 static void read_log(struct run_log *log, const char *path)
 {
 	static const char mark[] = "lkmm-run: ";
-	char *text = read_file(path, NULL), *line, *next;
+	char *text = read_file(path, NULL), *line, *next, *prev = NULL;
 	struct log_block *cur = NULL;
 	int n = 0;
 
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read the run's log %s: %s", path, strerror(errno));
 	log->path = path;
-	for (line = text; *line; line = next) {
+	for (line = text; *line; prev = line, line = next) {
 		char *at, *end = strchr(line, '\n');
+		int opened = log->nblocks;
 
 		next = end ? end + 1 : line + strlen(line);
 		if (end)
@@ -367,8 +445,13 @@ static void read_log(struct run_log *log, const char *path)
 		if (end > line && end[-1] == '\r')
 			end[-1] = '\0';
 		at = strstr(line, mark);
-		if (at)
+		if (at) {
 			cur = read_log_line(log, cur, at + strlen(mark), n);
+			continue;
+		}
+		cur = read_klitmus_line(log, cur, line, prev, n);
+		if (log->nblocks > opened)
+			cur->klitmus = true;
 	}
 	free(text);
 }
@@ -458,6 +541,38 @@ static void merge_last_state(struct outcomes *o)
 	}
 }
 
+/*
+ * Where each of the test's variables is in the log's lines (klitmus7 may
+ * print them in another order); NULL when the log's are not the test's.
+ */
+static int *log_order(struct arena *a, const char *log_vars, const char *test_vars, int nvars)
+{
+	int *where = arena_alloc(a, (nvars + 1) * sizeof(*where)), n = 0, v;
+	const char *at = log_vars;
+	char *name;
+
+	for (v = 0; v < nvars; v++)
+		where[v] = -1;
+	while (*(name = word(&at))) {
+		const char *t = test_vars;
+
+		for (v = 0; v < nvars; v++) {
+			char *tname = word(&t);
+			bool same = !strcmp(tname, name) && where[v] < 0;
+
+			free(tname);
+			if (same)
+				break;
+		}
+		free(name);
+		if (v == nvars)
+			return NULL;
+		where[v] = n++;
+	}
+	free(name);
+	return n == nvars ? where : NULL;
+}
+
 /* The block's states as outcomes of the test, in herd7's order. */
 static void take_block(void *arg)
 {
@@ -465,10 +580,13 @@ static void take_block(void *arg)
 	struct run_test *rt = job->rt;
 	struct log_block *b = job->b;
 	struct strbuf want = { 0 };
-	int s, v;
+	struct value *line_vals;
+	int s, v, *where;
 
 	state_vars_print(&rt->model, &want);
-	if (!b->vars || strcmp(b->vars, want.buf ? want.buf : "")) {
+	where = log_order(&rt->scratch, b->vars ? b->vars : "", want.buf ? want.buf : "",
+			  rt->model.nvars);
+	if (!where) {
 		char test_vars[512];
 
 		snprintf(test_vars, sizeof(test_vars), "%s", want.buf ? want.buf : "");
@@ -483,6 +601,8 @@ static void take_block(void *arg)
 	rt->seen.vars = xmalloc((rt->seen.nvars + 1) * sizeof(*rt->seen.vars));
 	memcpy(rt->seen.vars, rt->model.vars, rt->seen.nvars * sizeof(*rt->seen.vars));
 	rt->seen.states = xcalloc(b->states.len + 1, sizeof(*rt->seen.states));
+	/* In the scratch arena: a bad value in the log ends the test here. */
+	line_vals = arena_alloc(&rt->scratch, (rt->seen.nvars + 1) * sizeof(*line_vals));
 	for (s = 0; s < b->states.len; s++) {
 		const char *text = b->states.items[s];
 		int line = (int)(intptr_t)b->state_lines.items[s];
@@ -494,9 +614,11 @@ static void take_block(void *arg)
 		st->vals = xcalloc(rt->seen.nvars + 1, sizeof(*st->vals));
 		for (v = 0; v < rt->seen.nvars; v++) {
 			w = word(&text);
-			st->vals[v] = parse_value(rt, w, job->log, line);
+			line_vals[v] = parse_value(rt, w, job->log, line);
 			free(w);
 		}
+		for (v = 0; v < rt->seen.nvars; v++)
+			st->vals[v] = line_vals[where[v]];
 		merge_last_state(&rt->seen);
 	}
 	states_sort(rt->prog, &rt->seen);
@@ -511,6 +633,7 @@ static void take_block(void *arg)
 			rt->seen.negative += rt->seen.states[s].count;
 	}
 	rt->seconds = b->ns / 1e9;
+	rt->filtered = b->filtered;
 }
 
 static bool model_allows(const struct run_test *rt, const struct value *vals)
@@ -532,6 +655,9 @@ static int print_comparison(const struct run_test *rt)
 
 	sb_addf(&out, "Model %s %s %ld %ld (lkmm check: %d states allowed)\n",
 		rt->expanded->name, observation(m), m->positive, m->negative, m->nstates);
+	if (rt->filtered)
+		sb_addf(&out, "filter    %lld iterations rejected by the test's filter, not counted\n",
+			rt->filtered);
 	for (i = 0; i < s->nstates; i++) {
 		bool ok = model_allows(rt, s->states[i].vals);
 
@@ -595,7 +721,7 @@ static void show_build_errors(const struct run_test *rt, const char *dir)
 
 struct summary {
 	int ran, not_run, sometimes, sometimes_seen, violations, states;
-	long long iterations;
+	long long iterations, filtered;
 	double seconds;
 };
 
@@ -630,7 +756,8 @@ static int report_test(struct run_test *rt, struct run_log *log, const char *dir
 	sb_free(&out);
 	violations = print_comparison(rt);
 	sum->ran++;
-	sum->iterations += rt->seen.positive + rt->seen.negative;
+	sum->iterations += rt->seen.positive + rt->seen.negative + rt->filtered;
+	sum->filtered += rt->filtered;
 	sum->seconds += rt->seconds;
 	sum->states += rt->seen.nstates;
 	sum->violations += violations;
@@ -644,10 +771,12 @@ static int report_test(struct run_test *rt, struct run_log *log, const char *dir
 static void print_summary(const struct summary *s)
 {
 	printf("Summary: %d test%s run, %d not run; %lld iterations in %.2f s "
-	       "(%.0f per second); %d states seen; Sometimes outcomes seen in %d of %d "
-	       "tests; %d model violation%s\n", s->ran, s->ran == 1 ? "" : "s", s->not_run,
-	       s->iterations, s->seconds, s->seconds > 0 ? s->iterations / s->seconds : 0.0,
-	       s->states, s->sometimes_seen, s->sometimes, s->violations,
+	       "(%.0f per second)", s->ran, s->ran == 1 ? "" : "s", s->not_run,
+	       s->iterations, s->seconds, s->seconds > 0 ? s->iterations / s->seconds : 0.0);
+	if (s->filtered)
+		printf(", %lld of them rejected by filters", s->filtered);
+	printf("; %d states seen; Sometimes outcomes seen in %d of %d tests; %d model "
+	       "violation%s\n", s->states, s->sometimes_seen, s->sometimes, s->violations,
 	       s->violations == 1 ? "" : "s");
 }
 

@@ -66,6 +66,7 @@ struct lkmm_test {
 	void (*fini)(void *inst);	/* NULL when nothing needs undoing */
 	void (*proc)(int k, void *inst);
 	void (*final)(const void *inst, struct lkmm_val *vals);
+	bool (*keep)(const void *inst);	/* the filter; NULL when none */
 };
 
 #define LKMM_MAX_STATES 4096
@@ -75,6 +76,7 @@ struct lkmm_histogram {
 	u64 count[LKMM_MAX_STATES];
 	struct lkmm_val *vals;		/* nvars per state */
 	u64 dropped;			/* states beyond LKMM_MAX_STATES */
+	u64 filtered;			/* instances the filter rejected */
 };
 
 /*
@@ -220,9 +222,13 @@ static int lkmm_one_run(const struct lkmm_test *t, struct lkmm_group *groups,
 		for (i = 0; i < size; i++) {
 			void *inst = groups[g].insts + i * t->inst_size;
 
-			t->final(inst, vals);
-			lkmm_canonical(t, vals);
-			lkmm_tally(t, h, vals);
+			if (!t->keep || t->keep(inst)) {
+				t->final(inst, vals);
+				lkmm_canonical(t, vals);
+				lkmm_tally(t, h, vals);
+			} else {
+				h->filtered++;
+			}
 			if (t->fini)
 				t->fini(inst);
 		}
@@ -307,8 +313,9 @@ static int lkmm_run(const struct lkmm_test *t)
 			goto out;
 	}
 	lkmm_print(t, h);
-	pr_info("lkmm-run: end %s runs=%u size=%u ninst=%u cpus=%u ns=%lld\n", t->name,
-		nruns, size, ninst, cpus, ktime_to_ns(ktime_sub(ktime_get(), start)));
+	pr_info("lkmm-run: end %s runs=%u size=%u ninst=%u cpus=%u filtered=%llu ns=%lld\n",
+		t->name, nruns, size, ninst, cpus, h->filtered,
+		ktime_to_ns(ktime_sub(ktime_get(), start)));
 out:
 	if (err == -ENOMEM)
 		pr_err("lkmm-run: error %s: out of memory\n", t->name);

@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 21 ))
+plan $(( $# * 26 ))
 
 
 # in_order FILE LINE...: each line occurs in FILE, after the one before.
@@ -35,6 +35,15 @@ log_mp() {
 	printf '[    1.003] lkmm-run: state 400 1 1\n'
 	[ -z "$1" ] || printf '[    1.004] lkmm-run: state %s\n' "$1"
 	printf '[    1.005] lkmm-run: end MP+pooncerelease+poacquireonce runs=2 size=500 ninst=1 cpus=2 ns=2000000\n'
+}
+
+# klitmus7's own block, as its /proc/litmus prints it, variables in another order.
+log_klitmus_mp() {
+	printf 'Test MP+pooncerelease+poacquireonce Allowed\nHistogram (3 states)\n'
+	printf '600     :>1:r1=0; 1:r0=0;\n400     :>1:r1=1; 1:r0=1;\n3       *>1:r1=0; 1:r0=1;\n'
+	printf 'Ok\n\nWitnesses\nPositive: 3, Negative: 1000\n'
+	printf 'Observation MP+pooncerelease+poacquireonce Sometimes 3 1000\n'
+	printf 'Time MP+pooncerelease+poacquireonce 0.25\n\n'
 }
 
 for lkmm in $LKMM_BINARIES; do
@@ -93,18 +102,37 @@ for lkmm in $LKMM_BINARIES; do
 	log_mp > "$work/ok.log"
 	expect "$tag: --compare prints klitmus7's histogram" 0 '^Histogram \(2 states\)$' \
 		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+	"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp" > "$work/ok.out" 2>&1
 	expect "$tag: ... the counts with :> for states outside the condition" 0 '^400     :>1:r0=1; 1:r1=1;$' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
 	expect "$tag: ... Positive and Negative as klitmus7 writes them" 0 '^Positive: 0, Negative: 1000$' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
 	expect "$tag: ... the Observation and Time" 0 '^Time MP\+pooncerelease\+poacquireonce 0.00$' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
+	expect "$tag: ... herd7's Hash, so mcompare7 reads it" 0 "^$(grep '^Hash=' "$top/tests/src/corpus/kernel-herd7/tools/memory-model/litmus-tests/MP+pooncerelease+poacquireonce.litmus.out")\$" \
+		cat "$work/ok.out"
 	expect "$tag: ... the model's verdict beside it" 0 '^Model MP\+pooncerelease\+poacquireonce Never 0 3' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
 	expect "$tag: ... an allowed state not seen" 0 '^not seen +1:r0=0; 1:r1=1;$' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
 	expect "$tag: ... and a summary" 0 '^Summary: 1 test run, 0 not run; 1000 iterations.* 0 model violations$' \
-		"$lkmm" run -I "$model_dir" --compare "$work/ok.log" "$mp"
+		cat "$work/ok.out"
+
+	f=$out/filter
+	"$lkmm" run -I "$model_dir" --emit "$f" "$here/filter.litmus" > /dev/null 2>&1
+	if why=$(in_order "$f/lkmm_t000.c" 'r2 = READ_ONCE(*y);' 'lkmm_out[0] = (long)r0;' \
+		'lkmm_out[1] = (long)r1;' 'lkmm_out[2] = (long)r2;' 'static bool lkmm_keep(const void *data)' \
+		'return ((inst->lkmm_out[2] == 1L) && ((long)inst->y == 1L));' '.vars = "1:r0 1:r1",' \
+		'.keep = lkmm_keep,'); then
+		ok "$tag: a filter is C over the final state, its own registers recorded after the printed ones"
+	else
+		not_ok "$tag: a filter is C over the final state, its own registers recorded after the printed ones"
+		diag <<< "$why"
+	fi
+	log_mp | sed 's/ns=2000000/filtered=9000 ns=2000000/' > "$work/filtered.log"
+	expect "$tag: the iterations the filter rejected are reported" 0 \
+		'^filter +9000 iterations rejected by the test.s filter, not counted$' \
+		"$lkmm" run -I "$model_dir" --compare "$work/filtered.log" "$mp"
 
 	log_mp '7 1 0' > "$work/bad.log"
 	expect "$tag: a state the model forbids is a MODEL VIOLATION, exit 5" 5 \
@@ -115,6 +143,12 @@ for lkmm in $LKMM_BINARIES; do
 	log_mp '2 &buf 0' > "$work/addr.log"
 	expect "$tag: an address in a log is its location's name" 5 'FORBIDDEN 2       :>1:r0=buf; 1:r1=0;' \
 		"$lkmm" run -I "$model_dir" --compare "$work/addr.log" "$mp"
+	log_klitmus_mp > "$work/klitmus.log"
+	expect "$tag: klitmus7's own log is read too, its variables matched by name" 5 \
+		'^FORBIDDEN 3       \*>1:r0=1; 1:r1=0;$' \
+		"$lkmm" run -I "$model_dir" --compare "$work/klitmus.log" "$mp"
+	expect "$tag: ... with its Time" 5 '^Time MP\+pooncerelease\+poacquireonce 0.25$' \
+		"$lkmm" run -I "$model_dir" --compare "$work/klitmus.log" "$mp"
 	log_mp | sed 's/vars 1:r0 1:r1/vars 1:r0 1:r2/' > "$work/vars.log"
 	expect "$tag: a log of another version of the test is refused at its line" 2 \
 		'vars.log:1:1: error: the run of MP.* recorded variables .1:r0 1:r2.' \
