@@ -57,11 +57,30 @@ void cat_run(struct cat_model *m, const struct execution *x,
 int cat_failed_cycle(struct cat_model *m, int *cycle, int max);
 
 /*
- * During an accept() or reject() call: whether the model's relation
- * `name` relates a to b, if the model has computed that relation for
- * this execution (false otherwise, or if it has no such relation).
+ * During an accept() or reject() call: the model's relation `name` (its
+ * last binding), if the model has computed it for this execution.
  */
-bool cat_relates(struct cat_model *m, const char *name, int a, int b);
+const struct rel *cat_relation(struct cat_model *m, const char *name);
+
+/* One base step of a derivation (cat_derive_failed). */
+struct cat_step {
+	int from, to;
+	const char *base;	/* "po", "rf", "fr" ...; for a filter, the set */
+	const char *context;	/* the innermost relation of the model it is in */
+	bool filter;		/* [base] on event from (== to) */
+	bool inverse;		/* base relates to -> from */
+};
+
+/*
+ * During a reject() call: why the failed check's relation relates a to b,
+ * as a path of base steps from a to b, each with the relation of the
+ * model it comes from.  Returns how many (up to max written), or -1 when
+ * more than max.
+ */
+int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps, int max);
+
+/* During a reject() call for an `empty` check: one pair of its relation. */
+int cat_failed_pair(struct cat_model *m, int *a, int *b);
 
 void cat_free(struct cat_model *m);
 

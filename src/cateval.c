@@ -1040,7 +1040,7 @@ int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
 	return 0;
 }
 
-bool cat_relates(struct cat_model *m, const char *name, int a, int b)
+const struct rel *cat_relation(struct cat_model *m, const char *name)
 {
 	/* The last binding of the name that this execution has computed. */
 	for (int i = m->nslots - 1; i >= 0; i--) {
@@ -1048,7 +1048,385 @@ bool cat_relates(struct cat_model *m, const char *name, int a, int b)
 
 		if (strcmp(sl->name, name) || sl->gen != m->gens[sl->level])
 			continue;
-		return m->vals[i]->kind == V_REL && rel_has(m->vals[i]->u.rel, a, b);
+		return m->vals[i]->kind == V_REL ? m->vals[i]->u.rel : NULL;
 	}
+	return NULL;
+}
+
+/*
+ * Derivations: why the relation of an expression relates a to b, as a
+ * path of base steps.  Each operator is undone in turn: a union by the
+ * branch that holds, a sequence by intermediate events found from both
+ * ends, a closure by a shortest path, an inverse by turning the steps
+ * around, an intersection or difference by its first operand, a defined
+ * name by its definition (a function by its body), down to the relations
+ * the execution itself gives (po, rf, co and the like) and to herd's
+ * standard ones whose names a reader knows (fr, rfe, coi ...).  [S] on
+ * the way is kept as a step on one event: it says which kind of event
+ * (a release, a fence) made the order.
+ */
+static const char *const base_names[] = {
+	"po", "po-loc", "rf", "rfe", "rfi", "co", "coe", "coi", "fr", "fre", "fri",
+	"rmw", "addr", "data", "ctrl", "loc", "ext", "int", "id",
+};
+
+enum { DERIVE_DEPTH = 48 };
+
+/*
+ * A function's parameter, bound to the argument's expression and the
+ * bindings it is read in, so that a step through the parameter is
+ * derived from what the caller passed.
+ */
+struct derive_arg {
+	const char *name;
+	struct cat_expr *e;
+	struct cat_frame *env;
+	struct derive_arg *up;
+};
+
+struct derivation {
+	struct cat_model *m;
+	struct cat_step *steps;
+	int n, max;
+	struct derive_arg *args;	/* innermost first */
+};
+
+static bool is_base_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(base_names) / sizeof(*base_names); i++)
+		if (!strcmp(base_names[i], name))
+			return true;
 	return false;
+}
+
+static void add_step(struct derivation *d, int from, int to, const char *base,
+		     const char *context, bool filter)
+{
+	if (d->n < d->max)
+		d->steps[d->n] = (struct cat_step){ from, to, base, context, filter, false };
+	d->n++;
+}
+
+static struct rel *derive_rel(struct derivation *d, struct cat_expr *e, struct cat_frame *env)
+{
+	struct cat_value *v = eval(d->m, e, env);
+
+	return v->kind == V_REL ? v->u.rel : NULL;
+}
+
+/* The expression that defines global slot, or NULL. */
+static struct cat_expr *definition(struct cat_model *m, int slot)
+{
+	struct cat_stmt *s = m->slots[slot].definer;
+
+	if (!s || (s->kind != S_LET && s->kind != S_LETREC) || m->slots[slot].predef)
+		return NULL;
+	for (int i = 0; i < s->nbinds; i++)
+		if (s->binds[i].slot == slot && !s->binds[i].pat.tuple)
+			return s->binds[i].e;
+	return NULL;
+}
+
+static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		   int a, int b, const char *context, int depth);
+
+/* A shortest path from a to b of at least one step of r, into path; its length. */
+static int shortest_path(const struct rel *r, int a, int b, int *path)
+{
+	int n = r->n, prev[n + 1], queue[n + 1], head = 0, tail = 0;
+
+	if (a < 0 || b < 0 || a >= n || b >= n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		prev[i] = -2;
+	for (int y = 0; y < n; y++) {
+		if (rel_has(r, a, y) && prev[y] == -2) {
+			prev[y] = -1;
+			queue[tail++] = y;
+		}
+	}
+	while (head < tail && prev[b] == -2) {
+		int x = queue[head++];
+
+		for (int y = 0; y < n; y++) {
+			if (rel_has(r, x, y) && prev[y] == -2) {
+				prev[y] = x;
+				queue[tail++] = y;
+			}
+		}
+	}
+	if (prev[b] == -2)
+		return 0;
+	int len = 0;
+
+	for (int x = b; x != -1; x = prev[x])
+		len++;
+	path[0] = a;
+	for (int x = b, i = len; x != -1; x = prev[x])
+		path[i--] = x;
+	return len;
+}
+
+/* a ; ... ; b: the events between the operands, then each operand's own steps. */
+static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		       int a, int b, const char *context, int depth)
+{
+	int n = d->m->x->nevents, k = e->n;
+	struct rel *rels[k];
+	struct set *sets[k];
+	bool reach[k + 1][n];
+	int at[k + 1];
+
+	memset(reach, 0, sizeof(reach));
+	reach[0][a] = true;
+	for (int i = 0; i < k; i++) {
+		struct cat_expr *arg = e->args[i];
+		struct cat_value *v = eval(d->m, arg->kind == X_TOID ? arg->args[0] : arg, env);
+
+		rels[i] = arg->kind != X_TOID && v->kind == V_REL ? v->u.rel : NULL;
+		sets[i] = arg->kind == X_TOID && v->kind == V_SET ? v->u.set : NULL;
+		for (int x = 0; x < n; x++) {
+			if (!reach[i][x])
+				continue;
+			if (sets[i]) {
+				reach[i + 1][x] |= set_has(sets[i], x);
+				continue;
+			}
+			for (int y = 0; rels[i] && y < n; y++)
+				reach[i + 1][y] |= rel_has(rels[i], x, y);
+		}
+	}
+	if (!reach[k][b]) {
+		add_step(d, a, b, "?", context, false);
+		return;
+	}
+	at[k] = b;
+	for (int i = k - 1; i >= 0; i--) {
+		at[i] = at[i + 1];
+		if (sets[i])
+			continue;
+		for (int x = 0; x < n; x++) {
+			if (reach[i][x] && rels[i] && rel_has(rels[i], x, at[i + 1])) {
+				at[i] = x;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < k; i++) {
+		struct cat_expr *arg = e->args[i];
+
+		if (sets[i])
+			add_step(d, at[i], at[i], arg->args[0]->kind == X_VAR ?
+				 arg->args[0]->name : "[...]", context, true);
+		else
+			derive(d, arg, env, at[i], at[i + 1], context, depth + 1);
+	}
+}
+
+/* r+ from a to b: each step of a shortest path. */
+static void derive_closure(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+			   int a, int b, const char *context, int depth)
+{
+	struct rel *r = derive_rel(d, e->args[0], env);
+	int path[d->m->x->nevents + 1], len;
+
+	if (a == b && e->kind != X_PLUS)
+		return;
+	len = r ? shortest_path(r, a, b, path) : 0;
+	if (!len) {
+		add_step(d, a, b, "?", context, false);
+		return;
+	}
+	for (int i = 0; i < len; i++)
+		derive(d, e->args[0], env, path[i], path[i + 1], context, depth + 1);
+}
+
+static int pairs(const struct rel *r)
+{
+	int n = 0;
+
+	for (int a = 0; a < r->n; a++)
+		for (int b = 0; b < r->n; b++)
+			n += rel_has(r, a, b);
+	return n;
+}
+
+static bool symmetric(const struct rel *r)
+{
+	for (int a = 0; a < r->n; a++)
+		for (int b = 0; b < a; b++)
+			if (rel_has(r, a, b) != rel_has(r, b, a))
+				return false;
+	return true;
+}
+
+/*
+ * The operand of an intersection that says most: not a cartesian
+ * product or a symmetric relation (loc, int, ext), which only classify
+ * the pair, then the one with the fewest pairs.
+ */
+static struct cat_expr *telling_operand(struct derivation *d, struct cat_expr *e,
+					struct cat_frame *env)
+{
+	struct cat_expr *best = e->args[0];
+	int fewest = -1;
+	bool best_symmetric = true;
+
+	for (int i = 0; i < e->n; i++) {
+		struct rel *r = derive_rel(d, e->args[i], env);
+		int n = r ? pairs(r) : -1;
+		bool sym = r && symmetric(r);
+
+		if (n < 0 || (sym && !best_symmetric) || e->args[i]->kind == X_CART)
+			continue;
+		if (fewest < 0 || (!sym && best_symmetric) || n < fewest) {
+			best = e->args[i];
+			fewest = n;
+			best_symmetric = sym;
+		}
+	}
+	return best;
+}
+
+static void derive_var(struct derivation *d, struct cat_expr *e, int a, int b,
+		       const char *context, int depth)
+{
+	struct cat_expr *def = e->slot >= 0 ? definition(d->m, e->slot) : NULL;
+	struct derive_arg *arg, *args = d->args;
+
+	for (arg = args; e->slot < 0 && arg; arg = arg->up) {
+		if (arg->name != e->name)
+			continue;
+		d->args = arg->up;	/* the caller's parameters */
+		derive(d, arg->e, arg->env, a, b, context, depth + 1);
+		d->args = args;
+		return;
+	}
+	if (!def || is_base_name(e->name) || depth > DERIVE_DEPTH) {
+		add_step(d, a, b, e->name, context, false);
+		return;
+	}
+	d->args = NULL;		/* a global's definition sees no parameter */
+	derive(d, def, NULL, a, b, e->name[0] == '(' ? context : e->name, depth + 1);
+	d->args = args;
+}
+
+static void derive_app(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		       int a, int b, const char *context, int depth)
+{
+	struct cat_value *f = eval(d->m, e->args[0], env);
+	struct cat_expr *fun;
+	struct derive_arg arg, *args = d->args;
+
+	if (f->kind != V_CLO || depth > DERIVE_DEPTH) {
+		add_step(d, a, b, e->args[0]->kind == X_VAR ? e->args[0]->name : "?", context,
+			 false);
+		return;
+	}
+	fun = f->u.clo.fun;
+	arg = (struct derive_arg){ fun->param.n == 1 && !fun->param.tuple ?
+				   fun->param.names[0] : NULL, e->args[1], env, args };
+	d->args = &arg;
+	derive(d, fun->args[0], bind(d->m, &fun->param, eval(d->m, e->args[1], env),
+				     f->u.clo.env, e->pos), a, b, context, depth + 1);
+	d->args = args;
+}
+
+static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		   int a, int b, const char *context, int depth)
+{
+	int first = d->n;
+
+	switch (e->kind) {
+	case X_VAR:
+		derive_var(d, e, a, b, context, depth);
+		return;
+	case X_UNION:
+		for (int i = 0; i < e->n; i++) {
+			struct rel *r = derive_rel(d, e->args[i], env);
+
+			if (r && rel_has(r, a, b)) {
+				derive(d, e->args[i], env, a, b, context, depth + 1);
+				return;
+			}
+		}
+		break;
+	case X_SEQ:
+		derive_seq(d, e, env, a, b, context, depth);
+		return;
+	case X_INTER:
+		derive(d, telling_operand(d, e, env), env, a, b, context, depth + 1);
+		return;
+	case X_DIFF:
+		derive(d, e->args[0], env, a, b, context, depth + 1);
+		return;
+	case X_PLUS:
+	case X_STAR:
+	case X_OPT:
+		derive_closure(d, e, env, a, b, context, depth);
+		return;
+	case X_INV:
+		derive(d, e->args[0], env, b, a, context, depth + 1);
+		for (int i = first, j = (d->n < d->max ? d->n : d->max) - 1; i <= j; i++, j--) {
+			struct cat_step t = d->steps[i];
+
+			d->steps[i] = d->steps[j];
+			d->steps[j] = t;
+		}
+		for (int i = first; i < d->n && i < d->max; i++) {
+			int from = d->steps[i].from;
+
+			d->steps[i].from = d->steps[i].to;
+			d->steps[i].to = from;
+			d->steps[i].inverse = !d->steps[i].inverse;
+		}
+		return;
+	case X_TOID:
+		add_step(d, a, a, e->args[0]->kind == X_VAR ? e->args[0]->name : "[...]",
+			 context, true);
+		return;
+	case X_APP:
+		derive_app(d, e, env, a, b, context, depth);
+		return;
+	case X_TRY:
+		derive(d, e->args[e->use_handler], env, a, b, context, depth + 1);
+		return;
+	default:
+		break;
+	}
+	add_step(d, a, b, "?", context, false);
+}
+
+int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps, int max)
+{
+	struct cat_stmt *s = m->failed;
+	struct derivation d = { m, steps, 0, max, NULL };
+	int arena = m->arena;
+
+	if (!s)
+		return 0;
+	m->arena = s->level;
+	derive(&d, s->e, NULL, a, b, s->name, 0);
+	m->arena = arena;
+	return d.n <= max ? d.n : -1;
+}
+
+int cat_failed_pair(struct cat_model *m, int *a, int *b)
+{
+	struct cat_stmt *s = m->failed;
+	struct cat_value *v;
+	int arena = m->arena;
+
+	if (!s || s->test != TEST_EMPTY || s->negated)
+		return 0;
+	m->arena = s->level;
+	v = eval(m, s->e, NULL);
+	m->arena = arena;
+	if (v->kind != V_REL)
+		return 0;
+	for (*a = 0; *a < v->u.rel->n; (*a)++)
+		for (*b = 0; *b < v->u.rel->n; (*b)++)
+			if (rel_has(v->u.rel, *a, *b))
+				return 1;
+	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "cat.h"
 #include "events.h"
 
 enum speedcheck { SPEEDCHECK_FALSE, SPEEDCHECK_TRUE, SPEEDCHECK_FAST };
@@ -36,6 +37,25 @@ struct state {
 	long count;		/* executions ending in this state */
 };
 
+/*
+ * One execution kept for --explain and --graph: its events and relations
+ * (co as the model chose it, NULL if it has none) and, for a candidate
+ * the model rejected, the check that failed and why: the steps around
+ * its cycle (or from one event to the other of a pair, for a check that
+ * a relation be empty), each derived from the model's definitions.
+ */
+struct snapshot {
+	int nevents;
+	struct event *events;
+	struct rel *po, *rf, *co, *addr, *data, *ctrl, *rmw;
+	char *check;
+	bool pair;
+	int nsteps;
+	struct cat_step *steps;
+};
+
+void snapshot_free(struct snapshot *s);
+
 /* What enumerating a test's executions found. */
 struct outcomes {
 	int nvars;
@@ -50,10 +70,8 @@ struct outcomes {
 	int nreasons;
 	const char **reasons;
 	long *reason_counts;
-	char *witness;		/* reads-from of an execution that satisfies it */
-	char *counterexample;	/* ... of a candidate that would, but died */
-	char *counterexample_check;	/* the check that killed it */
-	char *cycle;		/* the cycle that check found, if it has one */
+	struct snapshot *witness;	/* an execution that satisfies it */
+	struct snapshot *counterexample;	/* a candidate that would, but died */
 	char *limit;		/* why the search gave up, if a limit ended it */
 };
 
@@ -86,7 +104,9 @@ void state_print(const struct program *p, const struct outcomes *o, const struct
 /* klitmus7's block for the states a kernel run saw, satisfies[i] for each. */
 void report_klitmus(const struct program *p, const struct outcomes *o,
 		    const bool *satisfies, double seconds, struct strbuf *out);
-/* Plain words on why the condition's outcome is allowed or forbidden. */
+/* A condition or filter as herd7 prints it: "1:r0=1 /\\ 1:r1=0". */
+void prop_print(const struct prop *pr, struct strbuf *out);
+/* Plain words on why the condition's outcome is allowed or forbidden (explain.c). */
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
 /* Check each file on its own; the worst exit status of all (util.h). */
 int check_files(char **files, int nfiles, const struct check_options *opts);

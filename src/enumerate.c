@@ -134,6 +134,7 @@ static void layout_events(struct enumeration *en)
 			e->loc = te->loc;
 			e->val = te->val;
 			e->has_val = te->has_val;
+			e->line = te->pos.line;
 		}
 	}
 }
@@ -329,35 +330,77 @@ static bool decides(const struct litmus *t, bool cond)
 	return t->quantifier == Q_FORALL ? !cond : cond;
 }
 
-/* "P1's R[acquire] flag=1", or "the initial value of flag". */
-static void describe_event(const struct enumeration *en, int id, struct strbuf *sb)
+static struct rel *rel_dup(const struct rel *r)
 {
-	const struct event *e = &en->x.events[id];
+	struct rel *copy;
 
-	if (e->proc < 0) {
-		sb_addf(sb, "the initial value of %s", en->prog->loc_names[e->loc]);
-		return;
-	}
-	sb_addf(sb, "P%d's ", e->proc);
-	event_print(en->prog, e, sb);
+	if (!r)
+		return NULL;
+	copy = rel_new(r->n);
+	rel_copy(copy, r);
+	return copy;
 }
 
-/* Which store each load reads from, for --explain. */
-static char *describe_execution(const struct enumeration *en)
+/*
+ * The execution at hand, kept for --explain and --graph; for a rejected
+ * one, the failed check and its cycle (or, for an `empty` check, one pair
+ * of its relation), derived step by step from the model's definitions.
+ */
+static struct snapshot *take_snapshot(const struct enumeration *en, const char *check)
 {
-	struct strbuf sb = { 0 };
-	int k;
+	const struct execution *x = &en->x;
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	int cycle[64], n, a, b, i, max = 512;
 
-	for (k = 0; k < en->nreads; k++) {
-		sb_addf(&sb, "    ");
-		describe_event(en, en->reads[k], &sb);
-		sb_addf(&sb, " reads from ");
-		describe_event(en, en->cands[k][en->rf_pick[k]], &sb);
-		sb_addf(&sb, "\n");
+	s->nevents = x->nevents;
+	s->events = xmalloc((x->nevents + 1) * sizeof(*s->events));
+	memcpy(s->events, x->events, x->nevents * sizeof(*s->events));
+	s->po = rel_dup(x->po);
+	s->rf = rel_dup(x->rf);
+	s->addr = rel_dup(x->addr);
+	s->data = rel_dup(x->data);
+	s->ctrl = rel_dup(x->ctrl);
+	s->rmw = rel_dup(x->rmw);
+	s->co = rel_dup(cat_relation(en->model, "co"));
+	if (!check)
+		return s;
+	s->check = xstrdup(check);
+	s->steps = xmalloc(max * sizeof(*s->steps));
+	n = cat_failed_cycle(en->model, cycle, 64);
+	if (!n && cat_failed_pair(en->model, &a, &b)) {
+		s->pair = true;
+		cycle[0] = a;
+		cycle[1] = b;
+		n = 2;
 	}
-	if (!sb.buf)
-		sb_addf(&sb, "    (no process loads from memory)\n");
-	return sb.buf;
+	for (i = 0; i < n - s->pair; i++) {
+		int k = cat_derive_failed(en->model, cycle[i], cycle[(i + 1) % n],
+					  s->steps + s->nsteps, max - s->nsteps);
+
+		if (k < 0) {
+			s->nsteps = 0;	/* too long to tell */
+			break;
+		}
+		s->nsteps += k;
+	}
+	return s;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->events);
+	free(s->po);
+	free(s->rf);
+	free(s->addr);
+	free(s->data);
+	free(s->ctrl);
+	free(s->rmw);
+	free(s->co);
+	free(s->check);
+	free(s->steps);
+	free(s);
 }
 
 static void accept_execution(void *arg, const struct cat_outcome *co)
@@ -384,7 +427,7 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
 	record_state(o, en->state);
 	if (cond && en->opts->explain && !o->witness)
-		o->witness = describe_execution(en);
+		o->witness = take_snapshot(en, NULL);
 	if (cond)
 		o->positive++;
 	else
@@ -395,79 +438,6 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 		o->flags = xrealloc(o->flags, (o->nflags + 1) * sizeof(*o->flags));
 		o->flags[o->nflags++] = xstrdup(co->flags[i]);
 	}
-}
-
-/*
- * Relations of the kernel model (see its explanation.txt) and of our
- * library to label a cycle's edges with, most telling first; a name the
- * model does not have is skipped.
- */
-static const struct {
-	const char *name;
-	const char *meaning;
-} edge_names[] = {
-	{ "rmw", "the read and the write of one atomic read-modify-write" },
-	{ "rfe", "reads-from, the store on another CPU" },
-	{ "rfi", "reads-from, the store on the same CPU" },
-	{ "coe", "coherence order, stores of different CPUs" },
-	{ "coi", "coherence order, stores of the same CPU" },
-	{ "fre", "from-reads: the load misses a later store of another CPU" },
-	{ "fri", "from-reads: the load misses a later store of its own CPU" },
-	{ "po-rel", "program order before a release" },
-	{ "acq-po", "program order after an acquire" },
-	{ "po-unlock-lock-po", "program order around an unlock and the next lock" },
-	{ "rcu-fence", "ordering by an RCU grace period" },
-	{ "strong-fence", "ordering by a strong fence (smp_mb(), synchronize_rcu())" },
-	{ "ppo", "preserved program order (dependencies, fences)" },
-	{ "cumul-fence", "ordering by a cumulative fence" },
-	{ "prop", "propagation: a store reaches a CPU before another event" },
-	{ "hb", "happens-before" },
-	{ "pb", "propagates-before" },
-	{ "rb", "RCU's ordering" },
-	{ "po-loc", "program order, same variable" },
-	{ "po", "program order" },
-	{ "co0", "the initial value comes first in coherence order" },
-	{ "obsco", "coherence order forced by what the loads observed" },
-};
-
-static int edge_label(const struct enumeration *en, int a, int b)
-{
-	int k;
-
-	for (k = 0; k < (int)(sizeof(edge_names) / sizeof(*edge_names)); k++)
-		if (cat_relates(en->model, edge_names[k].name, a, b))
-			return k;
-	return -1;
-}
-
-/* The cycle the failed check found, one event a line, edges labelled. */
-static char *describe_cycle(const struct enumeration *en)
-{
-	int cycle[64], n = cat_failed_cycle(en->model, cycle, 64), i, k;
-	bool used[sizeof(edge_names) / sizeof(*edge_names)] = { false };
-	struct strbuf sb = { 0 };
-
-	for (i = 0; i < n; i++) {
-		int next = cycle[(i + 1) % n], label = edge_label(en, cycle[i], next);
-
-		if (!i) {
-			sb_addf(&sb, "    ");
-			describe_event(en, cycle[0], &sb);
-			sb_addf(&sb, "\n");
-		}
-		sb_addf(&sb, "      --%s--> ", label < 0 ? "?" : edge_names[label].name);
-		if (i + 1 < n)
-			describe_event(en, next, &sb);
-		else
-			sb_addf(&sb, "back to the first");
-		sb_addf(&sb, "\n");
-		if (label >= 0)
-			used[label] = true;
-	}
-	for (k = 0; k < (int)(sizeof(edge_names) / sizeof(*edge_names)); k++)
-		if (used[k])
-			sb_addf(&sb, "    where %s: %s\n", edge_names[k].name, edge_names[k].meaning);
-	return sb.buf;
 }
 
 /* Tally why executions ending in a state the condition asks about died. */
@@ -481,11 +451,8 @@ static void reject_execution(void *arg, const char *check)
 
 	if (!en->opts->explain || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
 		return;
-	if (!o->counterexample) {
-		o->counterexample = describe_execution(en);
-		o->counterexample_check = xstrdup(name);
-		o->cycle = describe_cycle(en);
-	}
+	if (!o->counterexample)
+		o->counterexample = take_snapshot(en, name);
 	for (i = 0; i < o->nreasons; i++) {
 		if (!strcmp(o->reasons[i], name)) {
 			o->reason_counts[i]++;
@@ -888,10 +855,8 @@ void outcomes_free(struct outcomes *o)
 	free(o->flags);
 	free(o->reasons);
 	free(o->reason_counts);
-	free(o->witness);
-	free(o->counterexample);
-	free(o->counterexample_check);
-	free(o->cycle);
+	snapshot_free(o->witness);
+	snapshot_free(o->counterexample);
 	free(o->vars);
 	free(o->limit);
 }

@@ -155,6 +155,7 @@ static struct trace_event *emit(struct run *r, enum event_kind kind, int loc,
 	e = &r->events[r->nevents++];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
+	e->pos = pos;
 	e->loc = loc;
 	e->rmw_read = -1;
 	e->ctrl_deps = r->ctrl;

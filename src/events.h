@@ -20,6 +20,7 @@
 
 struct trace_event {
 	enum event_kind kind;
+	struct srcpos pos;	/* the test's statement that made it */
 	bool atomic;
 	int ntags;
 	const char **tags;

@@ -56,6 +56,7 @@ struct event {
 	int loc;		/* location id; -1 for fences */
 	struct value val;	/* value read or written, if any */
 	bool has_val;
+	int line;		/* the test's line that made it; 0 for initial writes */
 };
 
 struct execution {

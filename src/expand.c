@@ -13,10 +13,15 @@ struct expander {
 	struct arena *arena;
 };
 
-/* Parameter bindings of the macro being expanded. */
+/*
+ * Parameter bindings of the macro being expanded, and where the test
+ * called it: what the body expands to is stamped with that position, so
+ * that an event names the test's line, not the .def file's.
+ */
 struct frame {
 	const struct macro *macro;
 	struct expr **args;
+	struct srcpos call_pos;
 };
 
 static const struct macro *find_macro(const struct macro_table *table, const char *name)
@@ -93,6 +98,7 @@ static struct expr *expand_call(struct expr *call, const struct expander *x, con
 	check_arity(m, call->nargs, call->pos);
 	inner.macro = m;
 	inner.args = args;
+	inner.call_pos = f ? f->call_pos : call->pos;
 	return expand_expr(m->expr, x, &inner);
 }
 
@@ -106,6 +112,8 @@ static struct expr *expand_expr(struct expr *e, const struct expander *x, const 
 		return expand_call(e, x, f);
 	copy = arena_alloc(x->arena, sizeof(*copy));
 	*copy = *e;
+	if (f)
+		copy->pos = f->call_pos;
 	copy->args = expand_args(e->args, e->nargs, x, f);
 	return copy;
 }
@@ -124,6 +132,7 @@ static struct stmt *expand_proc_call(struct stmt *s, const struct expander *x,
 		check_arity(m, s->nargs, s->pos);
 		inner.macro = m;
 		inner.args = args;
+		inner.call_pos = f ? f->call_pos : s->pos;
 		return expand_stmt(m->body, x, &inner);
 	}
 	/* An expression macro called for its effect, e.g. "xchg(x, 1);". */
@@ -175,6 +184,8 @@ static struct stmt *expand_stmt(struct stmt *s, const struct expander *x, const 
 		return expand_proc_call(s, x, f);
 	copy = arena_alloc(x->arena, sizeof(*copy));
 	*copy = *s;
+	if (f)
+		copy->pos = f->call_pos;
 	copy->args = expand_args(s->args, s->nargs, x, f);
 	copy->body = arena_alloc(x->arena, s->nbody * sizeof(*copy->body));
 	for (i = 0; i < s->nbody; i++)

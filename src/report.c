@@ -1,6 +1,6 @@
 /*
- * report.c - herd7's output for a decided test, line for line, and the
- * plain-words explanation that --explain adds after it.
+ * report.c - herd7's output for a decided test, line for line (and
+ * klitmus7's block for what a kernel run saw).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -230,77 +230,7 @@ void report_klitmus(const struct program *p, const struct outcomes *o,
 	sb_free(&cond);
 }
 
-/* What each of the kernel model's checks means, in plain words. */
-static const struct {
-	const char *check;
-	const char *meaning;
-} check_meanings[] = {
-	{ "coherence", "the accesses to a single variable would have to be seen in an "
-	  "order that contradicts program order (coherence)" },
-	{ "atomic", "another CPU's store would land between the read and the write of "
-	  "an atomic read-modify-write" },
-	{ "happens-before", "some event would have to happen before itself: a cycle of "
-	  "reads-from links and program order kept by dependencies, fences, "
-	  "acquire or release" },
-	{ "propagation", "a store would have to reach another CPU later than a strong "
-	  "fence (smp_mb(), synchronize_rcu()) after it guarantees" },
-	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
-	  "must wait for it" },
-	{ "plain-coherence", "plain accesses would be seen out of order" },
-	{ "ConsCo", "the stores to one variable cannot be put in any single order "
-	  "that agrees with what the reads observed" },
-	{ "lock-nest", "a CPU would take a spinlock it already holds" },
-	{ "nested-is-locked", "spin_is_locked() would report an unlocked lock held by "
-	  "the CPU asking" },
-	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
-};
-
-static const char *meaning_of(const char *check)
+void prop_print(const struct prop *pr, struct strbuf *out)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(check_meanings) / sizeof(*check_meanings); i++)
-		if (!strcmp(check_meanings[i].check, check))
-			return check_meanings[i].meaning;
-	return NULL;
-}
-
-void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
-{
-	const struct litmus *t = p->test;
-	struct strbuf cond = { 0 };
-	long total = o->positive + o->negative;
-	int i;
-
-	print_prop(t->cond, IN_TOP, &cond);
-	sb_addf(out, "Explanation:\n");
-	if (o->positive) {
-		sb_addf(out, "  The outcome (%s) is allowed: %ld of the %ld executions the model "
-			"accepts end in it.\n", cond.buf, o->positive, total);
-	} else {
-		sb_addf(out, "  The outcome (%s) is forbidden: none of the %ld executions the "
-			"model accepts ends in it.\n", cond.buf, total);
-	}
-	for (i = 0; i < o->nreasons; i++) {
-		const char *meaning = meaning_of(o->reasons[i]);
-
-		sb_addf(out, "  %ld candidate execution%s reaching it violate%s '%s'", o->reason_counts[i],
-			o->reason_counts[i] == 1 ? "" : "s", o->reason_counts[i] == 1 ? "s" : "",
-			o->reasons[i]);
-		sb_addf(out, meaning ? ": %s.\n" : ".\n", meaning);
-	}
-	if (!o->positive && !o->nreasons)
-		sb_addf(out, "  No run of the processes can produce those values at all.\n");
-	if (o->witness)
-		sb_addf(out, "  For example, when:\n%s", o->witness);
-	else if (o->counterexample)
-		sb_addf(out, "  For example, the candidate where:\n%s  violates '%s'%s\n%s",
-			o->counterexample, o->counterexample_check,
-			o->cycle ? " with this cycle:" : ".", o->cycle ? o->cycle : "");
-	for (i = 0; i < o->nflags; i++)
-		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
-			!strcmp(o->flags[i], "data-race") ?
-			"has a data race (plain accesses not ordered against each other)" :
-			"raises this flag of the model");
-	sb_free(&cond);
+	print_prop(pr, IN_TOP, out);
 }

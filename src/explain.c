@@ -1,0 +1,554 @@
+/*
+ * explain.c - why an outcome is forbidden or how it happens, in kernel
+ * terms, for --explain.
+ *
+ * A forbidden outcome: enumerate.c kept a candidate execution that ends
+ * in it and the check that rejected it, with that check's cycle derived
+ * down to base steps (cat_derive_failed): po, rf, co, fr, dependencies,
+ * and on the way the kinds of event ([Release], a fence) that made the
+ * order.  Consecutive program-order steps through fences become one
+ * "hop", and each hop is one sentence that names the source lines at both
+ * ends and why the order holds, the model's relation in brackets.
+ *
+ * An allowed outcome: the witness as a story (what each load read, the
+ * order of the stores to each variable) and the program-order pairs it
+ * needs out of order that nothing in the test orders.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check.h"
+
+/* What each of the kernel model's checks means, in plain words. */
+static const struct {
+	const char *check;
+	const char *meaning;
+} check_meanings[] = {
+	{ "coherence", "the accesses to a single variable would have to be seen in an "
+	  "order that contradicts program order (coherence)" },
+	{ "atomic", "another CPU's store would land between the read and the write of "
+	  "an atomic read-modify-write" },
+	{ "happens-before", "some event would have to happen before itself: a cycle of "
+	  "reads-from links and program order kept by dependencies, fences, "
+	  "acquire or release" },
+	{ "propagation", "a store would have to reach another CPU later than a strong "
+	  "fence (smp_mb(), synchronize_rcu()) after it guarantees" },
+	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
+	  "must wait for it" },
+	{ "plain-coherence", "plain accesses would be seen out of order" },
+	{ "ConsCo", "the stores to one variable cannot be put in any single order "
+	  "that agrees with what the reads observed" },
+	{ "lock-nest", "a CPU would take a spinlock it already holds" },
+	{ "nested-is-locked", "spin_is_locked() would report an unlocked lock held by "
+	  "the CPU asking" },
+	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
+};
+
+/* What an event's annotation does for ordering, by the tag herd7 gives it. */
+static const struct {
+	const char *tag;
+	const char *order;
+} tag_orders[] = {
+	{ "acquire", "is an acquire load: every access after it waits for it" },
+	{ "release", "is a release store: it waits for every access before it" },
+	{ "mb", "is a full barrier: everything before it is ordered before everything after it" },
+	{ "wmb", "orders the stores before it before the stores after it" },
+	{ "rmb", "orders the loads before it before the loads after it" },
+	{ "sync-rcu", "is a grace period: it waits for every RCU reader that started before it" },
+	{ "before-atomic", "makes the atomic operation after it a full barrier" },
+	{ "after-atomic", "makes the atomic operation before it a full barrier" },
+	{ "after-spinlock", "makes the lock acquisition before it a full barrier" },
+	{ "after-unlock-lock", "makes the unlock and lock before it a full barrier" },
+	{ "after-srcu-read-unlock", "makes the srcu_read_unlock() before it a full barrier" },
+	{ "rcu-lock", "starts an RCU read-side critical section" },
+	{ "rcu-unlock", "ends an RCU read-side critical section" },
+};
+
+static const char *meaning_of(const char *check)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(check_meanings) / sizeof(*check_meanings); i++)
+		if (!strcmp(check_meanings[i].check, check))
+			return check_meanings[i].meaning;
+	return NULL;
+}
+
+static const char *tag_order(const char *tag)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tag_orders) / sizeof(*tag_orders); i++)
+		if (!strcmp(tag_orders[i].tag, tag))
+			return tag_orders[i].order;
+	return NULL;
+}
+
+/* The text of line `line` of the test, without its indentation. */
+static void source_line(const struct litmus *t, int line, struct strbuf *out)
+{
+	const char *p = t->text;
+	size_t len;
+
+	for (; p && *p && line > 1; p++)
+		if (*p == '\n')
+			line--;
+	if (!p)
+		return;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strcspn(p, "\n");
+	while (len && isspace((unsigned char)p[len - 1]))
+		len--;
+	sb_addf(out, "%.*s", (int)len, p);
+}
+
+/* "P0 line 11 `WRITE_ONCE(*buf, 1);` (buf=1)", or "the initial value of buf (0)". */
+static void name_event(const struct program *p, const struct snapshot *s, int id,
+		       struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+
+	if (e->proc < 0) {
+		sb_addf(out, "the initial value of %s (", p->loc_names[e->loc]);
+		value_print(p, e->val, out);
+		sb_addf(out, ")");
+		return;
+	}
+	sb_addf(out, "P%d line %d `", e->proc, e->line);
+	source_line(p->test, e->line, out);
+	sb_addf(out, "`");
+	if (e->loc >= 0 && e->has_val) {
+		sb_addf(out, " (%s %s=", e->kind == EV_READ ? "reads" : "writes",
+			p->loc_names[e->loc]);
+		value_print(p, e->val, out);
+		sb_addf(out, ")");
+	}
+}
+
+/* "reads the initial value of x (0)" or "reads the value of P0 line 3 ...". */
+static void reads_from(const struct program *p, const struct snapshot *s, int w,
+		       struct strbuf *out)
+{
+	sb_addf(out, s->events[w].proc < 0 ? " reads " : " reads the value of ");
+	name_event(p, s, w, out);
+}
+
+static bool has_tag(const struct event *e, const char *tag)
+{
+	int i;
+
+	for (i = 0; i < e->ntags; i++)
+		if (!strcmp(e->tags[i], tag))
+			return true;
+	return false;
+}
+
+/* Whether the model's set `set` (e.g. Release) names one of e's annotations. */
+static const char *filter_tag(const struct event *e, const char *set)
+{
+	int i;
+
+	for (i = 0; i < e->ntags; i++)
+		if (!strcasecmp(e->tags[i], set))
+			return e->tags[i];
+	return NULL;
+}
+
+static bool is_po(const struct cat_step *st)
+{
+	return !st->filter && !st->inverse &&
+	       (!strcmp(st->base, "po") || !strcmp(st->base, "po-loc"));
+}
+
+/* Why the hop of program order from steps[first] to steps[last] holds. */
+static void po_reasons(const struct program *p, const struct snapshot *s, int lead, int first,
+		       int last, struct strbuf *out)
+{
+	const struct event *from = &s->events[s->steps[first].from];
+	const struct event *to = &s->events[s->steps[last].to];
+	const char *context = s->steps[first].context;
+	int n = 0, i, j;
+
+	for (i = lead; i <= last; i++) {
+		const struct cat_step *st = &s->steps[i];
+		const struct event *e = &s->events[st->from];
+		const char *tag = st->filter ? filter_tag(e, st->base) : NULL;
+
+		if (!st->filter && i > first) {
+			bool said = false;
+
+			sb_addf(out, "%s", n++ ? "; " : ": ");
+			sb_addf(out, "line %d `", e->line);
+			source_line(p->test, e->line, out);
+			sb_addf(out, "` comes between them");
+			for (j = 0; j < e->ntags; j++) {
+				if (tag_order(e->tags[j]) && !said) {
+					sb_addf(out, " and %s", tag_order(e->tags[j]));
+					said = true;
+				}
+			}
+		} else if (tag && (e == from || e == to) && tag_order(tag)) {
+			sb_addf(out, "%s", n++ ? "; " : ": ");
+			sb_addf(out, "line %d %s", e->line, tag_order(tag));
+		}
+	}
+	if (!n && from->loc >= 0 && from->loc == to->loc)
+		sb_addf(out, ": both access %s, and one CPU sees its own accesses to a "
+			"variable in order", p->loc_names[from->loc]);
+	else if (!n)
+		sb_addf(out, " in program order");
+	if (context)
+		sb_addf(out, " [%s]", context);
+}
+
+/*
+ * One sentence for the hop from steps[first] to steps[last]; the filters
+ * from steps[lead] on are about its first event.
+ */
+static void hop_sentence(const struct program *p, const struct snapshot *s, int lead, int first,
+			 int last, struct strbuf *out)
+{
+	const struct cat_step *st = &s->steps[first];
+	int from = st->from, to = s->steps[last].to;
+	const char *base = st->base;
+
+	if (is_po(st)) {
+		name_event(p, s, to, out);
+		sb_addf(out, " is ordered after ");
+		name_event(p, s, from, out);
+		po_reasons(p, s, lead, first, last, out);
+	} else if (!strncmp(base, "rf", 2) && s->events[from].kind == EV_UNLOCK &&
+		   s->events[to].kind == EV_LOCK_READ) {
+		name_event(p, s, to, out);
+		sb_addf(out, " takes the lock ");
+		name_event(p, s, from, out);
+		sb_addf(out, " released [%s]", base);
+	} else if (!strncmp(base, "rf", 2)) {
+		name_event(p, s, st->inverse ? from : to, out);
+		reads_from(p, s, st->inverse ? to : from, out);
+		sb_addf(out, " [%s]", base);
+	} else if (!strncmp(base, "fr", 2) && !st->inverse) {
+		name_event(p, s, from, out);
+		sb_addf(out, " reads a value older than the one ");
+		name_event(p, s, to, out);
+		sb_addf(out, " stores, so that store comes after it [%s]", base);
+	} else if (!strncmp(base, "co", 2) && !st->inverse) {
+		name_event(p, s, to, out);
+		sb_addf(out, " overwrites ");
+		name_event(p, s, from, out);
+		sb_addf(out, ": the stores reach memory in that order [%s]", base);
+	} else if (!strcmp(base, "rmw")) {
+		name_event(p, s, from, out);
+		sb_addf(out, " and ");
+		name_event(p, s, to, out);
+		sb_addf(out, " are the load and the store of one atomic operation [rmw]");
+	} else if (!strcmp(base, "addr") || !strcmp(base, "data") || !strcmp(base, "ctrl")) {
+		name_event(p, s, to, out);
+		sb_addf(out, !strcmp(base, "addr") ? " uses an address computed from what " :
+			!strcmp(base, "data") ? " stores a value computed from what " :
+			" only happens because a branch tested what ");
+		name_event(p, s, from, out);
+		sb_addf(out, " read [%s]", base);
+	} else if (st->context && !strcmp(st->context, "co0")) {
+		name_event(p, s, to, out);
+		sb_addf(out, " overwrites ");
+		name_event(p, s, from, out);
+		sb_addf(out, s->events[from].proc < 0 ? ": initial values come first" :
+			": %s ends with the value it stores, so it is the last store",
+			p->loc_names[s->events[to].loc]);
+		sb_addf(out, " [co0]");
+	} else if (st->context && strstr(st->context, "rcu-rscs")) {
+		name_event(p, s, st->inverse ? to : from, out);
+		sb_addf(out, " and ");
+		name_event(p, s, st->inverse ? from : to, out);
+		sb_addf(out, " delimit one RCU read-side critical section [%s]", st->context);
+	} else {
+		name_event(p, s, from, out);
+		sb_addf(out, " comes before ");
+		name_event(p, s, to, out);
+		if (strcmp(base, "?"))
+			sb_addf(out, " [%s%s%s%s]", st->inverse ? "inverse of " : "", base,
+				st->context ? ", in " : "", st->context ? st->context : "");
+		else
+			sb_addf(out, " [%s]", st->context ? st->context : "?");
+	}
+}
+
+static bool same_context(const struct cat_step *a, const struct cat_step *b)
+{
+	return a->context && b->context && !strcmp(a->context, b->context);
+}
+
+/*
+ * Where a hop that starts at steps[i] ends: program order runs on through
+ * fences, and through other events (a spin_unlock() then spin_lock()) while
+ * it is the same relation of the model; anything else is one step.
+ */
+static int hop_end(const struct snapshot *s, int i)
+{
+	int last = i, j;
+
+	if (!is_po(&s->steps[i]))
+		return i;
+	for (j = i + 1; j < s->nsteps; j++) {
+		const struct cat_step *st = &s->steps[j];
+
+		if (st->filter)
+			continue;
+		if (!is_po(st) || (s->events[st->from].kind != EV_FENCE &&
+				   !same_context(st, &s->steps[i])))
+			break;
+		last = j;
+	}
+	/* Filters right after the hop are about its last event. */
+	while (last + 1 < s->nsteps && s->steps[last + 1].filter)
+		last++;
+	return last;
+}
+
+/* The first non-filter step at or after i, or -1. */
+static int next_step(const struct snapshot *s, int i)
+{
+	for (; i < s->nsteps; i++)
+		if (!s->steps[i].filter)
+			return i;
+	return -1;
+}
+
+/*
+ * The cycle told from its earliest event of the lowest-numbered process,
+ * so that it reads in the order the test is written: rotate steps (a
+ * copy), keeping the filters on that event with it.
+ */
+static void rotate_cycle(struct snapshot *s)
+{
+	int best = -1, i, k;
+	struct cat_step *rotated;
+
+	for (i = 0; i < s->nsteps; i++) {
+		const struct event *e = &s->events[s->steps[i].from], *b;
+
+		if (s->steps[i].filter || e->proc < 0)
+			continue;
+		b = best < 0 ? NULL : &s->events[s->steps[best].from];
+		if (!b || e->proc < b->proc || (e->proc == b->proc && e->poi < b->poi))
+			best = i;
+	}
+	while (best > 0 && s->steps[best - 1].filter &&
+	       s->steps[best - 1].from == s->steps[best].from)
+		best--;
+	if (best <= 0)
+		return;
+	rotated = xmalloc(s->nsteps * sizeof(*rotated));
+	for (k = 0; k < s->nsteps; k++)
+		rotated[k] = s->steps[(best + k) % s->nsteps];
+	memcpy(s->steps, rotated, s->nsteps * sizeof(*rotated));
+	free(rotated);
+}
+
+static void explain_cycle(const struct program *p, struct snapshot *s, struct strbuf *out)
+{
+	int i, n = 0, first, last;
+
+	if (!s->nsteps) {
+		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
+		return;
+	}
+	if (!s->pair)
+		rotate_cycle(s);
+	sb_addf(out, s->pair ? "  Step by step:\n" : "  Step by step, each event must come "
+		"after the one before:\n");
+	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
+		last = hop_end(s, first);
+		sb_addf(out, "  %d. ", ++n);
+		hop_sentence(p, s, i, first, last, out);
+		sb_addf(out, ".\n");
+	}
+	if (s->pair) {
+		sb_addf(out, "  The model's '%s' check requires that no such pair exist, so the "
+			"outcome cannot happen.\n", s->check);
+		return;
+	}
+	sb_addf(out, "  That leads back to ");
+	name_event(p, s, s->steps[next_step(s, 0)].from, out);
+	sb_addf(out, ": it would have to come after itself.  The model's '%s' check "
+		"forbids such a cycle, so the outcome cannot happen.\n", s->check);
+}
+
+/* "P0 line 12 `r0 = READ_ONCE(*y);` (reads y=0) reads the initial value of y (0)." */
+static void witness_reads(const struct program *p, const struct snapshot *s,
+			  struct strbuf *out)
+{
+	int r, w;
+
+	for (r = 0; r < s->nevents; r++) {
+		if (s->events[r].kind != EV_READ)
+			continue;
+		for (w = 0; w < s->nevents; w++) {
+			if (!rel_has(s->rf, w, r))
+				continue;
+			sb_addf(out, "    ");
+			name_event(p, s, r, out);
+			reads_from(p, s, w, out);
+			sb_addf(out, ".\n");
+		}
+	}
+}
+
+/* The order in which the stores to each variable with several reach memory. */
+static void witness_coherence(const struct program *p, const struct snapshot *s,
+			      struct strbuf *out)
+{
+	int loc, w, v;
+
+	if (!s->co)
+		return;
+	for (loc = 0; loc < p->nlocs; loc++) {
+		int stores = 0;
+
+		for (w = 0; w < s->nevents; w++)
+			stores += s->events[w].kind == EV_WRITE && s->events[w].loc == loc &&
+				  s->events[w].proc >= 0;
+		if (stores < 2)
+			continue;
+		sb_addf(out, "    The stores to %s reach memory in this order:", p->loc_names[loc]);
+		/* A write's place is how many writes to loc come before it. */
+		for (v = 0; v <= stores; v++) {
+			for (w = 0; w < s->nevents; w++) {
+				int before = 0, x;
+
+				if (s->events[w].kind != EV_WRITE || s->events[w].loc != loc)
+					continue;
+				for (x = 0; x < s->nevents; x++)
+					before += rel_has(s->co, x, w);
+				if (before != v)
+					continue;
+				sb_addf(out, "%s", v ? ",\n      then " : "\n      ");
+				name_event(p, s, w, out);
+			}
+		}
+		sb_addf(out, ".\n");
+	}
+}
+
+/* Whether something in the test orders the program-order pair a, b. */
+static bool syntactically_ordered(const struct snapshot *s, int a, int b)
+{
+	const struct event *ea = &s->events[a], *eb = &s->events[b];
+	int f;
+
+	if ((ea->kind == EV_READ && has_tag(ea, "acquire")) ||
+	    (eb->kind == EV_WRITE && has_tag(eb, "release")) ||
+	    rel_has(s->addr, a, b) || rel_has(s->data, a, b) || rel_has(s->ctrl, a, b) ||
+	    (ea->loc >= 0 && ea->loc == eb->loc))
+		return true;
+	for (f = 0; f < s->nevents; f++)
+		if (s->events[f].kind == EV_FENCE && rel_has(s->po, a, f) && rel_has(s->po, f, b))
+			return true;
+	return false;
+}
+
+/*
+ * An outcome no sequential interleaving gives needs some pair of accesses
+ * of one CPU to take effect out of program order: a cycle of program
+ * order and communication (rf, co, fr) in the witness.  Name its pairs
+ * that nothing in the test orders.
+ */
+static void witness_reordering(const struct program *p, const struct snapshot *s,
+			       struct strbuf *out)
+{
+	int n = s->nevents, cycle[64], len, i, unordered = 0;
+	struct rel *sc = rel_new(n);
+
+	for (i = 0; i < n; i++) {
+		int j;
+
+		for (j = 0; j < n; j++) {
+			bool fr = false;
+			int w;
+
+			if (s->events[i].kind == EV_FENCE || s->events[j].kind == EV_FENCE)
+				continue;
+			for (w = 0; w < n && s->co && !fr; w++)
+				fr = rel_has(s->rf, w, i) && rel_has(s->co, w, j);
+			if (rel_has(s->po, i, j) || rel_has(s->rf, i, j) ||
+			    (s->co && rel_has(s->co, i, j)) || fr)
+				rel_add(sc, i, j);
+		}
+	}
+	len = rel_find_cycle(sc, cycle, 64);
+	free(sc);
+	if (!len) {
+		sb_addf(out, "  Some interleaving of the processes, one statement at a time, "
+			"gives this outcome.\n");
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		int a = cycle[i], b = cycle[(i + 1) % len];
+
+		if (!rel_has(s->po, a, b) || syntactically_ordered(s, a, b))
+			continue;
+		if (!unordered++)
+			sb_addf(out, "  No interleaving gives it: it needs these accesses to take "
+				"effect out of program order, and nothing in the test orders them "
+				"(no fence, acquire, release or dependency between them):\n");
+		sb_addf(out, "    ");
+		name_event(p, s, a, out);
+		sb_addf(out, "\n      then ");
+		name_event(p, s, b, out);
+		sb_addf(out, "\n");
+	}
+	if (!unordered)
+		sb_addf(out, "  No interleaving gives it, and each program-order pair it needs "
+			"reordered has some ordering in the test, but not one strong enough: "
+			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
+			"only a full barrier orders a store before a later load.\n");
+}
+
+void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	const struct litmus *t = p->test;
+	struct strbuf cond = { 0 };
+	long total = o->positive + o->negative;
+	int i;
+
+	prop_print(t->cond, &cond);
+	sb_addf(out, "Explanation:\n");
+	if (o->positive) {
+		sb_addf(out, "  The outcome (%s) is allowed: %ld of the %ld executions the model "
+			"accepts end in it.\n", cond.buf, o->positive, total);
+	} else {
+		sb_addf(out, "  The outcome (%s) is forbidden: none of the %ld executions the "
+			"model accepts ends in it.\n", cond.buf, total);
+	}
+	for (i = 0; i < o->nreasons; i++) {
+		const char *meaning = meaning_of(o->reasons[i]);
+
+		sb_addf(out, "  %ld candidate execution%s reaching it violate%s '%s'",
+			o->reason_counts[i], o->reason_counts[i] == 1 ? "" : "s",
+			o->reason_counts[i] == 1 ? "s" : "", o->reasons[i]);
+		sb_addf(out, meaning ? ": %s.\n" : ".\n", meaning);
+	}
+	if (!o->positive && !o->nreasons)
+		sb_addf(out, "  No run of the processes can produce those values at all.\n");
+	if (o->witness) {
+		sb_addf(out, "  It happens when:\n");
+		witness_reads(p, o->witness, out);
+		witness_coherence(p, o->witness, out);
+		witness_reordering(p, o->witness, out);
+	} else if (o->counterexample) {
+		sb_addf(out, "  Take the candidate where:\n");
+		witness_reads(p, o->counterexample, out);
+		witness_coherence(p, o->counterexample, out);
+		explain_cycle(p, o->counterexample, out);
+	}
+	for (i = 0; i < o->nflags; i++)
+		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
+			!strcmp(o->flags[i], "data-race") ?
+			"has a data race (plain accesses not ordered against each other)" :
+			"raises this flag of the model");
+	sb_free(&cond);
+}
