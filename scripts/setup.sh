@@ -14,8 +14,10 @@ what=${1:-checker}
 # harness checks its own (kernel/scripts/deps.sh).
 checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc)
 fuzz_packages=(clang libclang-rt-14-dev)
-# What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t).
-test_packages=(parallel)
+# What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
+# Graphviz renders and parses --graph's files, chromium loads --html's page, and
+# patch applies --suggest's diffs (tests/src/explain.t).
+test_packages=(parallel graphviz chromium patch)
 
 missing_packages() {
 	local p

@@ -1279,7 +1279,9 @@ static struct cat_expr *telling_operand(struct derivation *d, struct cat_expr *e
 
 		if (n < 0 || (sym && !best_symmetric) || e->args[i]->kind == X_CART)
 			continue;
-		if (fewest < 0 || (!sym && best_symmetric) || n < fewest) {
+		/* On a tie, a composite operand explains more than a name. */
+		if (fewest < 0 || (!sym && best_symmetric) || n < fewest ||
+		    (n == fewest && best->kind == X_VAR && e->args[i]->kind != X_VAR)) {
 			best = e->args[i];
 			fewest = n;
 			best_symmetric = sym;

@@ -3,10 +3,13 @@
  * generate events, enumerate executions through the model, report.
  */
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cat.h"
 #include "check.h"
@@ -19,21 +22,50 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* -o DIR: DIR/NAME.out, NAME being the file's name without .litmus. */
-static void write_out_file(const char *dir, const char *path, const char *text)
+/* DIR/NAME.SUFFIX, NAME being the file's name without .litmus. */
+static char *output_path(const char *dir, const char *path, const char *suffix)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t len = strlen(base);
 	struct strbuf name = { 0 };
-	FILE *f;
 
 	if (len > 7 && !strcmp(base + len - 7, ".litmus"))
 		len -= 7;
-	sb_addf(&name, "%s/%.*s.out", dir, (int)len, base);
-	f = fopen(name.buf, "w");
+	sb_addf(&name, "%s/%.*s.%s", dir, (int)len, base, suffix);
+	return name.buf;
+}
+
+static void write_text_file(const char *name, const char *text)
+{
+	FILE *f = fopen(name, "w");
+
 	if (!f || fputs(text, f) == EOF || fclose(f))
-		die(EXIT_BAD_INPUT, "cannot write %s: %s", name.buf, strerror(errno));
-	sb_free(&name);
+		die(EXIT_BAD_INPUT, "cannot write %s: %s", name, strerror(errno));
+}
+
+/* -o DIR: DIR/NAME.out. */
+static void write_out_file(const char *dir, const char *path, const char *text)
+{
+	char *name = output_path(dir, path, "out");
+
+	write_text_file(name, text);
+	free(name);
+}
+
+/*
+ * Graphviz's dot renders dot_path to svg_path; false when it is not
+ * installed or fails (the checker itself never links against Graphviz).
+ */
+static bool render_svg(const char *dot_path, const char *svg_path)
+{
+	char *argv[] = { "dot", "-Tsvg", (char *)dot_path, "-o", (char *)svg_path, NULL };
+	extern char **environ;
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, "dot", NULL, NULL, argv, environ))
+		return false;
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
 /*
@@ -47,12 +79,17 @@ struct test_run {
 	struct program *prog;
 	struct outcomes outcomes;
 	struct strbuf out;
+	size_t herd_len;		/* herd7's output: the start of out */
+	struct strbuf explanation, suggestion, dot;
 };
 
 static void test_run_free(struct test_run *r)
 {
 	outcomes_free(&r->outcomes);
 	sb_free(&r->out);
+	sb_free(&r->explanation);
+	sb_free(&r->suggestion);
+	sb_free(&r->dot);
 	if (r->prog)
 		program_free(r->prog);
 	if (r->test)
@@ -65,29 +102,33 @@ static void test_run_free(struct test_run *r)
 struct test_job {
 	struct test_run *run;
 	const char *path;
-	struct cat_model *model;
-	const struct macro_table *macros;
-	const struct check_options *opts;
+	const struct checker *checker;
 	int status;
 };
+
+/* Parse, expand, generate and enumerate r->text. */
+static void decide(struct test_run *r, const char *path, const struct checker *c)
+{
+	r->test = xcalloc(1, sizeof(*r->test));
+	litmus_read(r->test, path, r->text);
+	litmus_expand(r->test, c->macros);
+	r->prog = xcalloc(1, sizeof(*r->prog));
+	program_build(r->prog, r->test, &c->opts->limits);
+	enumerate(r->prog, c->model, c->opts, &r->outcomes);
+}
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
 static void run_test(void *arg)
 {
 	struct test_job *job = arg;
 	struct test_run *r = job->run;
-	const struct check_options *opts = job->opts;
+	const struct check_options *opts = job->checker->opts;
 	double start = now();
 
 	r->text = read_file(job->path, NULL);
 	if (!r->text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", job->path, strerror(errno));
-	r->test = xcalloc(1, sizeof(*r->test));
-	litmus_read(r->test, job->path, r->text);
-	litmus_expand(r->test, job->macros);
-	r->prog = xcalloc(1, sizeof(*r->prog));
-	program_build(r->prog, r->test, &opts->limits);
-	enumerate(r->prog, job->model, opts, &r->outcomes);
+	decide(r, job->path, job->checker);
 	if (r->outcomes.limit) {
 		fflush(stdout);
 		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
@@ -95,8 +136,136 @@ static void run_test(void *arg)
 		return;
 	}
 	report(r->prog, &r->outcomes, now() - start, &r->out);
+	r->herd_len = r->out.len;
+	if (opts->explain || opts->html_file)
+		explain(r->prog, &r->outcomes, &r->explanation);
 	if (opts->explain)
-		explain(r->prog, &r->outcomes, &r->out);
+		sb_addf(&r->out, "%s", r->explanation.buf);
+	if (opts->suggest) {
+		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
+		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
+	}
+	if (opts->graph_dir || opts->html_file)
+		explain_graph(r->prog, &r->outcomes, &r->dot);
+}
+
+/* What outcome_reachable() hands decide() under catch_die(). */
+struct variant_job {
+	struct test_run *run;
+	const char *path;
+	const struct checker *checker;
+};
+
+static void decide_variant(void *arg)
+{
+	struct variant_job *job = arg;
+
+	decide(job->run, job->path, job->checker);
+}
+
+bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok)
+{
+	struct check_options opts = *c->opts;
+	struct checker quick = { c->model, c->macros, &opts };
+	struct test_run *r = xcalloc(1, sizeof(*r));
+	struct variant_job job = { r, path, &quick };
+	bool reachable = false;
+
+	/* Whether is all we ask: stop at the first execution that settles it. */
+	opts.speedcheck = SPEEDCHECK_TRUE;
+	opts.keep_executions = false;
+	r->text = xstrdup(text);
+	*ok = !catch_die(decide_variant, &job) && !r->outcomes.limit;
+	if (*ok)
+		reachable = r->test->quantifier == Q_FORALL ? r->outcomes.negative > 0 :
+			    r->outcomes.positive > 0;
+	test_run_free(r);
+	return reachable;
+}
+
+/* What the run writes besides standard output: graphs and the page. */
+struct run_outputs {
+	struct strbuf html;		/* the sections of --html's page */
+	char *scratch_dir;		/* for graphs --html needs without --graph */
+	bool told_no_dot;
+};
+
+static void html_escaped(const char *text, struct strbuf *out)
+{
+	for (; text && *text; text++) {
+		switch (*text) {
+		case '<':
+			sb_addf(out, "&lt;");
+			break;
+		case '>':
+			sb_addf(out, "&gt;");
+			break;
+		case '&':
+			sb_addf(out, "&amp;");
+			break;
+		case '"':
+			sb_addf(out, "&quot;");
+			break;
+		default:
+			sb_addf(out, "%c", *text);
+		}
+	}
+}
+
+/*
+ * The test's graph: DIR/NAME.dot with --graph, DIR/NAME.svg with --svg
+ * (or for --html, in a scratch directory); the SVG's text when rendered.
+ */
+static char *write_graph(struct test_run *r, const char *path, const struct check_options *opts,
+			 struct run_outputs *outs)
+{
+	const char *dir = opts->graph_dir ? opts->graph_dir : outs->scratch_dir;
+	char *dot = output_path(dir, path, "dot"), *svg = output_path(dir, path, "svg");
+	char *text = NULL;
+
+	write_text_file(dot, r->dot.buf);
+	if ((opts->svg || opts->html_file) && render_svg(dot, svg)) {
+		text = read_file(svg, NULL);
+		if (!opts->svg || !opts->graph_dir)
+			unlink(svg);
+	} else if (opts->svg || opts->html_file) {
+		if (!outs->told_no_dot)
+			fprintf(stderr, "lkmm: Graphviz's dot is not installed (Debian: apt-get "
+				"install graphviz); the graphs are the .dot files in %s: render "
+				"one with dot -Tsvg FILE.dot -o FILE.svg\n",
+				opts->graph_dir ? opts->graph_dir : "--graph DIR");
+		outs->told_no_dot = true;
+	}
+	if (!opts->graph_dir)
+		unlink(dot);
+	free(dot);
+	free(svg);
+	return text;
+}
+
+/* The test's section of the --html page: verdict, explanation, suggestion, graph. */
+static void html_section(struct test_run *r, const char *svg, struct run_outputs *outs)
+{
+	const char *start = svg ? strstr(svg, "<svg") : NULL;
+
+	sb_addf(&outs->html, "<section id=\"");
+	html_escaped(r->test->name, &outs->html);
+	sb_addf(&outs->html, "\">\n<h2>");
+	html_escaped(r->test->name, &outs->html);
+	sb_addf(&outs->html, " <span class=\"verdict\">%s</span></h2>\n<pre class=\"herd\">",
+		observation(&r->outcomes));
+	r->out.buf[r->herd_len] = '\0';
+	html_escaped(r->out.buf, &outs->html);
+	sb_addf(&outs->html, "</pre>\n<pre class=\"explanation\">");
+	html_escaped(r->explanation.buf, &outs->html);
+	sb_addf(&outs->html, "</pre>\n");
+	if (r->suggestion.buf) {
+		sb_addf(&outs->html, "<pre class=\"suggestion\">");
+		html_escaped(r->suggestion.buf, &outs->html);
+		sb_addf(&outs->html, "</pre>\n");
+	}
+	sb_addf(&outs->html, "<div class=\"graph\">%s</div>\n</section>\n",
+		start ? start : "<p>(no graph: Graphviz's dot is not installed)</p>");
 }
 
 /*
@@ -104,11 +273,11 @@ static void run_test(void *arg)
  * the test's text, tree and runs are freed from r, and the search's limits
  * stop the search, which frees what it holds, rather than jump.
  */
-static int check_one(const char *path, struct cat_model *model,
-		     const struct macro_table *macros, const struct check_options *opts)
+static int check_one(const char *path, const struct checker *c, struct run_outputs *outs)
 {
+	const struct check_options *opts = c->opts;
 	struct test_run *r = xcalloc(1, sizeof(*r));
-	struct test_job job = { r, path, model, macros, opts, 0 };
+	struct test_job job = { r, path, c, 0 };
 	int status = catch_die(run_test, &job);
 
 	if (!status)
@@ -120,8 +289,34 @@ static int check_one(const char *path, struct cat_model *model,
 	}
 	if (!status && opts->out_dir)
 		write_out_file(opts->out_dir, path, r->out.buf);
+	if (!status && r->dot.buf) {
+		char *svg = write_graph(r, path, opts, outs);
+
+		if (opts->html_file)
+			html_section(r, svg, outs);
+		free(svg);
+	}
 	test_run_free(r);
 	return status;
+}
+
+static const char html_head[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<title>lkmm: litmus tests explained</title>\n<style>\n"
+	"body { font-family: sans-serif; margin: 2em; }\n"
+	"pre { background: #f6f6f6; padding: 0.5em; white-space: pre-wrap; }\n"
+	"section { border-top: 1px solid #ccc; margin-top: 2em; }\n"
+	".verdict { font-weight: normal; color: #555; }\n"
+	".graph svg { max-width: 100%; height: auto; }\n"
+	"</style>\n</head>\n<body>\n<h1>Litmus tests explained by lkmm</h1>\n";
+
+static void write_html(const char *file, const struct strbuf *sections)
+{
+	struct strbuf page = { 0 };
+
+	sb_addf(&page, "%s%s</body>\n</html>\n", html_head, sections->buf ? sections->buf : "");
+	write_text_file(file, page.buf);
+	sb_free(&page);
 }
 
 /* Each file is reported on its own; the exit status is the worst seen. */
@@ -129,14 +324,27 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 {
 	struct cat_model *model = cat_load(opts->model_dir, opts->cfg_name);
 	struct macro_table *macros = load_macros(cat_macros_file(model));
+	const struct checker c = { model, macros, opts };
+	struct run_outputs outs = { 0 };
+	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
 	int i, worst = 0;
 
+	if (opts->html_file && !opts->graph_dir) {
+		if (!mkdtemp(scratch))
+			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));
+		outs.scratch_dir = scratch;
+	}
 	for (i = 0; i < nfiles; i++) {
-		int status = check_one(files[i], model, macros, opts);
+		int status = check_one(files[i], &c, &outs);
 
 		if (status > worst)
 			worst = status;
 	}
+	if (opts->html_file)
+		write_html(opts->html_file, &outs.html);
+	if (outs.scratch_dir)
+		rmdir(outs.scratch_dir);
+	sb_free(&outs.html);
 	macros_free(macros);
 	cat_free(model);
 	return worst;

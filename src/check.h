@@ -19,6 +19,12 @@ struct check_options {
 	const char *out_dir;		/* -o */
 	bool quiet;			/* -q */
 	bool explain;			/* --explain */
+	bool suggest;			/* --suggest */
+	const char *graph_dir;		/* --graph DIR */
+	bool svg;			/* --svg */
+	const char *html_file;		/* --html FILE */
+	long max_variants;		/* --suggest: tests tried at most */
+	bool keep_executions;		/* a witness and a counterexample, for the above */
 	enum speedcheck speedcheck;
 	long timeout;			/* seconds, 0 for none */
 	long max_executions;
@@ -108,8 +114,35 @@ void report_klitmus(const struct program *p, const struct outcomes *o,
 void prop_print(const struct prop *pr, struct strbuf *out);
 /* Plain words on why the condition's outcome is allowed or forbidden (explain.c). */
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
+/*
+ * A Graphviz graph of the execution explain() tells of: the witness, or
+ * the rejected candidate with the failed check's cycle in red.
+ */
+void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out);
 /* Check each file on its own; the worst exit status of all (util.h). */
 int check_files(char **files, int nfiles, const struct check_options *opts);
+
+/* What deciding a test needs besides the test: the model and its macros. */
+struct checker {
+	struct cat_model *model;
+	const struct macro_table *macros;
+	const struct check_options *opts;
+};
+
+/*
+ * Decide a variant of a test, given as text (path names it in messages):
+ * whether its condition's outcome is reachable.  False with *ok false if
+ * it does not parse or a limit ends it.
+ */
+bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok);
+
+/*
+ * --suggest (suggest.c): for a test whose outcome the model allows, the
+ * cheapest edits that forbid it, as unified diffs of text; for one it
+ * forbids, which of its orderings are needed.
+ */
+void suggest(const struct checker *c, const char *path, const char *text,
+	     const struct outcomes *o, struct strbuf *out);
 
 /* The macros of a .def file (main.c). */
 struct macro_table *load_macros(const char *path);

@@ -426,7 +426,7 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	for (i = 0; i < o->nvars; i++)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
 	record_state(o, en->state);
-	if (cond && en->opts->explain && !o->witness)
+	if (cond && en->opts->keep_executions && !o->witness)
 		o->witness = take_snapshot(en, NULL);
 	if (cond)
 		o->positive++;
@@ -449,7 +449,7 @@ static void reject_execution(void *arg, const char *check)
 	const char *name = check ? check : "(unnamed check)";
 	int i;
 
-	if (!en->opts->explain || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
+	if (!en->opts->keep_executions || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
 		return;
 	if (!o->counterexample)
 		o->counterexample = take_snapshot(en, name);

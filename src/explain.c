@@ -368,8 +368,8 @@ static void explain_cycle(const struct program *p, struct snapshot *s, struct st
 		sb_addf(out, ".\n");
 	}
 	if (s->pair) {
-		sb_addf(out, "  The model's '%s' check requires that no such pair exist, so the "
-			"outcome cannot happen.\n", s->check);
+		sb_addf(out, "  The model's '%s' check forbids this", s->check);
+		sb_addf(out, meaning_of(s->check) ? ": %s.\n" : ".\n", meaning_of(s->check));
 		return;
 	}
 	sb_addf(out, "  That leads back to ");
@@ -454,13 +454,13 @@ static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 /*
  * An outcome no sequential interleaving gives needs some pair of accesses
  * of one CPU to take effect out of program order: a cycle of program
- * order and communication (rf, co, fr) in the witness.  Name its pairs
- * that nothing in the test orders.
+ * order and communication (rf, co, fr) in the witness.  Its pairs that
+ * nothing in the test orders go to pairs (a, b, a, b ...); how many, or
+ * -1 when there is no such cycle.
  */
-static void witness_reordering(const struct program *p, const struct snapshot *s,
-			       struct strbuf *out)
+static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 {
-	int n = s->nevents, cycle[64], len, i, unordered = 0;
+	int n = s->nevents, cycle[64], len, i, found = 0;
 	struct rel *sc = rel_new(n);
 
 	for (i = 0; i < n; i++) {
@@ -481,31 +481,47 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 	}
 	len = rel_find_cycle(sc, cycle, 64);
 	free(sc);
-	if (!len) {
+	if (!len)
+		return -1;
+	for (i = 0; i < len && found < max; i++) {
+		int a = cycle[i], b = cycle[(i + 1) % len];
+
+		if (rel_has(s->po, a, b) && !syntactically_ordered(s, a, b)) {
+			pairs[2 * found] = a;
+			pairs[2 * found + 1] = b;
+			found++;
+		}
+	}
+	return found;
+}
+
+static void witness_reordering(const struct program *p, const struct snapshot *s,
+			       struct strbuf *out)
+{
+	int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
+
+	if (n < 0) {
 		sb_addf(out, "  Some interleaving of the processes, one statement at a time, "
 			"gives this outcome.\n");
 		return;
 	}
-	for (i = 0; i < len; i++) {
-		int a = cycle[i], b = cycle[(i + 1) % len];
-
-		if (!rel_has(s->po, a, b) || syntactically_ordered(s, a, b))
-			continue;
-		if (!unordered++)
-			sb_addf(out, "  No interleaving gives it: it needs these accesses to take "
-				"effect out of program order, and nothing in the test orders them "
-				"(no fence, acquire, release or dependency between them):\n");
-		sb_addf(out, "    ");
-		name_event(p, s, a, out);
-		sb_addf(out, "\n      then ");
-		name_event(p, s, b, out);
-		sb_addf(out, "\n");
-	}
-	if (!unordered)
+	if (!n) {
 		sb_addf(out, "  No interleaving gives it, and each program-order pair it needs "
 			"reordered has some ordering in the test, but not one strong enough: "
 			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
 			"only a full barrier orders a store before a later load.\n");
+		return;
+	}
+	sb_addf(out, "  No interleaving gives it: it needs these accesses to take effect out "
+		"of program order, and nothing in the test orders them (no fence, acquire, "
+		"release or dependency between them):\n");
+	for (i = 0; i < n; i++) {
+		sb_addf(out, "    ");
+		name_event(p, s, pairs[2 * i], out);
+		sb_addf(out, "\n      then ");
+		name_event(p, s, pairs[2 * i + 1], out);
+		sb_addf(out, "\n");
+	}
 }
 
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
@@ -551,4 +567,176 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	sb_free(&cond);
+}
+
+/* A Graphviz string: quotes and backslashes escaped. */
+static void dot_string(const char *text, struct strbuf *out)
+{
+	for (; *text; text++) {
+		if (*text == '\n')
+			sb_addf(out, "\\n");
+		else
+			sb_addf(out, *text == '"' || *text == '\\' ? "\\%c" : "%c", *text);
+	}
+}
+
+/* An event's box: "P0 line 15: W[once] buf=1" over its statement. */
+static void dot_event(const struct program *p, const struct snapshot *s, int id,
+		      struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+	struct strbuf label = { 0 };
+
+	if (e->proc < 0) {
+		sb_addf(&label, "initial value: %s=", p->loc_names[e->loc]);
+		value_print(p, e->val, &label);
+	} else {
+		sb_addf(&label, "P%d line %d: ", e->proc, e->line);
+		event_print(p, e, &label);
+		sb_addf(&label, "\n");
+		source_line(p->test, e->line, &label);
+	}
+	sb_addf(out, "  e%d [label=\"", id);
+	dot_string(label.buf, out);
+	sb_addf(out, "\"];\n");
+	sb_free(&label);
+}
+
+/* Whether some edge of the picture touches event id (initial values are drawn only then). */
+static bool drawn(const struct snapshot *s, int id)
+{
+	int i;
+
+	if (s->events[id].proc >= 0)
+		return true;
+	for (i = 0; i < s->nevents; i++)
+		if (rel_has(s->rf, id, i) || (s->co && (rel_has(s->co, id, i))))
+			return true;
+	for (i = 0; i < s->nsteps; i++)
+		if (s->steps[i].from == id || s->steps[i].to == id)
+			return true;
+	return false;
+}
+
+/*
+ * Events one column per process, in program order, left to right: a
+ * header node per process, all on one rank and chained by invisible
+ * edges (which dot lays out left to right), above each process' events.
+ * The initial values drawn are those some edge touches.
+ */
+static void dot_events(const struct program *p, const struct snapshot *s, struct strbuf *out)
+{
+	int proc, i, prev;
+
+	sb_addf(out, "  subgraph cluster_init {\n    label=\"initial values\"; style=dotted;\n");
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].proc < 0 && drawn(s, i))
+			dot_event(p, s, i, out);
+	sb_addf(out, "  }\n  { rank=same;");
+	for (proc = 0; proc < p->nprocs; proc++)
+		sb_addf(out, " P%d [shape=plaintext, fontname=\"sans-serif\"];", proc);
+	sb_addf(out, " }\n");
+	for (proc = 1; proc < p->nprocs; proc++)
+		sb_addf(out, "  P%d -> P%d [style=invis];\n", proc - 1, proc);
+	for (proc = 0; proc < p->nprocs; proc++) {
+		prev = -1;
+		for (i = 0; i < s->nevents; i++) {
+			if (s->events[i].proc != proc)
+				continue;
+			dot_event(p, s, i, out);
+			if (prev >= 0)
+				sb_addf(out, "  e%d -> e%d [label=\"po\", color=gray, weight=10];\n",
+					prev, i);
+			else
+				sb_addf(out, "  P%d -> e%d [style=invis, weight=10];\n", proc, i);
+			prev = i;
+		}
+	}
+}
+
+/* Whether the cycle drawn in red already has an edge from a to b. */
+static bool on_cycle(const struct snapshot *s, int a, int b)
+{
+	int i, first, last;
+
+	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
+		last = hop_end(s, first);
+		if (s->steps[first].from == a && s->steps[last].to == b)
+			return true;
+	}
+	return false;
+}
+
+/* rf, co and fr, as the execution has them, but those the red cycle draws. */
+static void dot_communication(const struct snapshot *s, struct strbuf *out)
+{
+	int a, b, w;
+
+	for (a = 0; a < s->nevents; a++) {
+		for (b = 0; b < s->nevents; b++) {
+			bool fr = false;
+
+			if (on_cycle(s, a, b))
+				continue;
+
+			if (rel_has(s->rf, a, b))
+				sb_addf(out, "  e%d -> e%d [label=\"rf\", color=darkgreen, "
+					"constraint=false];\n", a, b);
+			if (s->co && rel_has(s->co, a, b) && s->events[a].proc >= 0)
+				sb_addf(out, "  e%d -> e%d [label=\"co\", color=blue, "
+					"constraint=false];\n", a, b);
+			for (w = 0; w < s->nevents && s->co && !fr; w++)
+				fr = rel_has(s->rf, w, a) && rel_has(s->co, w, b) &&
+				     s->events[b].proc >= 0;
+			if (fr)
+				sb_addf(out, "  e%d -> e%d [label=\"fr\", color=orange, "
+					"constraint=false];\n", a, b);
+		}
+	}
+}
+
+/* The failed check's cycle, hop by hop, in red with the model's relations. */
+static void dot_cycle(const struct snapshot *s, struct strbuf *out)
+{
+	int i, first, last, n = 0;
+
+	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
+		const struct cat_step *st = &s->steps[first];
+
+		last = hop_end(s, first);
+		sb_addf(out, "  e%d -> e%d [label=\"%d. %s\", color=red, fontcolor=red, "
+			"penwidth=2, constraint=false];\n", st->from, s->steps[last].to, ++n,
+			st->context && is_po(st) ? st->context : st->base);
+	}
+}
+
+void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	struct snapshot *s = o->witness ? o->witness : o->counterexample;
+
+	sb_addf(out, "digraph \"");
+	dot_string(p->test->name, out);
+	sb_addf(out, "\" {\n  label=\"");
+	dot_string(p->test->name, out);
+	if (!s) {
+		sb_addf(out, ": no execution reaches the outcome\";\n}\n");
+		return;
+	}
+	sb_addf(out, o->witness ? ": an execution with the outcome\";\n" :
+		": a candidate with the outcome, rejected by '%s'\";\n", s->check);
+	sb_addf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+	dot_events(p, s, out);
+	dot_communication(s, out);
+	if (!o->witness) {
+		if (!s->pair)
+			rotate_cycle(s);
+		dot_cycle(s, out);
+	} else {
+		int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
+
+		for (i = 0; i < n; i++)
+			sb_addf(out, "  e%d -> e%d [label=\"not ordered\", color=red, fontcolor=red, "
+				"style=dashed, constraint=false];\n", pairs[2 * i], pairs[2 * i + 1]);
+	}
+	sb_addf(out, "}\n");
 }

@@ -57,7 +57,19 @@ static const char usage[] =
 	"  -max-values N         give up when a location can hold more than N\n"
 	"                        values (default 256)\n"
 	"  --explain             say, after herd7's output, why the outcome is\n"
-	"                        allowed or forbidden\n"
+	"                        allowed or forbidden: every step of the cycle\n"
+	"                        that forbids it, or how it happens\n"
+	"  --suggest             for an outcome the model allows, the cheapest\n"
+	"                        edits that forbid it, as diffs of the test (cost:\n"
+	"                        acquire/release 1, smp_rmb()/smp_wmb() 2,\n"
+	"                        smp_mb() 3); for one it forbids, which of the\n"
+	"                        test's orderings are needed\n"
+	"  --suggest-max N       try at most N variants of a test (default 5000)\n"
+	"  --graph DIR           write DIR/NAME.dot: the execution explained, one\n"
+	"                        column per process, the cycle in red\n"
+	"  --svg                 also render DIR/NAME.svg with Graphviz's dot\n"
+	"  --html FILE           one self-contained page for all the tests:\n"
+	"                        verdict, explanation, suggestion, graph\n"
 	"\n"
 	"Run options (module parameters keep klitmus7's names):\n"
 	"  --runs N              runs per test, threads started afresh (nruns, 10)\n"
@@ -155,6 +167,16 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 			opts->limits.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--explain"))
 			opts->explain = true;
+		else if (!strcmp(a, "--suggest"))
+			opts->suggest = true;
+		else if (!strcmp(a, "--suggest-max"))
+			opts->max_variants = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--graph"))
+			opts->graph_dir = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "--svg"))
+			opts->svg = true;
+		else if (!strcmp(a, "--html"))
+			opts->html_file = option_arg(argc, argv, &i);
 		else if (a[0] == '-' && a[1])
 			bad_usage("unknown option '%s'", a);
 		else
@@ -171,6 +193,7 @@ static void default_options(struct check_options *opts)
 	opts->max_executions = 10000000;
 	opts->limits.max_traces = 100000;
 	opts->limits.max_values = 256;
+	opts->max_variants = 5000;
 }
 
 static char *read_or_die(const char *path)
@@ -302,6 +325,9 @@ static int cmd_check(int argc, char **argv, int first)
 	free(args);
 	if (!paths.len)
 		bad_usage("%s", "no litmus test given");
+	if (opts.svg && !opts.graph_dir)
+		bad_usage("%s", "--svg renders the graphs of --graph DIR; give --graph DIR too");
+	opts.keep_executions = opts.explain || opts.graph_dir || opts.html_file;
 
 	opts.model_dir = model_dir_find(explicit_dir, opts.cfg_name);
 	status = check_files((char **)paths.items, paths.len, &opts);

@@ -1,0 +1,600 @@
+/*
+ * suggest.c - --suggest: what to change in a test so that the model
+ * forbids its outcome, or which of its orderings it needs.
+ *
+ * The edits are the ones a kernel developer makes: a READ_ONCE() becomes
+ * smp_load_acquire(), a WRITE_ONCE() becomes smp_store_release(), and
+ * smp_rmb(), smp_wmb() or smp_mb() goes between two statements of a
+ * process.  Each has a cost, in the order their price usually runs on
+ * weakly ordered machines: acquire or release 1, smp_rmb() or smp_wmb() 2,
+ * smp_mb() 3.  Sets of edits are tried cheapest first, each by checking
+ * the edited text with the model, and every set of the lowest cost that
+ * forbids the outcome is printed as a unified diff.
+ *
+ * For a test whose outcome the model already forbids, each ordering of
+ * the test is removed in turn (an acquire or release weakened to
+ * READ_ONCE() or WRITE_ONCE(), a fence deleted): those whose removal lets
+ * the outcome happen are the ones it needs.
+ *
+ * Edits work on the text, line by line, so that the diff is of the test
+ * as its author wrote it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum edit_kind {
+	ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB, ADD_MB,
+	DROP_ACQUIRE, DROP_RELEASE, DROP_FENCE,
+};
+
+static const struct {
+	int cost;
+	const char *what;
+} edit_kinds[] = {
+	[ADD_ACQUIRE] = { 1, "smp_load_acquire()" },
+	[ADD_RELEASE] = { 1, "smp_store_release()" },
+	[ADD_RMB] = { 2, "smp_rmb()" },
+	[ADD_WMB] = { 2, "smp_wmb()" },
+	[ADD_MB] = { 3, "smp_mb()" },
+	[DROP_ACQUIRE] = { 0, "smp_load_acquire() weakened to READ_ONCE()" },
+	[DROP_RELEASE] = { 0, "smp_store_release() weakened to WRITE_ONCE()" },
+	[DROP_FENCE] = { 0, "removed" },
+};
+
+/* An edit: a call rewritten at line:col, or a fence put before line. */
+struct edit {
+	enum edit_kind kind;
+	int proc;
+	int line, col;
+	int gap;		/* fences: which gap between statements, for conflicts */
+};
+
+struct edits {
+	int n;
+	struct edit *items;
+};
+
+/* The test's text as lines, each edit applied to them. */
+struct lines {
+	int n;
+	char **text;		/* line i + 1 of the test */
+	char **before;		/* a line inserted before line i + 1, or NULL */
+	bool *dropped;
+};
+
+static void add_edit(struct edits *e, enum edit_kind kind, int proc, int line, int col, int gap)
+{
+	e->items = xrealloc(e->items, (e->n + 1) * sizeof(*e->items));
+	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap };
+}
+
+static bool is_fence_call(const char *name)
+{
+	return !strcmp(name, "smp_mb") || !strcmp(name, "smp_rmb") || !strcmp(name, "smp_wmb");
+}
+
+/* The calls an edit can rewrite, anywhere in a statement. */
+static void find_calls(const struct expr *e, int proc, bool weaken, struct edits *out)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->kind == X_CALL && !weaken && !strcmp(e->name, "READ_ONCE"))
+		add_edit(out, ADD_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
+	if (e->kind == X_CALL && weaken && !strcmp(e->name, "smp_load_acquire"))
+		add_edit(out, DROP_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
+	for (i = 0; i < e->nargs; i++)
+		find_calls(e->args[i], proc, weaken, out);
+}
+
+static void find_statement_edits(const struct stmt *s, int proc, bool weaken, struct edits *out)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->kind == S_CALL && !weaken && !strcmp(s->name, "WRITE_ONCE"))
+		add_edit(out, ADD_RELEASE, proc, s->pos.line, s->pos.col, -1);
+	if (s->kind == S_CALL && weaken && !strcmp(s->name, "smp_store_release"))
+		add_edit(out, DROP_RELEASE, proc, s->pos.line, s->pos.col, -1);
+	if (s->kind == S_CALL && weaken && is_fence_call(s->name))
+		add_edit(out, DROP_FENCE, proc, s->pos.line, s->pos.col, -1);
+	for (i = 0; i < s->nargs; i++)
+		find_calls(s->args[i], proc, weaken, out);
+	for (i = 0; i < s->nbody; i++)
+		find_statement_edits(s->body[i], proc, weaken, out);
+}
+
+/* Fences go between two statements of a process body, on lines of their own. */
+static void find_gaps(const struct stmt *body, int proc, int *gaps, struct edits *out)
+{
+	const struct stmt *prev = NULL;
+	int i, k;
+
+	if (!body || body->kind != S_BLOCK)
+		return;
+	for (i = 0; i < body->nbody; i++) {
+		const struct stmt *s = body->body[i];
+
+		if (s->kind == S_DECL)
+			continue;
+		if (prev && prev->pos.line < s->pos.line) {
+			for (k = ADD_RMB; k <= ADD_MB; k++)
+				add_edit(out, k, proc, s->pos.line, 0, *gaps);
+			(*gaps)++;
+		}
+		prev = s;
+	}
+}
+
+static struct edits find_edits(const struct litmus *t, bool weaken)
+{
+	struct edits out = { 0 };
+	int i, gaps = 0;
+
+	for (i = 0; i < t->nprocs; i++) {
+		find_statement_edits(t->procs[i].body, i, weaken, &out);
+		if (!weaken)
+			find_gaps(t->procs[i].body, i, &gaps, &out);
+	}
+	return out;
+}
+
+static struct lines split_lines(const char *text)
+{
+	struct lines l = { 0 };
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		l.text = xrealloc(l.text, (l.n + 1) * sizeof(*l.text));
+		l.text[l.n++] = xstrndup(p, len);
+		p += len + (p[len] == '\n');
+	}
+	l.before = xcalloc(l.n + 1, sizeof(*l.before));
+	l.dropped = xcalloc(l.n + 1, sizeof(*l.dropped));
+	return l;
+}
+
+static void free_lines(struct lines *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->text[i]);
+		free(l->before[i]);
+	}
+	free(l->text);
+	free(l->before);
+	free(l->dropped);
+}
+
+/* The end of the parenthesised arguments starting at open, or NULL. */
+static const char *closing_paren(const char *open)
+{
+	int depth = 0;
+	const char *p;
+
+	for (p = open; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* "*x" is the address x; anything else, e.g. "p->f", is "&p->f". */
+static void add_address(struct strbuf *sb, const char *arg, size_t len)
+{
+	while (len && (*arg == ' ' || *arg == '\t'))
+		arg++, len--;
+	while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t'))
+		len--;
+	if (len && *arg == '*')
+		sb_addf(sb, "%.*s", (int)len - 1, arg + 1);
+	else
+		sb_addf(sb, "&%.*s", (int)len, arg);
+}
+
+/* The first top-level comma of args (between open and close), or NULL. */
+static const char *first_comma(const char *open, const char *close)
+{
+	int depth = 0;
+	const char *p;
+
+	for (p = open + 1; p < close; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == ',' && !depth)
+			return p;
+	}
+	return NULL;
+}
+
+/* A call at col of line rewritten: NEW(address of arg 1, the rest). */
+static bool rewrite_call(char **line, int col, const char *name, bool to_marked_access)
+{
+	char *at = *line + col - 1, *open = strchr(at, '(');
+	const char *close = open ? closing_paren(open) : NULL, *comma;
+	struct strbuf sb = { 0 };
+
+	if (!close)
+		return false;
+	comma = first_comma(open, close);
+	sb_addf(&sb, "%.*s%s(", (int)(at - *line), *line, name);
+	if (!to_marked_access) {
+		add_address(&sb, open + 1, (comma ? comma : close) - open - 1);
+	} else {
+		/* smp_load_acquire(x) back to READ_ONCE(*x) */
+		const char *arg = open + 1;
+		size_t len = (comma ? comma : close) - arg;
+
+		while (len && *arg == ' ')
+			arg++, len--;
+		if (len && *arg == '&')
+			sb_addf(&sb, "%.*s", (int)len - 1, arg + 1);
+		else
+			sb_addf(&sb, "*%.*s", (int)len, arg);
+	}
+	sb_addf(&sb, "%s", comma ? comma : close);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* Line i's indentation, then text: a line to insert. */
+static char *indented(const char *line, const char *text)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "%.*s%s", (int)strspn(line, " \t"), line, text);
+	return sb.buf;
+}
+
+static const char *fence_line[] = {
+	[ADD_RMB] = "smp_rmb();", [ADD_WMB] = "smp_wmb();", [ADD_MB] = "smp_mb();",
+};
+
+static bool edit_after(const struct edit *a, const struct edit *b)
+{
+	return a->line > b->line || (a->line == b->line && a->col > b->col);
+}
+
+/* Apply the edits in set (indexes into all) to a fresh copy of text's lines. */
+static bool apply(const char *text, const struct edits *all, const int *set, int n,
+		  struct lines *l)
+{
+	int order[n + 1], i, j;
+
+	*l = split_lines(text);
+	/* Last first: a rewrite leaves the columns of the calls left of it. */
+	memcpy(order, set, n * sizeof(*order));
+	for (i = 1; i < n; i++) {
+		for (j = i; j > 0 && edit_after(&all->items[order[j - 1]], &all->items[order[j]]);
+		     j--) {
+			int swap = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = swap;
+		}
+	}
+	for (i = n - 1; i >= 0; i--) {
+		const struct edit *e = &all->items[order[i]];
+		char **line = &l->text[e->line - 1];
+
+		switch (e->kind) {
+		case ADD_ACQUIRE:
+			if (!rewrite_call(line, e->col, "smp_load_acquire", false))
+				return false;
+			break;
+		case ADD_RELEASE:
+			if (!rewrite_call(line, e->col, "smp_store_release", false))
+				return false;
+			break;
+		case DROP_ACQUIRE:
+			if (!rewrite_call(line, e->col, "READ_ONCE", true))
+				return false;
+			break;
+		case DROP_RELEASE:
+			if (!rewrite_call(line, e->col, "WRITE_ONCE", true))
+				return false;
+			break;
+		case DROP_FENCE:
+			l->dropped[e->line - 1] = true;
+			break;
+		default:
+			free(l->before[e->line - 1]);
+			l->before[e->line - 1] = indented(*line, fence_line[e->kind]);
+			break;
+		}
+	}
+	return true;
+}
+
+static char *join_lines(const struct lines *l)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->before[i])
+			sb_addf(&sb, "%s\n", l->before[i]);
+		if (!l->dropped[i])
+			sb_addf(&sb, "%s\n", l->text[i]);
+	}
+	return sb.buf;
+}
+
+/* One line of a diff: ' ', '-' or '+', and its text. */
+struct diff_line {
+	char op;
+	const char *text;
+};
+
+/* A unified diff of the edited lines against the original, three lines of context. */
+static void unified_diff(const char *path, const char *text, const struct lines *edited,
+			 struct strbuf *out)
+{
+	struct lines orig = split_lines(text);
+	struct diff_line *d = xcalloc(3 * orig.n + 1, sizeof(*d));
+	int n = 0, i, start, old_line = 1, new_line = 1;
+
+	for (i = 0; i < orig.n; i++) {
+		if (edited->before[i])
+			d[n++] = (struct diff_line){ '+', edited->before[i] };
+		if (edited->dropped[i]) {
+			d[n++] = (struct diff_line){ '-', orig.text[i] };
+		} else if (strcmp(orig.text[i], edited->text[i])) {
+			d[n++] = (struct diff_line){ '-', orig.text[i] };
+			d[n++] = (struct diff_line){ '+', edited->text[i] };
+		} else {
+			d[n++] = (struct diff_line){ ' ', orig.text[i] };
+		}
+	}
+	sb_addf(out, "    --- %s\n    +++ %s\n", path, path);
+	for (i = 0; i < n; ) {
+		int end, olds = 0, news = 0, j, k;
+
+		if (d[i].op == ' ') {
+			old_line++;
+			new_line++;
+			i++;
+			continue;
+		}
+		/* A hunk: back three lines of context, on to three after the last change. */
+		start = i - 3 < 0 ? 0 : i - 3;
+		for (k = start; k < i; k++) {
+			old_line--;
+			new_line--;
+		}
+		for (end = i; end < n; end++) {
+			if (d[end].op != ' ')
+				continue;
+			for (j = end; j < n && j < end + 7 && d[j].op == ' '; j++)
+				;
+			if (j == n || j == end + 7)
+				break;
+		}
+		end = end + 3 > n ? n : end + 3;
+		for (k = start; k < end; k++) {
+			olds += d[k].op != '+';
+			news += d[k].op != '-';
+		}
+		sb_addf(out, "    @@ -%d,%d +%d,%d @@\n", old_line, olds, new_line, news);
+		for (k = start; k < end; k++)
+			sb_addf(out, "    %c%s\n", d[k].op, d[k].text);
+		old_line += olds;
+		new_line += news;
+		i = end;
+	}
+	free(d);
+	free_lines(&orig);
+}
+
+/* A set of edits in words: "smp_store_release() at P0 line 16". */
+static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		sb_addf(out, "%s%s %s P%d line %d", i ? ", " : "", edit_kinds[e->kind].what,
+			e->kind >= ADD_RMB && e->kind <= ADD_MB ? "before" : "at", e->proc,
+			e->line);
+	}
+}
+
+/* Whether the edits of set can stand together: one fence a gap, one edit a call. */
+static bool compatible(const struct edits *all, const int *set, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			const struct edit *a = &all->items[set[i]], *b = &all->items[set[j]];
+
+			if ((a->gap >= 0 && a->gap == b->gap) ||
+			    (a->gap < 0 && b->gap < 0 && a->line == b->line && a->col == b->col))
+				return false;
+		}
+	}
+	return true;
+}
+
+static int set_cost(const struct edits *all, const int *set, int n)
+{
+	int i, cost = 0;
+
+	for (i = 0; i < n; i++)
+		cost += edit_kinds[all->items[set[i]].kind].cost;
+	return cost;
+}
+
+/* Whether the outcome is reachable once the edits of set are made; *ok false if untestable. */
+static bool reachable_with(const struct checker *c, const char *path, const char *text,
+			   const struct edits *all, const int *set, int n, bool *ok,
+			   struct lines *edited)
+{
+	char *variant;
+	bool reachable;
+
+	if (!apply(text, all, set, n, edited)) {
+		*ok = false;
+		return true;
+	}
+	variant = join_lines(edited);
+	reachable = outcome_reachable(c, path, variant, ok);
+	free(variant);
+	return reachable;
+}
+
+enum { MAX_SET = 3, MAX_SHOWN = 6, COST_SPREAD = 2 };
+
+/* The next set of size k of indexes below n, in lexicographic order; false after the last. */
+static bool next_set(int *set, int k, int n)
+{
+	int i = k - 1;
+
+	while (i >= 0 && set[i] == n - k + i)
+		i--;
+	if (i < 0)
+		return false;
+	set[i]++;
+	for (i++; i < k; i++)
+		set[i] = set[i - 1] + 1;
+	return true;
+}
+
+/* Whether set (of k) holds every edit of a set already found to work. */
+static bool holds_found(const int *set, int k, const struct vec *found)
+{
+	int f, i, j;
+
+	for (f = 0; f < found->len; f++) {
+		const int *g = found->items[f];
+		int matched = 0;
+
+		for (i = 1; i <= g[0]; i++)
+			for (j = 0; j < k; j++)
+				matched += set[j] == g[i];
+		if (matched == g[0])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Sets of up to MAX_SET edits, cheapest first, from the cheapest that
+ * works to COST_SPREAD above it: the cheapest fix, and the other ways
+ * (fences rather than acquire and release) that hold no cheaper fix.
+ */
+static void suggest_fixes(const struct checker *c, const char *path, const char *text,
+			  const struct edits *all, struct strbuf *out)
+{
+	int cost, k, set[MAX_SET], shown = 0, cheapest = 0;
+	struct vec found = { 0 };
+	long tried = 0;
+	bool stop = false;
+
+	for (cost = 1; cost <= 3 * MAX_SET && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
+	     cost++) {
+		for (k = 1; k <= MAX_SET && k <= all->n && !stop; k++) {
+			int i;
+
+			for (i = 0; i < k; i++)
+				set[i] = i;
+			do {
+				struct lines edited;
+				bool ok, reachable;
+				int *copy;
+
+				if (set_cost(all, set, k) != cost || !compatible(all, set, k) ||
+				    holds_found(set, k, &found))
+					continue;
+				if (++tried > c->opts->max_variants) {
+					stop = true;
+					break;
+				}
+				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited);
+				if (ok && !reachable) {
+					copy = xmalloc((k + 1) * sizeof(*copy));
+					copy[0] = k;
+					memcpy(copy + 1, set, k * sizeof(*set));
+					vec_push(&found, copy);
+					cheapest = cheapest ? cheapest : cost;
+				}
+				if (ok && !reachable && shown < MAX_SHOWN) {
+					if (!shown)
+						sb_addf(out, "  Changes that forbid it, cheapest first:\n");
+					sb_addf(out, "  %d. (cost %d) ", ++shown, cost);
+					describe_set(all, set, k, out);
+					sb_addf(out, ":\n");
+					unified_diff(path, text, &edited, out);
+				}
+				free_lines(&edited);
+			} while (next_set(set, k, all->n));
+		}
+	}
+	if (stop)
+		sb_addf(out, "  (stopped after %ld variants: raise --suggest-max)\n",
+			c->opts->max_variants);
+	if (!shown && !stop)
+		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it.\n",
+			MAX_SET);
+	for (k = 0; k < found.len; k++)
+		free(found.items[k]);
+	vec_free(&found);
+}
+
+/* Each ordering of a test whose outcome is forbidden, removed in turn. */
+static void needed_orderings(const struct checker *c, const char *path, const char *text,
+			     const struct edits *all, struct strbuf *out)
+{
+	int i;
+
+	if (!all->n) {
+		sb_addf(out, "  The test has no acquire, release or fence to weaken.\n");
+		return;
+	}
+	for (i = 0; i < all->n; i++) {
+		const struct edit *e = &all->items[i];
+		struct lines edited;
+		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited);
+
+		free_lines(&edited);
+		sb_addf(out, "  P%d line %d: %s: %s\n", e->proc, e->line,
+			e->kind == DROP_FENCE ? "without this fence" : edit_kinds[e->kind].what,
+			!ok ? "cannot tell (the edited test does not check)" :
+			reachable ? "the outcome becomes possible, so this ordering is needed" :
+			"still forbidden, so this ordering is not needed for this outcome");
+	}
+}
+
+void suggest(const struct checker *c, const char *path, const char *text,
+	     const struct outcomes *o, struct strbuf *out)
+{
+	struct litmus *t = litmus_parse(path, text);
+	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
+	struct edits all = find_edits(t, !reachable);
+
+	sb_addf(out, "Suggestion:\n");
+	if (reachable) {
+		sb_addf(out, "  The outcome is reachable.  Edits cost: smp_load_acquire() or "
+			"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3.\n");
+		suggest_fixes(c, path, text, &all, out);
+	} else {
+		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed in "
+			"turn:\n");
+		needed_orderings(c, path, text, &all, out);
+	}
+	free(all.items);
+	litmus_free(t);
+}

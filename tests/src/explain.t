@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# See why: --explain on the whole kernel corpus (every step of a cycle
+# names a source line and a relation the reader can look up), --suggest
+# (the fixes the corpus' own Never siblings use, the orderings a Never
+# test needs), --graph/--svg (Graphviz's dot parses every file we write)
+# and --html (a real headless browser loads the page and shows each test).
+source "$(dirname "$0")/../lib/tap.sh"
+tests=$(ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/*/*.litmus)
+ntests=$(wc -w <<< "$tests")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Sometimes test, then a line its suggestion must hold: the edits of the
+# Never sibling named beside it (a cheaper subset of them, for ISA2).
+siblings=(
+	"MP+poonceonces" "smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23"
+	"MP+poonceonces" "smp_wmb() before P0 line 15, smp_rmb() before P1 line 24"
+	"SB+poonceonces" "smp_mb() before P0 line 18, smp_mb() before P1 line 26"
+	"LB+poonceonces" "smp_load_acquire() at P0 line 16, smp_store_release() at P1 line 25"
+	"R+poonceonces" "smp_mb() before P0 line 16, smp_mb() before P1 line 24"
+	"S+poonceonces" "smp_wmb() before P0 line 17, smp_load_acquire() at P1 line 24"
+	"WRC+poonceonces+Once" "smp_store_release() at P1 line 23, smp_rmb() before P2 line 32"
+	"IRIW+poonceonces+OnceOnce" "smp_mb() before P1 line 26, smp_mb() before P3 line 40"
+	"ISA2+poonceonces" "smp_store_release() at P0 line 17, smp_store_release() at P1 line 25, smp_load_acquire() at P2 line 33"
+)
+
+set -- $LKMM_BINARIES
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 10) ))
+
+# explained TEST: every numbered step names a line of a process and no
+# step is of an unknown relation; the cycle ends where it began.
+explained() {
+	local out=$1 steps
+	steps=$(grep '^  [0-9]*\. ' "$out")
+	if grep -q '^  Step by step' "$out"; then
+		[ -n "$steps" ] || { echo "no steps"; return 1; }
+		if grep -v 'P[0-9]* line [0-9]*' <<< "$steps"; then
+			echo "a step names no line"; return 1
+		fi
+		if grep -E '\[(inverse of )?\?' <<< "$steps"; then
+			echo "a step of an unknown relation"; return 1
+		fi
+		grep -q "^  That leads back to P[0-9]* line\|^  The model's '.*' check forbids this" "$out" ||
+			{ echo "no conclusion"; return 1; }
+	elif grep -q '^  It happens when:' "$out"; then
+		grep -q 'interleaving' "$out" || { echo "no word on ordering"; return 1; }
+	else
+		grep -q 'No run of the processes' "$out" || { echo "nothing explained"; return 1; }
+	fi
+}
+
+for lkmm in $LKMM_BINARIES; do
+	tag=$(basename "$(dirname "$lkmm")")
+	for t in $tests; do
+		name=$(basename "$t" .litmus)
+		"$lkmm" check -I "$model_dir" --explain "$t" > "$work/out" 2>&1
+		if why=$(explained "$work/out"); then
+			ok "$tag: $name: every step of the explanation names its lines"
+		else
+			not_ok "$tag: $name: every step of the explanation names its lines"
+			{ echo "$why"; cat "$work/out"; } | diag
+		fi
+	done
+
+	mp=$model_dir/litmus-tests/MP+pooncerelease+poacquireonce.litmus
+	"$lkmm" check -I "$model_dir" --explain "$mp" > "$work/mp" 2>&1
+	if grep -q '^  1\. P0 line 16 `smp_store_release(flag, 1);`.* is ordered after P0 line 15 `WRITE_ONCE(\*buf, 1);`.*release store.*\[po-rel\]' "$work/mp" &&
+	   grep -q '^  2\. P1 line 24 .* reads the value of P0 line 16 .*\[rfe\]' "$work/mp" &&
+	   grep -q '^  3\. P1 line 25 .* is ordered after P1 line 24 .*acquire load.*\[acq-po\]' "$work/mp" &&
+	   grep -q '^  4\. P1 line 25 .* reads a value older than the one P0 line 15 .*\[fr\]' "$work/mp"; then
+		ok "$tag: message passing: P0's two stores, the release, the acquire, in the test's order"
+	else
+		not_ok "$tag: message passing: P0's two stores, the release, the acquire, in the test's order"
+		diag < "$work/mp"
+	fi
+	expect "$tag: an allowed outcome names the pairs nothing orders" 0 \
+		'^      then P0 line 18 `r0 = READ_ONCE\(\*y\);`' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
+
+	for ((i = 0; i < ${#siblings[@]}; i += 2)); do
+		t=$model_dir/litmus-tests/${siblings[i]}.litmus
+		"$lkmm" check -I "$model_dir" --suggest "$t" > "$work/s" 2>&1
+		if grep -qF ") ${siblings[i + 1]}:" "$work/s"; then
+			ok "$tag: --suggest on ${siblings[i]} finds ${siblings[i + 1]}"
+		else
+			not_ok "$tag: --suggest on ${siblings[i]} finds ${siblings[i + 1]}"
+			diag < "$work/s"
+		fi
+	done
+	"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/s" 2>&1
+	if sed -n '/^  1\. /,/^  2\. /p' "$work/s" | grep -q '^    -	WRITE_ONCE(\*flag, 1);$' &&
+	   sed -n '/^  1\. /,/^  2\. /p' "$work/s" | grep -q '^    +	smp_store_release(flag, 1);$' &&
+	   sed -n '/^  1\. /,/^  2\. /p' "$work/s" | grep -q '^    +	r0 = smp_load_acquire(flag);$' &&
+	   grep -q '^    @@ -12,7 +12,7 @@$' "$work/s"; then
+		ok "$tag: --suggest shows each fix as a unified diff of the test"
+	else
+		not_ok "$tag: --suggest shows each fix as a unified diff of the test"
+		diag < "$work/s"
+	fi
+	# The diff applies: patch(1) turns the test into one the model forbids.
+	sed -n '/^  1\. /,/^  2\. /p' "$work/s" | sed -n 's/^    //p' | grep -v '^  2\.' > "$work/fix.diff"
+	cp "$model_dir/litmus-tests/MP+poonceonces.litmus" "$work/fixed.litmus"
+	if patch -s "$work/fixed.litmus" < "$work/fix.diff" &&
+	   "$lkmm" check -I "$model_dir" "$work/fixed.litmus" | grep -q '^Observation MP+poonceonces Never'; then
+		ok "$tag: the suggested diff applies with patch and the outcome is then Never"
+	else
+		not_ok "$tag: the suggested diff applies with patch and the outcome is then Never"
+		diag < "$work/fix.diff"
+	fi
+	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \
+		'^  P1 line 24: smp_load_acquire\(\) weakened to READ_ONCE\(\): the outcome becomes possible' \
+		"$lkmm" check -I "$model_dir" --suggest "$mp"
+
+	g=$work/graphs-$tag
+	mkdir -p "$g"
+	"$lkmm" check -I "$model_dir" --graph "$g" $tests > /dev/null 2>&1
+	bad=0
+	for t in $tests; do
+		f=$g/$(basename "$t" .litmus).dot
+		[ -f "$f" ] && dot -Tsvg "$f" -o /dev/null 2>/dev/null || { bad=1; echo "$f"; }
+	done > "$work/bad"
+	if [ "$bad" = 0 ] && [ "$(ls "$g"/*.dot | wc -l)" = "$ntests" ]; then
+		ok "$tag: --graph writes one .dot per test and dot parses each"
+	else
+		not_ok "$tag: --graph writes one .dot per test and dot parses each"
+		diag < "$work/bad"
+	fi
+	if grep -q 'e[0-9]* -> e[0-9]* \[label="1\. po-rel", color=red' "$g/MP+pooncerelease+poacquireonce.dot" &&
+	   grep -q 'label="P0 line 15: W\[once\] buf=1\\nWRITE_ONCE(\*buf, 1);"' "$g/MP+pooncerelease+poacquireonce.dot"; then
+		ok "$tag: a graph's boxes name the line and the event, the cycle is red"
+	else
+		not_ok "$tag: a graph's boxes name the line and the event, the cycle is red"
+		diag < "$g/MP+pooncerelease+poacquireonce.dot"
+	fi
+	expect "$tag: --svg renders with Graphviz" 0 '<svg' \
+		sh -c "'$lkmm' check -I '$model_dir' --graph '$g' --svg '$mp' > /dev/null && cat '$g/MP+pooncerelease+poacquireonce.svg'"
+	expect "$tag: without dot, the .dot files are kept and the message says how to render them" 0 \
+		'dot -Tsvg FILE.dot -o FILE.svg' \
+		env PATH=/nonexistent "$lkmm" check -I "$model_dir" --graph "$g" --svg "$mp"
+
+	page=$work/page-$tag.html
+	"$lkmm" check -I "$model_dir" --html "$page" --suggest $tests > /dev/null 2>&1
+	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$page" > "$work/dom" 2> "$work/chromium.err"
+	sections=$(grep -c '^<section id=' "$work/dom")
+	svgs=$(grep -c '<svg' "$work/dom")
+	if [ "$sections" = "$ntests" ] && [ "$svgs" -ge "$ntests" ] &&
+	   grep -q '<pre class="explanation">Explanation:' "$work/dom" &&
+	   grep -q '<pre class="suggestion">Suggestion:' "$work/dom" &&
+	   ! grep -q 'Uncaught\|SyntaxError' "$work/chromium.err"; then
+		ok "$tag: --html: chromium loads the page, a section and a graph for each of the $ntests tests"
+	else
+		not_ok "$tag: --html: chromium loads the page, a section and a graph for each of the $ntests tests"
+		echo "sections $sections, svgs $svgs" | diag
+		tail -5 "$work/chromium.err" | diag
+	fi
+done
