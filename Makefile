@@ -66,7 +66,7 @@ DEMO_TEST := build/kernel-model/tools/memory-model/litmus-tests/MP+pooncerelease
 demo:
 	scripts/setup.sh checker
 	$(MAKE) all
-	bin/lkmm check --explain $(DEMO_TEST)
+	bin/lkmm check --explain --suggest $(DEMO_TEST)
 
 check:
 	scripts/setup.sh all

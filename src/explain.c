@@ -146,15 +146,33 @@ static bool has_tag(const struct event *e, const char *tag)
 	return false;
 }
 
-/* Whether the model's set `set` (e.g. Release) names one of e's annotations. */
+/*
+ * The annotation the model's set `set` (e.g. Release) stands for on e: one
+ * of e's tags of that name, or, for an event the set holds by its kind
+ * (spin_lock() is an Acquire), the set's name as a tag.
+ */
 static const char *filter_tag(const struct event *e, const char *set)
 {
-	int i;
+	static const char *const kinds[] = { "acquire", "release" };
+	size_t i;
 
-	for (i = 0; i < e->ntags; i++)
+	for (i = 0; i < (size_t)e->ntags; i++)
 		if (!strcasecmp(e->tags[i], set))
 			return e->tags[i];
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strcasecmp(kinds[i], set))
+			return kinds[i];
 	return NULL;
+}
+
+/* What an ordering annotation does, said of the event that has it. */
+static const char *event_order(const struct event *e, const char *tag)
+{
+	if (!strcmp(tag, "acquire") && (e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE))
+		return "takes a lock, which is an acquire: every access after it waits for it";
+	if (!strcmp(tag, "release") && e->kind == EV_UNLOCK)
+		return "releases a lock, which is a release: it waits for every access before it";
+	return tag_order(tag);
 }
 
 static bool is_po(const struct cat_step *st)
@@ -190,14 +208,20 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 					said = true;
 				}
 			}
-		} else if (tag && (e == from || e == to) && tag_order(tag)) {
+		} else if (tag && (e == from || e == to) && event_order(e, tag)) {
 			sb_addf(out, "%s", n++ ? "; " : ": ");
-			sb_addf(out, "line %d %s", e->line, tag_order(tag));
+			sb_addf(out, "line %d %s", e->line, event_order(e, tag));
 		}
 	}
 	if (!n && from->loc >= 0 && from->loc == to->loc)
 		sb_addf(out, ": both access %s, and one CPU sees its own accesses to a "
 			"variable in order", p->loc_names[from->loc]);
+	else if (!n && has_tag(from, "rcu-lock"))
+		sb_addf(out, ": it is inside the RCU read-side critical section that line %d "
+			"starts", from->line);
+	else if (!n && has_tag(to, "rcu-unlock"))
+		sb_addf(out, ": it is inside the RCU read-side critical section that line %d "
+			"ends", to->line);
 	else if (!n)
 		sb_addf(out, " in program order");
 	if (context)
@@ -555,8 +579,10 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 		witness_reads(p, o->witness, out);
 		witness_coherence(p, o->witness, out);
 		witness_reordering(p, o->witness, out);
+		sb_addf(out, "  (--suggest lists the cheapest changes that forbid it.)\n");
 	} else if (o->counterexample) {
-		sb_addf(out, "  Take the candidate where:\n");
+		sb_addf(out, "  Take the candidate execution (a way the processes could run, "
+			"before the model's checks) where:\n");
 		witness_reads(p, o->counterexample, out);
 		witness_coherence(p, o->counterexample, out);
 		explain_cycle(p, o->counterexample, out);
