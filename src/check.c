@@ -3,6 +3,7 @@
  * generate events, enumerate executions through the model, report.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,9 +131,7 @@ static void run_test(void *arg)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", job->path, strerror(errno));
 	decide(r, job->path, job->checker);
 	if (r->outcomes.limit) {
-		fflush(stdout);
-		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
-		job->status = EXIT_LIMIT;
+		job->status = EXIT_LIMIT;	/* the reason is printed in order, by finish_one() */
 		return;
 	}
 	report(r->prog, &r->outcomes, now() - start, &r->out);
@@ -273,15 +272,23 @@ static void html_section(struct test_run *r, const char *svg, struct run_outputs
  * the test's text, tree and runs are freed from r, and the search's limits
  * stop the search, which frees what it holds, rather than jump.
  */
-static int check_one(const char *path, const struct checker *c, struct run_outputs *outs)
+static int run_one(const char *path, const struct checker *c, struct test_run **run)
 {
-	const struct check_options *opts = c->opts;
-	struct test_run *r = xcalloc(1, sizeof(*r));
-	struct test_job job = { r, path, c, 0 };
+	struct test_job job = { xcalloc(1, sizeof(**run)), path, c, 0 };
 	int status = catch_die(run_test, &job);
 
-	if (!status)
-		status = job.status;
+	*run = job.run;
+	return status ? status : job.status;
+}
+
+/* What a decided test leaves, in the order of the files given. */
+static void finish_one(const char *path, struct test_run *r, int status,
+		       const struct check_options *opts, struct run_outputs *outs)
+{
+	if (status == EXIT_LIMIT && r->outcomes.limit) {
+		fflush(stdout);
+		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
+	}
 	if (!status && !opts->quiet) {
 		fputs(r->out.buf, stdout);
 		fputs("\n", stdout);
@@ -297,7 +304,6 @@ static int check_one(const char *path, const struct checker *c, struct run_outpu
 		free(svg);
 	}
 	test_run_free(r);
-	return status;
 }
 
 static const char html_head[] =
@@ -319,6 +325,84 @@ static void write_html(const char *file, const struct strbuf *sections)
 	sb_free(&page);
 }
 
+/*
+ * -j: worker threads take the files in turn, each with a model of its own
+ * (evaluation writes into it); the main thread prints each test's output
+ * as soon as it and all before it are done, so the output is -j 1's.
+ */
+struct slot {
+	struct test_run *run;
+	int status;
+	bool done;
+};
+
+struct pool {
+	char **files;
+	int nfiles, next;
+	const struct check_options *opts;
+	const struct macro_table *macros;
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	struct slot *slots;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *pool = arg;
+	struct cat_model *model = cat_load(pool->opts->model_dir, pool->opts->cfg_name);
+	const struct checker c = { model, pool->macros, pool->opts };
+
+	for (;;) {
+		struct test_run *r;
+		int i, status;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next++;
+		pthread_mutex_unlock(&pool->lock);
+		if (i >= pool->nfiles)
+			break;
+		status = run_one(pool->files[i], &c, &r);
+		pthread_mutex_lock(&pool->lock);
+		pool->slots[i] = (struct slot){ r, status, true };
+		pthread_cond_broadcast(&pool->done);
+		pthread_mutex_unlock(&pool->lock);
+	}
+	cat_free(model);
+	return NULL;
+}
+
+static int check_in_parallel(char **files, int nfiles, const struct checker *c,
+			     struct run_outputs *outs)
+{
+	int nthreads = c->opts->jobs < nfiles ? c->opts->jobs : nfiles, i, started, worst = 0;
+	struct pool pool = { files, nfiles, 0, c->opts, c->macros,
+			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+			     xcalloc(nfiles, sizeof(*pool.slots)) };
+	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
+
+	for (started = 0; started < nthreads; started++)
+		if (pthread_create(&threads[started], NULL, worker, &pool))
+			break;
+	if (!started)
+		die(EXIT_INTERNAL, "cannot start a thread for -j");
+	for (i = 0; i < nfiles; i++) {
+		struct slot slot;
+
+		pthread_mutex_lock(&pool.lock);
+		while (!pool.slots[i].done)
+			pthread_cond_wait(&pool.done, &pool.lock);
+		slot = pool.slots[i];
+		pthread_mutex_unlock(&pool.lock);
+		finish_one(files[i], slot.run, slot.status, c->opts, outs);
+		worst = slot.status > worst ? slot.status : worst;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	free(pool.slots);
+	return worst;
+}
+
 /* Each file is reported on its own; the exit status is the worst seen. */
 int check_files(char **files, int nfiles, const struct check_options *opts)
 {
@@ -334,11 +418,16 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));
 		outs.scratch_dir = scratch;
 	}
-	for (i = 0; i < nfiles; i++) {
-		int status = check_one(files[i], &c, &outs);
+	if (opts->jobs > 1 && nfiles > 1) {
+		worst = check_in_parallel(files, nfiles, &c, &outs);
+	} else {
+		for (i = 0; i < nfiles; i++) {
+			struct test_run *r;
+			int status = run_one(files[i], &c, &r);
 
-		if (status > worst)
-			worst = status;
+			finish_one(files[i], r, status, opts, &outs);
+			worst = status > worst ? status : worst;
+		}
 	}
 	if (opts->html_file)
 		write_html(opts->html_file, &outs.html);

@@ -25,6 +25,7 @@ struct check_options {
 	const char *html_file;		/* --html FILE */
 	long max_variants;		/* --suggest: tests tried at most */
 	bool keep_executions;		/* a witness and a counterexample, for the above */
+	int jobs;			/* -j: tests checked at once */
 	enum speedcheck speedcheck;
 	long timeout;			/* seconds, 0 for none */
 	long max_executions;

@@ -46,6 +46,8 @@ static const char usage[] =
 	"  -conf FILE            the model's configuration (default linux-kernel.cfg)\n"
 	"  -o DIR                also write each test's output to DIR/NAME.out\n"
 	"  -q                    print nothing on standard output\n"
+	"  -j N                  check N tests at once, output in the order given\n"
+	"                        (default: one per online CPU; as herd7, 1)\n"
 	"  -speedcheck true|false|fast\n"
 	"                        true, fast: stop at the first execution that\n"
 	"                        settles the condition, and report only it\n"
@@ -167,6 +169,8 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 			opts->limits.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--explain"))
 			opts->explain = true;
+		else if (!strcmp(a, "-j"))
+			opts->jobs = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--suggest"))
 			opts->suggest = true;
 		else if (!strcmp(a, "--suggest-max"))
@@ -318,6 +322,11 @@ static int cmd_check(int argc, char **argv, int first)
 	int nargs, status, i;
 
 	default_options(&opts);
+	/*
+	 * Every CPU by default; as herd7, one, since the kernel's scripts run
+	 * several herd7 processes at once (LKMM_JOBS).
+	 */
+	opts.jobs = first == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	nargs = parse_options(argc, argv, first, &opts, &explicit_dir, &args);
 	if (!nargs)
 		bad_usage("%s", "no litmus test given");

@@ -17,16 +17,15 @@ static const struct {
 };
 
 /* Sort states as herd7 does: by each variable's value, in column order. */
-static const struct program *sort_program;
-static int sort_nvars;
-
-static int state_order(const void *a, const void *b)
+static int state_order(const void *a, const void *b, void *ctx)
 {
 	const struct state *x = a, *y = b;
+	const struct outcomes *o = ((void **)ctx)[1];
+	const struct program *p = ((void **)ctx)[0];
 	int i, c;
 
-	for (i = 0; i < sort_nvars; i++) {
-		c = value_cmp(sort_program, x->vals[i], y->vals[i]);
+	for (i = 0; i < o->nvars; i++) {
+		c = value_cmp(p, x->vals[i], y->vals[i]);
 		if (c)
 			return c;
 	}
@@ -48,10 +47,9 @@ static void print_var(const struct state_var *v, struct strbuf *out)
 
 void states_sort(const struct program *p, struct outcomes *o)
 {
-	sort_program = p;
-	sort_nvars = o->nvars;
-	if (o->nstates)
-		qsort(o->states, o->nstates, sizeof(*o->states), state_order);
+	void *ctx[2] = { (void *)p, o };
+
+	sort_with(o->states, o->nstates, sizeof(*o->states), state_order, ctx);
 }
 
 void state_vars_print(const struct outcomes *o, struct strbuf *out)

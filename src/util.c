@@ -244,3 +244,37 @@ void arena_free(struct arena *a)
 		a->chunks = next;
 	}
 }
+
+/* Merge sort of runs [lo, mid) and [mid, hi) of base through tmp. */
+static void merge_runs(char *base, char *tmp, size_t lo, size_t mid, size_t hi, size_t size,
+		       int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	size_t i = lo, j = mid, k = lo;
+
+	while (i < mid || j < hi) {
+		if (j >= hi || (i < mid && cmp(base + i * size, base + j * size, ctx) <= 0))
+			memcpy(tmp + k++ * size, base + i++ * size, size);
+		else
+			memcpy(tmp + k++ * size, base + j++ * size, size);
+	}
+	memcpy(base + lo * size, tmp + lo * size, (hi - lo) * size);
+}
+
+void sort_with(void *base, size_t n, size_t size,
+	       int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	char *tmp;
+	size_t width, lo;
+
+	if (n < 2)
+		return;
+	tmp = xmalloc(n * size);
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo + width < n; lo += 2 * width) {
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+
+			merge_runs(base, tmp, lo, lo + width, hi, size, cmp, ctx);
+		}
+	}
+	free(tmp);
+}

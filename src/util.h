@@ -101,4 +101,11 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_free(struct strbuf *sb);
 
+/*
+ * A stable sort whose comparison gets ctx, as qsort() cannot pass one
+ * without state shared between threads.
+ */
+void sort_with(void *base, size_t n, size_t size,
+	       int (*cmp)(const void *, const void *, void *), void *ctx);
+
 #endif

@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# Beyond one process: GNU parallel hands the corpus sample's paths to
-# several lkmm processes (on this machine, -S :, as it would over ssh with
-# --sshloginfile), and the merged output equals one sequential run's.
+# Every core and beyond one machine: -j N checks N tests at once and prints
+# exactly what -j 1 prints (Time lines aside); GNU parallel hands the
+# corpus sample's paths to several lkmm processes (on this machine, -S :,
+# as it would over ssh with --sshloginfile), and the merged output equals
+# one sequential run's.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 find "$top/tests/src/corpus/paulmck-sample/litmus" -name '*.litmus' | sort | head -120 > "$work/list"
+ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/*/*.litmus > "$work/kernel"
 set -- $LKMM_BINARIES
-plan $#
+plan $(( $# * 4 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
-	"$lkmm" check -I "$model_dir" "@$work/list" 2>&1 | grep -v '^Time ' > "$work/sequential"
+	"$lkmm" check -j 1 -I "$model_dir" "@$work/list" 2>&1 | grep -v '^Time ' > "$work/sequential"
+	"$lkmm" check -j 4 -I "$model_dir" "@$work/list" 2>&1 | grep -v '^Time ' > "$work/threads"
+	if [ -s "$work/sequential" ] && diff -u "$work/sequential" "$work/threads" > "$work/diff"; then
+		ok "$tag: -j 4 prints what -j 1 prints, in the order given"
+	else
+		not_ok "$tag: -j 4 prints what -j 1 prints, in the order given"
+		diag < "$work/diff"
+	fi
+	"$lkmm" check -j 1 -I "$model_dir" --explain "@$work/kernel" | grep -v '^Time ' > "$work/e1"
+	"$lkmm" check -j 3 -I "$model_dir" --explain "@$work/kernel" | grep -v '^Time ' > "$work/e3"
+	if [ -s "$work/e1" ] && diff -u "$work/e1" "$work/e3" > "$work/diff"; then
+		ok "$tag: ... with the explanations too"
+	else
+		not_ok "$tag: ... with the explanations too"
+		diag < "$work/diff"
+	fi
+	expect "$tag: -j keeps each test's failure its own, the worst status wins" 3 \
+		'^Observation MP\+pooncerelease\+poacquireonce Never' \
+		"$lkmm" check -j 2 -I "$model_dir" -max-executions 6 \
+		"$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus" \
+		"$model_dir/litmus-tests/MP+pooncerelease+poacquireonce.litmus"
 	parallel --will-cite -S : -k --pipe -N 10 "$lkmm" check -I "$model_dir" - < "$work/list" 2>&1 |
 		grep -v '^Time ' > "$work/parallel"
 	if [ -s "$work/sequential" ] && diff -u "$work/sequential" "$work/parallel" > "$work/diff"; then
