@@ -7,12 +7,14 @@
 #   make kernel-unit-check   fast tests of the harness itself (no kernel)
 #   make kernel-before-after the same stress, harder KCSAN settings, on the
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
+#   make kernel-build-each   build after each patch in turn: each must build
+#                            without warnings (docs/kernel-series.md)
 #
 # Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
 
 KERNEL_SCRIPTS := kernel/scripts
 
-.PHONY: kernel-check kernel-unit-check kernel-before-after
+.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each
 
 kernel-check:
 	$(KERNEL_SCRIPTS)/kernel-check.sh
@@ -22,3 +24,6 @@ kernel-unit-check:
 
 kernel-before-after:
 	$(KERNEL_SCRIPTS)/before-after.sh
+
+kernel-build-each:
+	$(KERNEL_SCRIPTS)/build-each.sh

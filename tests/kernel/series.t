@@ -1,14 +1,17 @@
 #!/bin/bash
 # TAP: kernel/patches/series lists exactly the *.patch files present, each
-# once, and KCONFIG holds only CONFIG_X=y|m|n lines.
+# once (but git format-patch's cover letter, 0000-cover-letter.patch, whose
+# shortlog must name every patch of series in order), and KCONFIG holds
+# only CONFIG_X=y|m|n lines.
 set -euo pipefail
 PATCHES=$(cd "$(dirname "$0")/../../kernel/patches" && pwd)
 . "$(dirname "$0")/../../kernel/scripts/common.sh"
 
-echo "1..4"
+echo "1..5"
 
 listed=$(series_patches | sort)
-present=$(cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' -printf '%f\n' | sort)
+present=$(cd "$PATCHES" && find . -maxdepth 1 -name '*.patch' ! -name '0000-cover-letter.patch' \
+	-printf '%f\n' | sort)
 
 missing=$(comm -23 <(echo "$listed" | sed '/^$/d') <(echo "$present" | sed '/^$/d'))
 if [ -z "$missing" ]; then
@@ -36,4 +39,16 @@ if [ -z "$bad" ]; then
 	echo "ok 4 - KCONFIG has only CONFIG_X=y|m|n lines"
 else
 	echo "not ok 4 - bad KCONFIG lines: $bad"
+fi
+
+# The cover letter's shortlog: "  subject" lines after the author line.
+subjects=$(series_patches | while read -r p; do
+	sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$PATCHES/$p"
+done)
+shortlog=$(sed -n '/^lkmm project ([0-9]*):$/,/^$/p' "$PATCHES/0000-cover-letter.patch" 2>/dev/null |
+	sed -n 's/^  //p')
+if [ -n "$subjects" ] && [ "$subjects" = "$shortlog" ]; then
+	echo "ok 5 - the cover letter's shortlog names every patch of series, in order"
+else
+	echo "not ok 5 - the cover letter's shortlog does not match series"
 fi
