@@ -1016,23 +1016,32 @@ void cat_free(struct cat_model *m)
 
 /* ---- Explanations ---- */
 
-int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
+/* The relation of the check being rejected, if it is a non-negated test of a relation. */
+static struct rel *failed_relation(struct cat_model *m)
 {
 	struct cat_stmt *s = m->failed;
 	struct cat_value *v;
-	int arena = m->arena, n;
+	int arena = m->arena;
 
-	if (!s || (s->test != TEST_ACYCLIC && s->test != TEST_IRREFLEXIVE) || s->negated)
-		return 0;
+	if (!s || s->negated)
+		return NULL;
 	m->arena = s->level;
 	v = eval(m, s->e, NULL);
 	m->arena = arena;
-	if (v->kind != V_REL)
+	return v->kind == V_REL ? v->u.rel : NULL;
+}
+
+int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
+{
+	struct rel *r;
+	int n;
+
+	if (!m->failed || m->failed->test == TEST_EMPTY || !(r = failed_relation(m)))
 		return 0;
-	if (s->test == TEST_ACYCLIC)
-		return rel_find_cycle(v->u.rel, cycle, max);
-	for (n = 0; n < v->u.rel->n; n++) {
-		if (rel_has(v->u.rel, n, n) && max > 0) {
+	if (m->failed->test == TEST_ACYCLIC)
+		return rel_find_cycle(r, cycle, max);
+	for (n = 0; n < r->n; n++) {
+		if (rel_has(r, n, n) && max > 0) {
 			cycle[0] = n;
 			return 1;
 		}
@@ -1415,20 +1424,13 @@ int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps,
 
 int cat_failed_pair(struct cat_model *m, int *a, int *b)
 {
-	struct cat_stmt *s = m->failed;
-	struct cat_value *v;
-	int arena = m->arena;
+	struct rel *r;
 
-	if (!s || s->test != TEST_EMPTY || s->negated)
+	if (!m->failed || m->failed->test != TEST_EMPTY || !(r = failed_relation(m)))
 		return 0;
-	m->arena = s->level;
-	v = eval(m, s->e, NULL);
-	m->arena = arena;
-	if (v->kind != V_REL)
-		return 0;
-	for (*a = 0; *a < v->u.rel->n; (*a)++)
-		for (*b = 0; *b < v->u.rel->n; (*b)++)
-			if (rel_has(v->u.rel, *a, *b))
+	for (*a = 0; *a < r->n; (*a)++)
+		for (*b = 0; *b < r->n; (*b)++)
+			if (rel_has(r, *a, *b))
 				return 1;
 	return 0;
 }
