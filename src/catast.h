@@ -165,6 +165,9 @@ struct cat_model {
 	char *dir;
 	char *macros;
 	struct vec names;	/* interned strings */
+	int *name_index;	/* hash table of names: index + 1, 0 when free */
+	size_t name_slots;	/* its size, a power of two */
+	const char **keyword_names;	/* catparse.c's keywords, interned */
 	struct vec files;	/* file names, for srcpos */
 	struct vec texts;	/* file contents, for freeing */
 	struct vec bell_tags;	/* annotations declared by `instructions` */

@@ -60,17 +60,60 @@ struct parser {
 	struct vec *enums;	/* enum statements seen, for `instructions` */
 };
 
+static size_t name_hash(const char *s, size_t len)
+{
+	size_t h = 2166136261u;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* The slot of the table where s is, or where it would go. */
+static size_t name_slot(const struct cat_model *m, const char *s, size_t len)
+{
+	size_t i = name_hash(s, len) & (m->name_slots - 1);
+
+	for (;; i = (i + 1) & (m->name_slots - 1)) {
+		int k = m->name_index[i];
+		const char *name = k ? m->names.items[k - 1] : NULL;
+
+		if (!k || (!strncmp(name, s, len) && name[len] == '\0'))
+			return i;
+	}
+}
+
+/* Twice the slots, every name placed again: the table stays at most half full. */
+static void grow_names(struct cat_model *m)
+{
+	size_t old = m->name_slots;
+	int *table = m->name_index;
+
+	m->name_slots = old ? 2 * old : 256;
+	m->name_index = xcalloc(m->name_slots, sizeof(*m->name_index));
+	for (size_t i = 0; i < old; i++) {
+		if (table[i]) {
+			const char *name = m->names.items[table[i] - 1];
+
+			m->name_index[name_slot(m, name, strlen(name))] = table[i];
+		}
+	}
+	free(table);
+}
+
+/* Every name of every model file comes through here: a hash table, not a scan. */
 const char *cat_intern(struct cat_model *m, const char *s, size_t len)
 {
-	for (int i = 0; i < m->names.len; i++) {
-		const char *name = m->names.items[i];
+	size_t slot;
 
-		/* No strlen(): this runs for every name of every model file. */
-		if (name[0] == s[0] && !strncmp(name, s, len) && name[len] == '\0')
-			return name;
+	if (2 * (size_t)(m->names.len + 1) > m->name_slots)
+		grow_names(m);
+	slot = name_slot(m, s, len);
+	if (!m->name_index[slot]) {
+		vec_push(&m->names, xstrndup(s, len));
+		m->name_index[slot] = m->names.len;
 	}
-	vec_push(&m->names, xstrndup(s, len));
-	return m->names.items[m->names.len - 1];
+	return m->names.items[m->name_index[slot] - 1];
 }
 
 /* ---- Lexer ---- */
@@ -153,12 +196,22 @@ static size_t name_length(const char *s)
 	return n + (s[n] == '\'');
 }
 
+/* Interned names are compared as pointers: the keywords are interned once. */
 static enum tok lex_name(struct parser *ps, size_t len)
 {
-	ps->text = cat_intern(ps->m, ps->p, len);
+	struct cat_model *m = ps->m;
+	size_t i, n = sizeof(keywords) / sizeof(keywords[0]);
+
+	if (!m->keyword_names) {
+		m->keyword_names = xcalloc(n, sizeof(*m->keyword_names));
+		for (i = 0; i < n; i++)
+			m->keyword_names[i] = cat_intern(m, keywords[i].word,
+							 strlen(keywords[i].word));
+	}
+	ps->text = cat_intern(m, ps->p, len);
 	ps->p += len;
-	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-		if (!strcmp(keywords[i].word, ps->text))
+	for (i = 0; i < n; i++)
+		if (m->keyword_names[i] == ps->text)
 			return keywords[i].tok;
 	return T_NAME;
 }
@@ -213,8 +266,12 @@ static enum tok lex(struct parser *ps)
 		return T_UNDERSCORE;
 	}
 	for (size_t i = 0; i < sizeof(operators) / sizeof(operators[0]); i++) {
-		size_t n = strlen(operators[i].op);
+		size_t n;
 
+		/* The first character decides most: no call for the others. */
+		if (operators[i].op[0] != *ps->p)
+			continue;
+		n = strlen(operators[i].op);
 		if (!strncmp(ps->p, operators[i].op, n)) {
 			ps->p += n;
 			return operators[i].tok;

@@ -137,8 +137,12 @@ static void next(struct parser *ps)
 	} else {
 		t->kind = T_PUNCT;
 		for (i = 0; i < sizeof(punctuators) / sizeof(*punctuators); i++) {
-			size_t n = strlen(punctuators[i]);
+			size_t n;
 
+			/* The first character decides most: no call for the others. */
+			if (punctuators[i][0] != *ps->p)
+				continue;
+			n = strlen(punctuators[i]);
 			if (!strncmp(ps->p, punctuators[i], n)) {
 				while (n--)
 					advance_char(ps);
