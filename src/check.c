@@ -71,7 +71,7 @@ static bool render_svg(const char *dot_path, const char *svg_path)
 
 /*
  * What one test holds while it is checked: when bad input or a limit
- * deeper down ends the test (die() jumps back to check_one()), everything
+ * deeper down ends the test (die() jumps back to run_one()), everything
  * here is freed and the run goes on with the next test.
  */
 struct test_run {
