@@ -70,9 +70,20 @@ static void add_edit(struct edits *e, enum edit_kind kind, int proc, int line, i
 	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap };
 }
 
+/* The statements that only order, which a Never test may or may not need. */
 static bool is_fence_call(const char *name)
 {
-	return !strcmp(name, "smp_mb") || !strcmp(name, "smp_rmb") || !strcmp(name, "smp_wmb");
+	static const char *const fences[] = {
+		"smp_mb", "smp_rmb", "smp_wmb", "synchronize_rcu", "synchronize_rcu_expedited",
+		"smp_mb__before_atomic", "smp_mb__after_atomic", "smp_mb__after_spinlock",
+		"smp_mb__after_unlock_lock", "smp_mb__after_srcu_read_unlock",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fences) / sizeof(*fences); i++)
+		if (!strcmp(name, fences[i]))
+			return true;
+	return false;
 }
 
 /* The calls an edit can rewrite, anywhere in a statement. */
@@ -558,24 +569,28 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct edits *all, struct strbuf *out)
 {
+	struct lines orig;
 	int i;
 
 	if (!all->n) {
 		sb_addf(out, "  The test has no acquire, release or fence to weaken.\n");
 		return;
 	}
+	orig = split_lines(text);
 	for (i = 0; i < all->n; i++) {
 		const struct edit *e = &all->items[i];
 		struct lines edited;
 		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited);
+		const char *line = orig.text[e->line - 1];
 
-		free_lines(&edited);
-		sb_addf(out, "  P%d line %d: %s: %s\n", e->proc, e->line,
-			e->kind == DROP_FENCE ? "without this fence" : edit_kinds[e->kind].what,
+		sb_addf(out, "  P%d line %d `%s`: %s: %s\n", e->proc, e->line,
+			line + strspn(line, " \t"), edit_kinds[e->kind].what,
 			!ok ? "cannot tell (the edited test does not check)" :
 			reachable ? "the outcome becomes possible, so this ordering is needed" :
 			"still forbidden, so this ordering is not needed for this outcome");
+		free_lines(&edited);
 	}
+	free_lines(&orig);
 }
 
 void suggest(const struct checker *c, const char *path, const char *text,

@@ -108,7 +108,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/fix.diff"
 	fi
 	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \
-		'^  P1 line 24: smp_load_acquire\(\) weakened to READ_ONCE\(\): the outcome becomes possible' \
+		'^  P1 line 24 `r0 = smp_load_acquire\(flag\);`: smp_load_acquire\(\) weakened to READ_ONCE\(\): the outcome becomes possible' \
 		"$lkmm" check -I "$model_dir" --suggest "$mp"
 
 	g=$work/graphs-$tag
