@@ -42,8 +42,12 @@ else
 fi
 
 # The cover letter's shortlog: "  subject" lines after the author line.
+# A long Subject: header is folded onto lines that start with a space.
 subjects=$(series_patches | while read -r p; do
-	sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$PATCHES/$p"
+	awk '/^Subject: / { s = $0; folded = 1; next }
+	     folded && /^ / { s = s $0; next }
+	     folded { print s; exit }' "$PATCHES/$p" |
+		sed 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //'
 done)
 shortlog=$(sed -n '/^lkmm project ([0-9]*):$/,/^$/p' "$PATCHES/0000-cover-letter.patch" 2>/dev/null |
 	sed -n 's/^  //p')
