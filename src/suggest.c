@@ -269,7 +269,7 @@ static char *indented(const char *line, const char *text)
 	return sb.buf;
 }
 
-static const char *fence_line[] = {
+static const char *const fence_line[] = {
 	[ADD_RMB] = "smp_rmb();", [ADD_WMB] = "smp_wmb();", [ADD_MB] = "smp_mb();",
 };
 
