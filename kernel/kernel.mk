@@ -9,12 +9,14 @@
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
 #   make kernel-build-each   build after each patch in turn: each must build
 #                            without warnings (docs/kernel-series.md)
+#   make kernel-bench        the lazy_init benchmark on a production-like
+#                            config, as ratios to READ_ONCE() (docs/kernel-series.md)
 #
 # Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
 
 KERNEL_SCRIPTS := kernel/scripts
 
-.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each
+.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench
 
 kernel-check:
 	$(KERNEL_SCRIPTS)/kernel-check.sh
@@ -27,3 +29,6 @@ kernel-before-after:
 
 kernel-build-each:
 	$(KERNEL_SCRIPTS)/build-each.sh
+
+kernel-bench:
+	$(KERNEL_SCRIPTS)/bench-prod.sh

@@ -11,10 +11,13 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # Print the settings of the fragments as "SYMBOL VALUE" pairs, VALUE "n"
-# for "# CONFIG_X is not set".
+# for "# CONFIG_X is not set"; a later fragment overrides an earlier one
+# (kernel/config/prod.config turns off lkmm.config's checkers).
 fragment_settings() {
 	sed -n -e 's/^CONFIG_\([A-Za-z0-9_]*\)=\(.*\)$/\1 \2/p' \
-	       -e 's/^# CONFIG_\([A-Za-z0-9_]*\) is not set$/\1 n/p' "$@"
+	       -e 's/^# CONFIG_\([A-Za-z0-9_]*\) is not set$/\1 n/p' "$@" |
+		awk '{ value[$1] = $2; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+		     END { for (i = 0; i < n; i++) print order[i], value[order[i]] }'
 }
 
 apply_fragments() {
