@@ -258,17 +258,9 @@ static void observe(struct observed *o, const struct cond_loc *loc)
 	o->locs[o->n++] = loc;
 }
 
-static void observe_prop(struct observed *o, const struct prop *pr)
+static void observe_loc(const struct cond_loc *loc, void *o)
 {
-	if (!pr)
-		return;
-	if (pr->kind == P_ATOM) {
-		observe(o, &pr->loc);
-		if (pr->rhs_is_loc)
-			observe(o, &pr->rhs_loc);
-	}
-	observe_prop(o, pr->left);
-	observe_prop(o, pr->right);
+	observe(o, loc);
 }
 
 static int observed_order(const void *a, const void *b)
@@ -286,7 +278,7 @@ static void print_observed(const struct litmus *t, struct strbuf *sb)
 
 	for (i = 0; i < t->nlocations; i++)
 		observe(&o, &t->locations[i]);
-	observe_prop(&o, t->cond);
+	prop_each_loc(t->cond, observe_loc, &o);
 	if (o.n)
 		qsort(o.locs, (size_t)o.n, sizeof(*o.locs), observed_order);
 	for (i = 0; i < o.n; i++) {

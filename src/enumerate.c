@@ -740,33 +740,26 @@ static void add_cond_var(const struct program *p, struct outcomes *o, const stru
 		add_var(o, -1, program_loc(p, l->name), l->name);
 }
 
-static void observe_prop_locs(struct enumeration *en, const struct prop *pr)
+/* A shared location the filter names: its final write must be chosen too. */
+static void observe_loc(const struct cond_loc *l, void *ctx)
 {
-	const struct program *p = en->prog;
+	struct enumeration *en = ctx;
 
-	if (!pr)
-		return;
-	if (pr->kind == P_ATOM) {
-		if (pr->loc.proc < 0)
-			en->observed[program_loc(p, pr->loc.name)] = true;
-		if (pr->rhs_is_loc && pr->rhs_loc.proc < 0)
-			en->observed[program_loc(p, pr->rhs_loc.name)] = true;
-	}
-	observe_prop_locs(en, pr->left);
-	observe_prop_locs(en, pr->right);
+	if (l->proc < 0)
+		en->observed[program_loc(en->prog, l->name)] = true;
 }
 
-static void add_prop_vars(const struct program *p, struct outcomes *o, const struct prop *pr)
+/* What add_var_of() needs: the program and the outcomes it fills. */
+struct var_sink {
+	const struct program *p;
+	struct outcomes *o;
+};
+
+static void add_var_of(const struct cond_loc *l, void *ctx)
 {
-	if (!pr)
-		return;
-	if (pr->kind == P_ATOM) {
-		add_cond_var(p, o, &pr->loc);
-		if (pr->rhs_is_loc)
-			add_cond_var(p, o, &pr->rhs_loc);
-	}
-	add_prop_vars(p, o, pr->left);
-	add_prop_vars(p, o, pr->right);
+	struct var_sink *sink = ctx;
+
+	add_cond_var(sink->p, sink->o, l);
 }
 
 /* herd7 prints registers by process and name, then locations by name. */
@@ -788,7 +781,7 @@ void outcomes_choose_vars(const struct program *p, struct outcomes *o)
 
 	for (i = 0; i < t->nlocations; i++)
 		add_cond_var(p, o, &t->locations[i]);
-	add_prop_vars(p, o, t->cond);
+	prop_each_loc(t->cond, add_var_of, &(struct var_sink){ p, o });
 	if (o->nvars)
 		qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
 }
@@ -811,7 +804,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	for (i = 0; i < out->nvars; i++)
 		if (out->vars[i].proc < 0)
 			en.observed[out->vars[i].index] = true;
-	observe_prop_locs(&en, p->test->filter);
+	prop_each_loc(p->test->filter, observe_loc, &en);
 	en.x.nlocs = p->nlocs;
 	en.x.loc_names = (const char **)p->loc_names;
 	summarize_runs(&en);

@@ -176,6 +176,12 @@ void litmus_read(struct litmus *t, const char *file, const char *text);
 /* Parse the macro definitions of a .def file. */
 struct macro_table *macros_parse(const char *file, const char *text);
 void litmus_free(struct litmus *t);
+/*
+ * Call fn on every location an atom of pr names, depth first, left to
+ * right: an atom's left side, then its right side when that is a location.
+ */
+void prop_each_loc(const struct prop *pr, void (*fn)(const struct cond_loc *l, void *ctx),
+		   void *ctx);
 void macros_free(struct macro_table *table);
 /*
  * Replace every macro call in the test by the macro's body (expand.c).

@@ -749,30 +749,26 @@ static void emit_descriptor(struct emitter *em, bool has_fini)
 	sb_free(&vars);
 }
 
-static void record_filter_registers(struct emitter *em, struct state_var **recorded,
-				    const struct prop *pr)
-{
-	const struct cond_loc *locs[2];
-	int i, j;
+/* What record_register() needs: the emitter and the list it grows. */
+struct recorder {
+	struct emitter *em;
+	struct state_var **recorded;
+};
 
-	if (!pr)
+/* A register the filter reads is recorded too, once. */
+static void record_register(const struct cond_loc *l, void *ctx)
+{
+	struct recorder *r = ctx;
+	struct emitter *em = r->em;
+	int j;
+
+	if (l->proc < 0)
 		return;
-	locs[0] = pr->kind == P_ATOM ? &pr->loc : NULL;
-	locs[1] = pr->kind == P_ATOM && pr->rhs_is_loc ? &pr->rhs_loc : NULL;
-	for (i = 0; i < 2; i++) {
-		if (!locs[i] || locs[i]->proc < 0)
-			continue;
-		for (j = 0; j < em->nrecorded; j++)
-			if ((*recorded)[j].proc == locs[i]->proc &&
-			    !strcmp((*recorded)[j].name, locs[i]->name))
-				break;
-		if (j < em->nrecorded)
-			continue;
-		arena_push(em->scratch, *recorded, em->nrecorded,
-			   ((struct state_var){ locs[i]->proc, -1, locs[i]->name }));
-	}
-	record_filter_registers(em, recorded, pr->left);
-	record_filter_registers(em, recorded, pr->right);
+	for (j = 0; j < em->nrecorded; j++)
+		if ((*r->recorded)[j].proc == l->proc && !strcmp((*r->recorded)[j].name, l->name))
+			return;
+	arena_push(em->scratch, *r->recorded, em->nrecorded,
+		   ((struct state_var){ l->proc, -1, l->name }));
 }
 
 void module_emit(const struct litmus *t, const struct program *p,
@@ -785,7 +781,7 @@ void module_emit(const struct litmus *t, const struct program *p,
 
 	for (i = 0; i < o->nvars; i++)
 		arena_push(scratch, recorded, em.nrecorded, o->vars[i]);
-	record_filter_registers(&em, &recorded, t->filter);
+	prop_each_loc(t->filter, record_register, &(struct recorder){ &em, &recorded });
 	em.recorded = recorded;
 	choose_types(&em);
 	for (i = 0; i < p->nlocs; i++)

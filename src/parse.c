@@ -1046,6 +1046,20 @@ struct macro_table *macros_parse(const char *file, const char *text)
 	return table;
 }
 
+void prop_each_loc(const struct prop *pr, void (*fn)(const struct cond_loc *l, void *ctx),
+		   void *ctx)
+{
+	if (!pr)
+		return;
+	if (pr->kind == P_ATOM) {
+		fn(&pr->loc, ctx);
+		if (pr->rhs_is_loc)
+			fn(&pr->rhs_loc, ctx);
+	}
+	prop_each_loc(pr->left, fn, ctx);
+	prop_each_loc(pr->right, fn, ctx);
+}
+
 void litmus_free(struct litmus *t)
 {
 	arena_free(&t->arena);
