@@ -36,20 +36,12 @@ static char *output_path(const char *dir, const char *path, const char *suffix)
 	return name.buf;
 }
 
-static void write_text_file(const char *name, const char *text)
-{
-	FILE *f = fopen(name, "w");
-
-	if (!f || fputs(text, f) == EOF || fclose(f))
-		die(EXIT_BAD_INPUT, "cannot write %s: %s", name, strerror(errno));
-}
-
 /* -o DIR: DIR/NAME.out. */
 static void write_out_file(const char *dir, const char *path, const char *text)
 {
 	char *name = output_path(dir, path, "out");
 
-	write_text_file(name, text);
+	write_file(name, text);
 	free(name);
 }
 
@@ -222,7 +214,7 @@ static char *write_graph(struct test_run *r, const char *path, const struct chec
 	char *dot = output_path(dir, path, "dot"), *svg = output_path(dir, path, "svg");
 	char *text = NULL;
 
-	write_text_file(dot, r->dot.buf);
+	write_file(dot, r->dot.buf);
 	if ((opts->svg || opts->html_file) && render_svg(dot, svg)) {
 		text = read_file(svg, NULL);
 		if (!opts->svg || !opts->graph_dir)
@@ -321,7 +313,7 @@ static void write_html(const char *file, const struct strbuf *sections)
 	struct strbuf page = { 0 };
 
 	sb_addf(&page, "%s%s</body>\n</html>\n", html_head, sections->buf ? sections->buf : "");
-	write_text_file(file, page.buf);
+	write_file(file, page.buf);
 	sb_free(&page);
 }
 

@@ -458,6 +458,17 @@ static void witness_coherence(const struct program *p, const struct snapshot *s,
 	}
 }
 
+/* From-read: load r reads a store that store w follows in coherence order. */
+static bool reads_before(const struct snapshot *s, int r, int w)
+{
+	int x;
+
+	for (x = 0; x < s->nevents && s->co; x++)
+		if (rel_has(s->rf, x, r) && rel_has(s->co, x, w))
+			return true;
+	return false;
+}
+
 /* Whether something in the test orders the program-order pair a, b. */
 static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 {
@@ -491,15 +502,10 @@ static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 		int j;
 
 		for (j = 0; j < n; j++) {
-			bool fr = false;
-			int w;
-
 			if (s->events[i].kind == EV_FENCE || s->events[j].kind == EV_FENCE)
 				continue;
-			for (w = 0; w < n && s->co && !fr; w++)
-				fr = rel_has(s->rf, w, i) && rel_has(s->co, w, j);
 			if (rel_has(s->po, i, j) || rel_has(s->rf, i, j) ||
-			    (s->co && rel_has(s->co, i, j)) || fr)
+			    (s->co && rel_has(s->co, i, j)) || reads_before(s, i, j))
 				rel_add(sc, i, j);
 		}
 	}
@@ -696,12 +702,10 @@ static bool on_cycle(const struct snapshot *s, int a, int b)
 /* rf, co and fr, as the execution has them, but those the red cycle draws. */
 static void dot_communication(const struct snapshot *s, struct strbuf *out)
 {
-	int a, b, w;
+	int a, b;
 
 	for (a = 0; a < s->nevents; a++) {
 		for (b = 0; b < s->nevents; b++) {
-			bool fr = false;
-
 			if (on_cycle(s, a, b))
 				continue;
 
@@ -711,10 +715,7 @@ static void dot_communication(const struct snapshot *s, struct strbuf *out)
 			if (s->co && rel_has(s->co, a, b) && s->events[a].proc >= 0)
 				sb_addf(out, "  e%d -> e%d [label=\"co\", color=blue, "
 					"constraint=false];\n", a, b);
-			for (w = 0; w < s->nevents && s->co && !fr; w++)
-				fr = rel_has(s->rf, w, a) && rel_has(s->co, w, b) &&
-				     s->events[b].proc >= 0;
-			if (fr)
+			if (s->events[b].proc >= 0 && reads_before(s, a, b))
 				sb_addf(out, "  e%d -> e%d [label=\"fr\", color=orange, "
 					"constraint=false];\n", a, b);
 		}

@@ -87,11 +87,10 @@ static void prepare_test(void *arg)
 static void write_text(const char *dir, const char *name, const char *text, mode_t mode)
 {
 	struct strbuf path = { 0 };
-	FILE *f;
 
 	sb_addf(&path, "%s/%s", dir, name);
-	f = fopen(path.buf, "w");
-	if (!f || fputs(text, f) == EOF || fclose(f) || chmod(path.buf, mode))
+	write_file(path.buf, text);
+	if (chmod(path.buf, mode))
 		die(EXIT_BAD_INPUT, "cannot write %s: %s", path.buf, strerror(errno));
 	sb_free(&path);
 }

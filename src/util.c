@@ -112,6 +112,14 @@ void die(int status, const char *fmt, ...)
 	vdie(status, fmt, ap);
 }
 
+void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) == EOF || fclose(f))
+		die(EXIT_BAD_INPUT, "cannot write %s: %s", path, strerror(errno));
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -81,6 +81,8 @@ _Noreturn void die(int status, const char *fmt, ...)
 
 /* Read a whole file; NULL with errno set when it cannot be read. */
 char *read_file(const char *path, size_t *len);
+/* Write text to path, replacing it; a failure ends the test (die()) naming the file. */
+void write_file(const char *path, const char *text);
 
 /* A growable array of pointer-sized things. */
 struct vec {
