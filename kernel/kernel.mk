@@ -3,14 +3,18 @@
 #   make kernel-check        build the patched kernel, boot it in QEMU (2
 #                            vCPUs), run KUnit and the direct-I/O stress,
 #                            fail on any KUnit failure or KCSAN / lockdep /
-#                            WARN / BUG / Oops in the console
+#                            WARN / BUG / Oops in the console; then the
+#                            same on the production-like config (-O2, no
+#                            checkers: kernel/config/prod.config)
 #   make kernel-unit-check   fast tests of the harness itself (no kernel)
 #   make kernel-before-after the same stress, harder KCSAN settings, on the
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
 #   make kernel-build-each   build after each patch in turn: each must build
 #                            without warnings (docs/kernel-series.md)
-#   make kernel-bench        the lazy_init benchmark on a production-like
-#                            config, as ratios to READ_ONCE() (docs/kernel-series.md)
+#   make kernel-bench        on the production-like config: the lazy_init
+#                            benchmark as ratios to READ_ONCE(), and async
+#                            O_DIRECT writes/s before and after the series
+#                            (docs/kernel-series.md)
 #
 # Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
 
@@ -20,6 +24,7 @@ KERNEL_SCRIPTS := kernel/scripts
 
 kernel-check:
 	$(KERNEL_SCRIPTS)/kernel-check.sh
+	$(KERNEL_SCRIPTS)/kernel-check.sh --prod
 
 kernel-unit-check:
 	prove --exec bash tests/kernel/

@@ -2,13 +2,17 @@
 # `make kernel-check`: build the patched kernel, boot it in QEMU, run the
 # KUnit suites and the direct-I/O stress, and judge the console log.
 #
-# Usage: kernel-check.sh [--pristine | --build-only]
-#   --pristine    the same on the unpatched Debian tree (for kernel-before-after)
+# Usage: kernel-check.sh [--pristine] [--prod] [--build-only]
+#   --pristine    the same on the unpatched Debian tree (for kernel-before-after
+#                 and kernel-bench)
+#   --prod        the production-like config: kernel/config/prod.config on
+#                 top (no KCSAN, lockdep or sleep checks, -O2), with its own
+#                 object and guest directories
 #   --build-only  stop once the kernel and the guest files are built (for
-#                 run-litmus.sh, which boots its own guest)
+#                 run-litmus.sh and kernel-bench, which boot their own guest)
 #
-# Every step's wall time goes to $KBUILD_ROOT/times-<mode>.txt; the last
-# line of output is the KUnit tally from check-console.sh.
+# Every step's wall time goes to $KBUILD_ROOT/times-<config>-<mode>.txt; the
+# last line of output is the KUnit tally from check-console.sh.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -31,6 +35,7 @@ step() {
 # LKMM_CONFIG_EXTRA names one more fragment (kernel-before-after uses it).
 fragments() {
 	echo "$KERNEL_DIR/config/lkmm.config"
+	[ "$CONFIG" != prod ] || echo "$KERNEL_DIR/config/prod.config"
 	[ -z "${LKMM_CONFIG_EXTRA:-}" ] || echo "$LKMM_CONFIG_EXTRA"
 	if [ "$MODE" = series ] && [ -n "$(series_patches)" ]; then
 		echo "$KERNEL_DIR/patches/KCONFIG"
@@ -54,14 +59,23 @@ kunit_parse() {
 }
 
 main() {
-	local build_only=
-	MODE=series
-	case ${1:-} in
-	--pristine) MODE=pristine ;;
-	--build-only) build_only=1 ;;
-	esac
+	local build_only= arg
+	MODE=series CONFIG=debug
+	for arg; do
+		case $arg in
+		--pristine) MODE=pristine ;;
+		--prod) CONFIG=prod ;;
+		--build-only) build_only=1 ;;
+		*) die "unknown option $arg" ;;
+		esac
+	done
+	if [ "$CONFIG" = prod ]; then
+		# The two trees differ in a header most files include: an object
+		# directory each keeps switching between them incremental.
+		export KOBJ=$KBUILD_ROOT/prod-obj-$MODE KGUEST=$KBUILD_ROOT/prod-guest
+	fi
 	mkdir -p "$KBUILD_ROOT"
-	TIMES=$KBUILD_ROOT/times-$MODE.txt
+	TIMES=$KBUILD_ROOT/times-$CONFIG-$MODE.txt
 	: >"$TIMES"
 	local console=$KGUEST/console-$MODE.log rc=0
 
@@ -76,7 +90,7 @@ main() {
 	step kunit-py kunit_parse "$console" || rc=1
 	"$SCRIPTS/check-console.sh" "$console" || rc=1
 	if [ "$rc" != 0 ]; then
-		log "FAILED ($MODE); console log: $console"
+		log "FAILED ($CONFIG config, $MODE); console log: $console"
 	fi
 	return "$rc"
 }
