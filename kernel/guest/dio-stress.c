@@ -12,8 +12,7 @@
  * ones test it while an earlier one may be publishing it.  After the last
  * round the data is read back and checked.
  *
- * Raw AIO syscalls keep the static binary free of libaio.  Runs as PID 1's
- * child in the test guest; it needs to be root to mount.
+ * Runs as PID 1's child in the test guest; it needs to be root to mount.
  *
  * Usage: dio-stress FSTYPE DEVICE MOUNTPOINT ROUNDS THREADS WRITES
  * (WRITES: 4 KiB writes per thread and round, all in one io_submit()).
@@ -24,18 +23,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/aio_abi.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#define IO_SIZE 4096
+#include "aio.h"
+
 #define MAX_WRITES 256		/* writes each thread may have in flight per round */
 #define MAX_THREADS 64
 #define STAGGER_US 500		/* between the start of successive thread pairs */
@@ -121,27 +119,6 @@ static void create_files(const struct config *cfg, unsigned char *buf)
 			fail("write %s: %s", path, strerror(errno));
 	}
 	do_umount(cfg);
-}
-
-static long sys_io_setup(unsigned nr, aio_context_t *ctx)
-{
-	return syscall(SYS_io_setup, nr, ctx);
-}
-
-static long sys_io_submit(aio_context_t ctx, long nr, struct iocb **iocbs)
-{
-	return syscall(SYS_io_submit, ctx, nr, iocbs);
-}
-
-static long sys_io_getevents(aio_context_t ctx, long min_nr, long nr,
-			     struct io_event *events)
-{
-	return syscall(SYS_io_getevents, ctx, min_nr, nr, events, NULL);
-}
-
-static long sys_io_destroy(aio_context_t ctx)
-{
-	return syscall(SYS_io_destroy, ctx);
 }
 
 /*
