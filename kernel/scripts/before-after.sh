@@ -11,9 +11,14 @@
 # sysfs by the guest just before the stress (lkmm.kcsan_* arguments), so
 # the boot and KUnit run at normal speed.
 #
+# After the stress, each guest loads onetime_race.ko (kernel/guest/
+# onetime-race): the same open-coded pattern raced by one kthread per CPU
+# thousands of times, first as 6.12 has it (plain loads), then with
+# acquire loads; KCSAN's reports in each part are counted on their own.
+#
 # Environment (defaults in brackets): LKMM_BA_ROUNDS [40],
 # LKMM_BA_THREADS [8], LKMM_BA_WRITES [8], LKMM_BA_SKIP_WATCH [50],
-# LKMM_BA_UDELAY [200].
+# LKMM_BA_UDELAY [200], LKMM_BA_RACE_ROUNDS [2000].
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -25,6 +30,7 @@ mkdir -p "$OUT"
 [ ! -f "$KBUILD_ROOT/kvm-probe.result" ] || cp "$KBUILD_ROOT/kvm-probe.result" "$OUT/"
 export KBUILD_ROOT=$OUT KSRC=$OUT/src KOBJ=$OUT/obj KGUEST=$OUT/guest
 export LKMM_CONFIG_EXTRA=$KERNEL_DIR/config/kcsan-hunt.config
+export LKMM_ONETIME_RACE=1
 
 # Functions on either side of the s_dio_done_wq accesses, as KCSAN names
 # them in its "BUG: KCSAN: data-race in A / B" line.
@@ -36,7 +42,7 @@ run() {
 	local mode=$1 rc=0
 	LKMM_ROUNDS=${LKMM_BA_ROUNDS:-40} LKMM_THREADS=${LKMM_BA_THREADS:-8} \
 	LKMM_WRITES=${LKMM_BA_WRITES:-8} \
-	LKMM_KERNEL_ARGS="lkmm.kcsan_skip_watch=${LKMM_BA_SKIP_WATCH:-50} lkmm.kcsan_udelay_task=${LKMM_BA_UDELAY:-200}" \
+	LKMM_KERNEL_ARGS="lkmm.kcsan_skip_watch=${LKMM_BA_SKIP_WATCH:-50} lkmm.kcsan_udelay_task=${LKMM_BA_UDELAY:-200} lkmm.onetime_race=plain,acquire lkmm.onetime_rounds=${LKMM_BA_RACE_ROUNDS:-2000}" \
 		"$KERNEL_DIR/scripts/kernel-check.sh" "--$mode" >"$OUT/$mode.out" 2>&1 || rc=$?
 	grep -q '^lkmm-guest: done' "$KGUEST/console-$mode.log" ||
 		die "$mode: the guest did not finish; see $OUT/$mode.out"
@@ -51,6 +57,21 @@ summary() {
 	echo "$mode: kernel-check exit $rc, KCSAN reports: $all, of them on s_dio_done_wq paths: $dio;" \
 	     "$(grep '^dio-stress: PASS' "$log" | sed 's/^dio-stress: PASS //' | paste -sd ';' -)"
 	grep -o 'BUG: KCSAN: .*' "$log" | sort | uniq -c | sed 's/^/    /'
+	race_summary "$log"
+}
+
+# The KCSAN reports while onetime_race.ko ran, per mode, and its own line.
+race_summary() {
+	sed 's/^\[ *[0-9.]*\] //' "$1" | awk '
+	/^lkmm-guest: onetime_race mode=/ { mode = substr($2, 6); order[++n] = mode; next }
+	/^lkmm-guest: onetime_race end/   { mode = ""; next }
+	mode != "" && /BUG: KCSAN: /      { reports[mode]++ }
+	mode != "" && /^onetime_race: /   { result[mode] = $0 }
+	END {
+		for (i = 1; i <= n; i++)
+			printf "    onetime_race %s: KCSAN reports: %d; %s\n", order[i],
+			       reports[order[i]], result[order[i]] ? result[order[i]] : "(no result line)"
+	}'
 }
 
 main() {
@@ -59,7 +80,8 @@ main() {
 	after=$(run series)
 	{
 		echo "settings: rounds=${LKMM_BA_ROUNDS:-40} threads=${LKMM_BA_THREADS:-8} writes=${LKMM_BA_WRITES:-8}" \
-		     "kcsan.skip_watch=${LKMM_BA_SKIP_WATCH:-50} kcsan.udelay_task=${LKMM_BA_UDELAY:-200}"
+		     "kcsan.skip_watch=${LKMM_BA_SKIP_WATCH:-50} kcsan.udelay_task=${LKMM_BA_UDELAY:-200}" \
+		     "onetime_race rounds=${LKMM_BA_RACE_ROUNDS:-2000}"
 		summary pristine "$before"
 		summary series "$after"
 	} | tee "$OUT/summary.txt"
