@@ -994,7 +994,6 @@ void cat_free(struct cat_model *m)
 {
 	free_vec(&m->names);
 	free(m->name_index);
-	free(m->keyword_names);
 	free_vec(&m->files);
 	free_vec(&m->texts);
 	for (int i = 0; i < m->nlevels; i++)
