@@ -950,9 +950,12 @@ static char *load_text(struct cat_model *m, const char *name,
 	if (text)
 		return text;
 	lib = find_lib(name);
-	if (!lib)
-		die_at(from, "cannot read model file %s: %s", *path,
-		       strerror(errno));
+	if (!lib) {
+		int err = errno;
+
+		vec_push(&m->files, *path);	/* for cat_free(), as die_at() ends the load */
+		die_at(from, "cannot read model file %s: %s", *path, strerror(err));
+	}
 	free(*path);
 	*path = xmalloc(strlen(name) + 8);
 	sprintf(*path, "<lib>/%s", name);
@@ -967,10 +970,10 @@ static void parse_file(struct cat_model *m, const char *name,
 	char *path;
 	char *text = load_text(m, name, from, &path);
 
-	if (depth > 20)
-		die_at(from, "includes nested too deeply");
 	vec_push(&m->files, path);
 	vec_push(&m->texts, text);
+	if (depth > 20)
+		die_at(from, "includes nested too deeply");
 	ps.file = path;
 	ps.src = ps.p = ps.line_start = text;
 	next(&ps);
@@ -1011,10 +1014,10 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 	char *text, *line, *end;
 
 	intern_keywords(m);
+	vec_push(&m->files, path);
 	text = read_file(path, NULL);
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
-	vec_push(&m->files, path);
 	vec_push(&m->texts, text);
 	pos.file = path;
 	for (line = text; *line; line = end) {
