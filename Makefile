@@ -56,6 +56,17 @@ $(CAT_TEST_ASAN): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
 
+# The library entry's unit tests (lkmm.h), linked with everything but
+# main.c, plain and under ASan+UBSan.
+LKMM_TEST := build/tests/lkmm_test
+LKMM_TEST_ASAN := build/tests/lkmm_test-asan
+$(LKMM_TEST): tests/src/lkmm_test.c $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -o $@ $^ -lcmocka
+$(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $^ -lcmocka
+
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
 
@@ -70,9 +81,9 @@ demo:
 
 check:
 	scripts/setup.sh all
-	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN)
+	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
-		tests/kernel/*.t
+		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
 
 # The parser's fuzz target (libFuzzer, ASan+UBSan), seeded with every
 # litmus test at hand; FUZZ_SECONDS bounds the run (default 600).

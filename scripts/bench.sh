@@ -78,6 +78,101 @@ else
 	printf '%-70s %10.4f\n' "TOTAL (one process for all tests)" "$all_lkmm"
 fi
 
+# Issue 11's table, row by row.  The heavy rows are bounded by
+# BENCH_TIMEOUT seconds (default 60; lkmm's -timeout, herd7's own) and
+# print "> N s" when it is hit; BENCH_HEAVY_HERD7=0 runs no herd7 on them
+# (it takes more than ten minutes on each).
+sample=$top/tests/src/corpus/paulmck-sample/litmus
+t10=$sample/auto/C-RW-R+RW-R+RW-G+RW-G+RW-G+RW-G+RW-R+RW-R+RW-R+RW-R.litmus
+t16=$sample/auto/C-RW-R+RW-R+RW-G+RW-G+RW-G+RW-G+RW-R+RW-R+RW-R+RW-R+RW-G+RW-G+RW-G+RW-G+RW-R+RW-R.litmus
+limit=${BENCH_TIMEOUT:-60}
+
+# One run of a command bounded by $limit seconds: its time, or "> N s".
+bounded() {
+	local start end t
+	start=$EPOCHREALTIME
+	"$@" > /dev/null 2>&1 || true
+	end=$EPOCHREALTIME
+	t=$(echo "$end - $start" | bc -l)
+	if [ "$(echo "$t >= $limit" | bc -l)" = 1 ]; then
+		echo "> $limit s"
+	else
+		printf '%.4f\n' "$t"
+	fi
+}
+
+# A row: its name, lkmm's time and, with HERD7=, herd7's and the ratio.
+# The times are given; "light" rows run BENCH_REPEAT times, the fastest counts.
+row() {
+	local name=$1 l=$2 h=$3 ratio=
+	[[ $l == [0-9.]* ]] && l=$(printf '%.4f' "$l")
+	[[ $h == [0-9.]* ]] && h=$(printf '%.4f' "$h")
+	if [ -z "${HERD7:-}" ]; then
+		printf '%-50s %12s\n' "$name" "$l"
+		return
+	fi
+	case "$l$h" in
+	*'>'*|*-*) ratio=- ;;
+	*) ratio=$(printf '%.1fx' "$(echo "$h / $l" | bc -l)") ;;
+	esac
+	printf '%-50s %12s %12s %8s\n' "$name" "$l" "$h" "$ratio"
+}
+
+# herd7's time on a light row, or "-" without HERD7=.
+herd_light() {
+	if [ -n "${HERD7:-}" ]; then fastest "$HERD7" -conf linux-kernel.cfg "$@"; else echo -; fi
+}
+
+# herd7's time on a heavy row, bounded, or "-" when not run.
+herd_heavy() {
+	if [ -n "${HERD7:-}" ] && [ "${BENCH_HEAVY_HERD7:-1}" != 0 ]; then
+		bounded "$HERD7" -conf linux-kernel.cfg -timeout "$limit" "$@"
+	else
+		echo -
+	fi
+}
+
+# Start-up: the mean of 200 runs of lkmm on a small test against as many
+# of an empty C program; the target is a difference under 0.5 ms.
+mkdir -p "$top/build/bench"
+printf 'int main(void) { return 0; }\n' > "$top/build/bench/empty.c"
+${CC:-cc} -O2 -o "$top/build/bench/empty" "$top/build/bench/empty.c"
+mean_ms() {
+	local start end i
+	start=$EPOCHREALTIME
+	for ((i = 0; i < 200; i++)); do "$@" > /dev/null 2>&1 || true; done
+	end=$EPOCHREALTIME
+	echo "($end - $start) * 1000 / 200" | bc -l
+}
+sb=$model/litmus-tests/SB+poonceonces.litmus
+empty_ms=$(mean_ms "$top/build/bench/empty")
+sb_ms=$(mean_ms "$lkmm" check "$sb")
+echo
+printf 'start-up: lkmm check SB+poonceonces %.2f ms a run, an empty C program %.2f ms: +%.2f ms\n' \
+	"$sb_ms" "$empty_ms" "$(echo "$sb_ms - $empty_ms" | bc -l)"
+
+echo
+if [ -n "${HERD7:-}" ]; then
+	printf '%-50s %12s %12s %8s\n' "issue 11's table" lkmm herd7 ratio
+else
+	printf '%-50s %12s\n' "issue 11's table" lkmm
+fi
+ntests=$(echo $tests | wc -w)
+row "kernel corpus, one process per test ($ntests)" "$total_lkmm" "$total_herd"
+row "kernel corpus, one process for all" "$all_lkmm" "${all_herd:--}"
+row "T10 (auto/, 10 procs, full)" "$(fastest "$lkmm" check "$t10")" "$(herd_light "$t10")"
+row "T16 (16 procs) -speedcheck true" \
+	"$(bounded "$lkmm" check -timeout "$limit" -speedcheck true "$t16")" \
+	"$(herd_heavy -speedcheck true "$t16")"
+row "T16 (16 procs) full" "$(bounded "$lkmm" check -timeout "$limit" "$t16")" \
+	"$(herd_heavy "$t16")"
+row "manual/kernel/C-seqlock" "$(fastest "$lkmm" check "$sample/manual/kernel/C-seqlock.litmus")" \
+	"$(herd_light "$sample/manual/kernel/C-seqlock.litmus")"
+row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
+	"$(bounded "$lkmm" check -timeout "$limit" \
+		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")" \
+	"$(herd_heavy "$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")"
+
 [ "${BENCH_KERNEL:-1}" = 0 ] && exit 0
 
 # In the guest.  Iterations per second from each module's own clock: ours

@@ -167,11 +167,11 @@ struct cat_model {
 	struct vec names;	/* interned strings */
 	int *name_index;	/* hash table of names: index + 1, 0 when free */
 	size_t name_slots;	/* its size, a power of two */
-	const char **keyword_names;	/* catparse.c's keywords, interned */
 	struct vec files;	/* file names, for srcpos */
 	struct vec texts;	/* file contents, for freeing */
 	struct vec bell_tags;	/* annotations declared by `instructions` */
 	struct cat_predef *tag_sets;	/* their event sets */
+	struct arena syntax;	/* the statements and their trees */
 	struct vec stmts;	/* every statement, includes spliced in */
 	struct vec invariants;	/* lets made of parts of statements */
 	struct vec steps;	/* checks and withs, in the order to run them */

@@ -963,13 +963,33 @@ void cat_run(struct cat_model *m, const struct execution *x,
 
 /* ---- Loading ---- */
 
+/* What load_model() fills under catch_die(). */
+struct load_job {
+	struct cat_model *m;
+	const char *cfg_name;
+};
+
+static void load_model(void *arg)
+{
+	struct load_job *job = arg;
+
+	cat_parse_cfg(job->m, job->cfg_name);
+	cat_resolve(job->m);
+}
+
+/* An error in the model frees what was loaded of it, then goes on as die() would. */
 struct cat_model *cat_load(const char *model_dir, const char *cfg_name)
 {
 	struct cat_model *m = xcalloc(1, sizeof(*m));
+	struct load_job job = { m, cfg_name };
+	int status;
 
 	m->dir = xstrdup(model_dir);
-	cat_parse_cfg(m, cfg_name);
-	cat_resolve(m);
+	status = catch_die(load_model, &job);
+	if (status) {
+		cat_free(m);
+		die_again(status);
+	}
 	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
 	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
 	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
@@ -994,7 +1014,6 @@ void cat_free(struct cat_model *m)
 {
 	free_vec(&m->names);
 	free(m->name_index);
-	free(m->keyword_names);
 	free_vec(&m->files);
 	free_vec(&m->texts);
 	for (int i = 0; i < m->nlevels; i++)

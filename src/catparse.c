@@ -101,8 +101,11 @@ static void grow_names(struct cat_model *m)
 	free(table);
 }
 
-/* Every name of every model file comes through here: a hash table, not a scan. */
-const char *cat_intern(struct cat_model *m, const char *s, size_t len)
+/*
+ * Every name of every model file comes through here: a hash table, not a
+ * scan.  The name's index in m->names, interned first if new.
+ */
+static int intern_index(struct cat_model *m, const char *s, size_t len)
 {
 	size_t slot;
 
@@ -113,7 +116,12 @@ const char *cat_intern(struct cat_model *m, const char *s, size_t len)
 		vec_push(&m->names, xstrndup(s, len));
 		m->name_index[slot] = m->names.len;
 	}
-	return m->names.items[m->name_index[slot] - 1];
+	return m->name_index[slot] - 1;
+}
+
+const char *cat_intern(struct cat_model *m, const char *s, size_t len)
+{
+	return m->names.items[intern_index(m, s, len)];
 }
 
 /* ---- Lexer ---- */
@@ -136,6 +144,8 @@ static void skip_comment(struct parser *ps)
 	int depth = 0;
 
 	do {
+		/* Only these characters matter: jump over the others at once. */
+		ps->p += strcspn(ps->p, "(*\n");
 		if (!*ps->p)
 			die_at(start, "unterminated comment");
 		if (ps->p[0] == '(' && ps->p[1] == '*') {
@@ -163,8 +173,7 @@ static void skip_blanks(struct parser *ps)
 		} else if (c == ' ' || c == '\t' || c == '\r') {
 			ps->p++;
 		} else if (c == '#' || (c == '/' && ps->p[1] == '/')) {
-			while (*ps->p && *ps->p != '\n')
-				ps->p++;
+			ps->p += strcspn(ps->p, "\n");
 		} else if (c == '(' && ps->p[1] == '*') {
 			skip_comment(ps);
 		} else {
@@ -196,24 +205,22 @@ static size_t name_length(const char *s)
 	return n + (s[n] == '\'');
 }
 
-/* Interned names are compared as pointers: the keywords are interned once. */
+#define NKEYWORDS (int)(sizeof(keywords) / sizeof(keywords[0]))
+
+/* The keywords are the model's first names (intern_keywords()): its index says which. */
 static enum tok lex_name(struct parser *ps, size_t len)
 {
-	struct cat_model *m = ps->m;
-	size_t i, n = sizeof(keywords) / sizeof(keywords[0]);
+	int k = intern_index(ps->m, ps->p, len);
 
-	if (!m->keyword_names) {
-		m->keyword_names = xcalloc(n, sizeof(*m->keyword_names));
-		for (i = 0; i < n; i++)
-			m->keyword_names[i] = cat_intern(m, keywords[i].word,
-							 strlen(keywords[i].word));
-	}
-	ps->text = cat_intern(m, ps->p, len);
+	ps->text = ps->m->names.items[k];
 	ps->p += len;
-	for (i = 0; i < n; i++)
-		if (m->keyword_names[i] == ps->text)
-			return keywords[i].tok;
-	return T_NAME;
+	return k < NKEYWORDS ? keywords[k].tok : T_NAME;
+}
+
+static void intern_keywords(struct cat_model *m)
+{
+	for (int i = 0; i < NKEYWORDS; i++)
+		intern_index(m, keywords[i].word, strlen(keywords[i].word));
 }
 
 static enum tok lex_string(struct parser *ps)
@@ -230,15 +237,45 @@ static enum tok lex_string(struct parser *ps)
 	return T_STRING;
 }
 
-static const struct { const char *op; enum tok tok; } operators[] = {
-	{ "||", T_BARBAR }, { "++", T_PLUSPLUS }, { "->", T_ARROW },
-	{ "-1", T_INV }, { "(", T_LPAR }, { ")", T_RPAR }, { "{", T_LACC },
-	{ "}", T_RACC }, { "[", T_LBRAC }, { "]", T_RBRAC },
-	{ "0", T_ZERO }, { "|", T_BAR }, { "&", T_AMP }, { "*", T_STAR },
-	{ "~", T_TILDE }, { "+", T_PLUS }, { "^", T_HAT },
-	{ "\\", T_BACKSLASH }, { "?", T_QUESTION }, { "=", T_EQUAL },
-	{ ";", T_SEMI }, { ",", T_COMMA },
-};
+/* The token `c` stands for alone, or `two` when `second` follows it. */
+static enum tok either(struct parser *ps, enum tok one, char second, enum tok two)
+{
+	if (*ps->p != second)
+		return one;
+	ps->p++;
+	return two;
+}
+
+/* An operator: its first character decides, but for || ++ -> -1. */
+static enum tok lex_operator(struct parser *ps)
+{
+	switch (*ps->p++) {
+	case '|': return either(ps, T_BAR, '|', T_BARBAR);
+	case '+': return either(ps, T_PLUS, '+', T_PLUSPLUS);
+	case '-':
+		if (*ps->p == '>' || *ps->p == '1')
+			return *ps->p++ == '>' ? T_ARROW : T_INV;
+		break;
+	case '(': return T_LPAR;
+	case ')': return T_RPAR;
+	case '{': return T_LACC;
+	case '}': return T_RACC;
+	case '[': return T_LBRAC;
+	case ']': return T_RBRAC;
+	case '0': return T_ZERO;
+	case '&': return T_AMP;
+	case '*': return T_STAR;
+	case '~': return T_TILDE;
+	case '^': return T_HAT;
+	case '\\': return T_BACKSLASH;
+	case '?': return T_QUESTION;
+	case '=': return T_EQUAL;
+	case ';': return T_SEMI;
+	case ',': return T_COMMA;
+	}
+	ps->p--;
+	die_at(ps->pos, "unexpected character '%c'", *ps->p);
+}
 
 static enum tok lex(struct parser *ps)
 {
@@ -265,19 +302,7 @@ static enum tok lex(struct parser *ps)
 		ps->p++;
 		return T_UNDERSCORE;
 	}
-	for (size_t i = 0; i < sizeof(operators) / sizeof(operators[0]); i++) {
-		size_t n;
-
-		/* The first character decides most: no call for the others. */
-		if (operators[i].op[0] != *ps->p)
-			continue;
-		n = strlen(operators[i].op);
-		if (!strncmp(ps->p, operators[i].op, n)) {
-			ps->p += n;
-			return operators[i].tok;
-		}
-	}
-	die_at(ps->pos, "unexpected character '%c'", *ps->p);
+	return lex_operator(ps);
 }
 
 static void next(struct parser *ps)
@@ -319,32 +344,38 @@ static const char *expect_name(struct parser *ps)
 
 /* ---- Expressions ---- */
 
-static struct cat_expr *new_expr(enum cat_expr_kind kind, struct srcpos pos,
-				 int n)
+/*
+ * The tree lives in the model's syntax arena (m->syntax), freed at once
+ * with the model: no node has to be freed on its own, not even those a
+ * parse drops, and a load makes no malloc() per node.
+ */
+static struct cat_expr *new_expr(struct parser *ps, enum cat_expr_kind kind,
+				 struct srcpos pos, int n)
 {
-	struct cat_expr *e = xcalloc(1, sizeof(*e));
+	struct cat_expr *e = arena_alloc(&ps->m->syntax, sizeof(*e));
 
 	e->kind = kind;
 	e->pos = pos;
 	e->slot = -1;
 	e->n = n;
-	e->args = n ? xcalloc(n, sizeof(*e->args)) : NULL;
+	e->args = n ? arena_alloc(&ps->m->syntax, n * sizeof(*e->args)) : NULL;
 	return e;
 }
 
-static struct cat_expr *unary(enum cat_expr_kind kind, struct srcpos pos,
-			      struct cat_expr *a)
+static struct cat_expr *unary(struct parser *ps, enum cat_expr_kind kind,
+			      struct srcpos pos, struct cat_expr *a)
 {
-	struct cat_expr *e = new_expr(kind, pos, 1);
+	struct cat_expr *e = new_expr(ps, kind, pos, 1);
 
 	e->args[0] = a;
 	return e;
 }
 
-static struct cat_expr *binary(enum cat_expr_kind kind, struct srcpos pos,
-			       struct cat_expr *a, struct cat_expr *b)
+static struct cat_expr *binary(struct parser *ps, enum cat_expr_kind kind,
+			       struct srcpos pos, struct cat_expr *a,
+			       struct cat_expr *b)
 {
-	struct cat_expr *e = new_expr(kind, pos, 2);
+	struct cat_expr *e = new_expr(ps, kind, pos, 2);
 
 	e->args[0] = a;
 	e->args[1] = b;
@@ -352,43 +383,27 @@ static struct cat_expr *binary(enum cat_expr_kind kind, struct srcpos pos,
 }
 
 /* Union and sequence are n-ary, so that sequences can stop early. */
-static struct cat_expr *nary(enum cat_expr_kind kind, struct srcpos pos,
-			     struct cat_expr *a, struct cat_expr *b)
+static struct cat_expr *nary(struct parser *ps, enum cat_expr_kind kind,
+			     struct srcpos pos, struct cat_expr *a,
+			     struct cat_expr *b)
 {
-	struct vec items = { 0 };
-	struct cat_expr *e;
+	struct cat_expr *e = new_expr(ps, kind, pos, 0);
 
 	for (int i = 0; i < 2; i++) {
 		struct cat_expr *x = i ? b : a;
 
 		if (x->kind != kind) {
-			vec_push(&items, x);
+			arena_push(&ps->m->syntax, e->args, e->n, x);
 			continue;
 		}
 		for (int j = 0; j < x->n; j++)
-			vec_push(&items, x->args[j]);
-		free(x->args);
-		free(x);
+			arena_push(&ps->m->syntax, e->args, e->n, x->args[j]);
 	}
-	e = new_expr(kind, pos, 0);
-	e->n = items.len;
-	e->args = (struct cat_expr **)items.items;
-	return e;
-}
-
-static struct cat_expr *from_vec(enum cat_expr_kind kind, struct srcpos pos,
-				 struct vec *items)
-{
-	struct cat_expr *e = new_expr(kind, pos, 0);
-
-	e->n = items->len;
-	e->args = (struct cat_expr **)items->items;
 	return e;
 }
 
 static struct cat_expr *expr(struct parser *ps);
 static struct cat_expr *base(struct parser *ps);
-static void free_expr(struct cat_expr *e);
 static int bindings(struct parser *ps, struct cat_bind **binds);
 
 static bool starts_simple(enum tok tok)
@@ -407,15 +422,20 @@ static bool starts_operand(enum tok tok)
 	return starts_simple(tok) || tok == T_NAME || tok == T_TILDE;
 }
 
-/* Comma-separated bases up to `close`, for {..} and instructions [..]. */
-static void base_list(struct parser *ps, struct vec *items, enum tok close,
+/*
+ * Comma-separated bases up to `close`, for {..} and instructions [..]:
+ * the args of e.
+ */
+static void base_list(struct parser *ps, struct cat_expr *e, enum tok close,
 		      const char *what)
 {
 	if (accept(ps, close))
 		return;
-	do
-		vec_push(items, base(ps));
-	while (accept(ps, T_COMMA));
+	do {
+		struct cat_expr *item = base(ps);
+
+		arena_push(&ps->m->syntax, e->args, e->n, item);
+	} while (accept(ps, T_COMMA));
 	expect(ps, close, what);
 }
 
@@ -437,31 +457,32 @@ static struct cat_expr *simple(struct parser *ps)
 {
 	struct srcpos pos = ps->pos;
 	struct cat_expr *e;
-	struct vec items = { 0 };
 
 	switch (ps->tok) {
 	case T_ZERO:
 		next(ps);
-		return new_expr(X_ZERO, pos, 0);
+		return new_expr(ps, X_ZERO, pos, 0);
 	case T_UNDERSCORE:
 		next(ps);
-		return new_expr(X_UNIV, pos, 0);
+		return new_expr(ps, X_UNIV, pos, 0);
 	case T_TAGNAME:
 		if (!tag_declared(ps, ps->text))
 			die_at(pos, "tag '%s is not declared by any enum", ps->text);
-		e = new_expr(X_TAG, pos, 0);
+		e = new_expr(ps, X_TAG, pos, 0);
 		e->name = ps->text;
 		next(ps);
 		return e;
 	case T_LACC:
 		next(ps);
-		base_list(ps, &items, T_RACC, "'}'");
-		return items.len ? from_vec(X_SET, pos, &items)
-				 : new_expr(X_EMPTY, pos, 0);
+		e = new_expr(ps, X_SET, pos, 0);
+		base_list(ps, e, T_RACC, "'}'");
+		if (!e->n)
+			e->kind = X_EMPTY;
+		return e;
 	case T_LPAR:
 		next(ps);
 		if (accept(ps, T_RPAR))
-			return new_expr(X_TUPLE, pos, 0);
+			return new_expr(ps, X_TUPLE, pos, 0);
 		e = expr(ps);
 		expect(ps, T_RPAR, "')'");
 		return e;
@@ -474,7 +495,7 @@ static struct cat_expr *simple(struct parser *ps)
 		next(ps);
 		e = expr(ps);
 		expect(ps, T_RBRAC, "']'");
-		return unary(X_TOID, pos, e);
+		return unary(ps, X_TOID, pos, e);
 	default:
 		syntax_error(ps, "expression");
 	}
@@ -483,7 +504,7 @@ static struct cat_expr *simple(struct parser *ps)
 /* A name applied to arguments: names or simple expressions. */
 static struct cat_expr *application(struct parser *ps)
 {
-	struct cat_expr *e = new_expr(X_VAR, ps->pos, 0);
+	struct cat_expr *e = new_expr(ps, X_VAR, ps->pos, 0);
 
 	e->name = expect_name(ps);
 	while (ps->tok == T_NAME || starts_simple(ps->tok)) {
@@ -491,13 +512,13 @@ static struct cat_expr *application(struct parser *ps)
 		struct cat_expr *arg;
 
 		if (ps->tok == T_NAME) {
-			arg = new_expr(X_VAR, pos, 0);
+			arg = new_expr(ps, X_VAR, pos, 0);
 			arg->name = ps->text;
 			next(ps);
 		} else {
 			arg = simple(ps);
 		}
-		e = binary(X_APP, pos, e, arg);
+		e = binary(ps, X_APP, pos, e, arg);
 	}
 	return e;
 }
@@ -511,7 +532,7 @@ static struct cat_expr *inverse(struct parser *ps)
 
 		next(ps);
 		expect(ps, T_INV, "'-1' after '^'");
-		e = unary(X_INV, pos, e);
+		e = unary(ps, X_INV, pos, e);
 	}
 	return e;
 }
@@ -521,7 +542,7 @@ static struct cat_expr *prefix(struct parser *ps)
 	struct srcpos pos = ps->pos;
 
 	if (accept(ps, T_TILDE))
-		return unary(X_COMP, pos, prefix(ps));
+		return unary(ps, X_COMP, pos, prefix(ps));
 	return inverse(ps);
 }
 
@@ -535,12 +556,12 @@ static struct cat_expr *postfix(struct parser *ps)
 
 		if (accept(ps, T_STAR))
 			e = starts_operand(ps->tok)
-				    ? binary(X_CART, pos, e, prefix(ps))
-				    : unary(X_STAR, pos, e);
+				    ? binary(ps, X_CART, pos, e, prefix(ps))
+				    : unary(ps, X_STAR, pos, e);
 		else if (accept(ps, T_PLUS))
-			e = unary(X_PLUS, pos, e);
+			e = unary(ps, X_PLUS, pos, e);
 		else if (accept(ps, T_QUESTION))
-			e = unary(X_OPT, pos, e);
+			e = unary(ps, X_OPT, pos, e);
 		else
 			return e;
 	}
@@ -552,7 +573,7 @@ static struct cat_expr *inter(struct parser *ps)
 	struct srcpos pos = ps->pos;
 
 	if (accept(ps, T_AMP))
-		return binary(X_INTER, pos, e, inter(ps));
+		return binary(ps, X_INTER, pos, e, inter(ps));
 	return e;
 }
 
@@ -565,7 +586,7 @@ static struct cat_expr *diff(struct parser *ps)
 
 		if (!accept(ps, T_BACKSLASH))
 			return e;
-		e = binary(X_DIFF, pos, e, inter(ps));
+		e = binary(ps, X_DIFF, pos, e, inter(ps));
 	}
 }
 
@@ -575,7 +596,7 @@ static struct cat_expr *seq(struct parser *ps)
 	struct srcpos pos = ps->pos;
 
 	if (accept(ps, T_SEMI))
-		return nary(X_SEQ, pos, e, seq(ps));
+		return nary(ps, X_SEQ, pos, e, seq(ps));
 	return e;
 }
 
@@ -585,7 +606,7 @@ static struct cat_expr *add(struct parser *ps)
 	struct srcpos pos = ps->pos;
 
 	if (accept(ps, T_PLUSPLUS))
-		return binary(X_ADD, pos, e, add(ps));
+		return binary(ps, X_ADD, pos, e, add(ps));
 	return e;
 }
 
@@ -595,7 +616,7 @@ static struct cat_expr *base(struct parser *ps)
 	struct srcpos pos = ps->pos;
 
 	if (accept(ps, T_BAR))
-		return nary(X_UNION, pos, e, base(ps));
+		return nary(ps, X_UNION, pos, e, base(ps));
 	return e;
 }
 
@@ -607,35 +628,40 @@ static const char *pat_name(struct parser *ps)
 	return expect_name(ps);
 }
 
+/* Names and _ separated by commas, into pat. */
+static void pat_names(struct parser *ps, struct cat_pat *pat)
+{
+	do {
+		const char *name = pat_name(ps);
+
+		arena_push(&ps->m->syntax, pat->names, pat->n, name);
+	} while (accept(ps, T_COMMA));
+}
+
 /* Formal parameters "(a, b)" or "(a)" or "()", the '(' already read. */
 static struct cat_pat formals(struct parser *ps)
 {
-	struct vec names = { 0 };
 	struct cat_pat pat = { 0 };
 
 	if (ps->tok != T_RPAR)
-		do
-			vec_push(&names, (void *)pat_name(ps));
-		while (accept(ps, T_COMMA));
+		pat_names(ps, &pat);
 	expect(ps, T_RPAR, "')'");
-	pat.n = names.len;
-	pat.names = (const char **)names.items;
 	pat.tuple = pat.n != 1;
 	return pat;
 }
 
-static struct cat_pat single(const char *name)
+static struct cat_pat single(struct parser *ps, const char *name)
 {
-	struct cat_pat pat = { 1, xmalloc(sizeof(char *)), false };
+	struct cat_pat pat = { 0 };
 
-	pat.names[0] = name;
+	arena_push(&ps->m->syntax, pat.names, pat.n, name);
 	return pat;
 }
 
-static struct cat_expr *function(struct srcpos pos, struct cat_pat param,
-				 struct cat_expr *body)
+static struct cat_expr *function(struct parser *ps, struct srcpos pos,
+				 struct cat_pat param, struct cat_expr *body)
 {
-	struct cat_expr *e = unary(X_FUN, pos, body);
+	struct cat_expr *e = unary(ps, X_FUN, pos, body);
 
 	e->param = param;
 	return e;
@@ -644,11 +670,10 @@ static struct cat_expr *function(struct srcpos pos, struct cat_pat param,
 static struct cat_expr *expr(struct parser *ps)
 {
 	struct srcpos pos = ps->pos;
-	struct cat_expr *e;
-	struct vec items = { 0 };
+	struct cat_expr *e, *tuple;
 
 	if (accept(ps, T_LET)) {
-		e = new_expr(accept(ps, T_REC) ? X_LETREC : X_LET, pos, 1);
+		e = new_expr(ps, accept(ps, T_REC) ? X_LETREC : X_LET, pos, 1);
 		e->nbinds = bindings(ps, &e->binds);
 		expect(ps, T_IN, "'in'");
 		e->args[0] = expr(ps);
@@ -657,12 +682,12 @@ static struct cat_expr *expr(struct parser *ps)
 	if (accept(ps, T_FUN)) {
 		struct cat_pat param;
 
-		param = accept(ps, T_LPAR) ? formals(ps) : single(pat_name(ps));
+		param = accept(ps, T_LPAR) ? formals(ps) : single(ps, pat_name(ps));
 		expect(ps, T_ARROW, "'->'");
-		return function(pos, param, expr(ps));
+		return function(ps, pos, param, expr(ps));
 	}
 	if (accept(ps, T_TRY)) {
-		e = new_expr(X_TRY, pos, 2);
+		e = new_expr(ps, X_TRY, pos, 2);
 		e->args[0] = expr(ps);
 		expect(ps, T_WITH, "'with'");
 		e->args[1] = expr(ps);
@@ -671,10 +696,13 @@ static struct cat_expr *expr(struct parser *ps)
 	e = base(ps);
 	if (ps->tok != T_COMMA)
 		return e;
-	vec_push(&items, e);
-	while (accept(ps, T_COMMA))
-		vec_push(&items, base(ps));
-	return from_vec(X_TUPLE, pos, &items);
+	tuple = new_expr(ps, X_TUPLE, pos, 0);
+	arena_push(&ps->m->syntax, tuple->args, tuple->n, e);
+	while (accept(ps, T_COMMA)) {
+		e = base(ps);
+		arena_push(&ps->m->syntax, tuple->args, tuple->n, e);
+	}
+	return tuple;
 }
 
 /*
@@ -684,7 +712,6 @@ static struct cat_expr *expr(struct parser *ps)
 static struct cat_bind binding(struct parser *ps)
 {
 	struct cat_bind b = { .pos = ps->pos, .slot = -1 };
-	struct vec names = { 0 };
 
 	if (accept(ps, T_LPAR)) {
 		b.pat = formals(ps);
@@ -697,17 +724,15 @@ static struct cat_bind binding(struct parser *ps)
 		if (name && (ps->tok == T_NAME || ps->tok == T_UNDERSCORE ||
 			     ps->tok == T_LPAR)) {
 			param = accept(ps, T_LPAR) ? formals(ps)
-						   : single(pat_name(ps));
+						   : single(ps, pat_name(ps));
 			expect(ps, T_EQUAL, "'='");
-			b.pat = single(name);
-			b.e = function(fpos, param, expr(ps));
+			b.pat = single(ps, name);
+			b.e = function(ps, fpos, param, expr(ps));
 			return b;
 		}
-		vec_push(&names, (void *)name);
-		while (accept(ps, T_COMMA))
-			vec_push(&names, (void *)pat_name(ps));
-		b.pat.n = names.len;
-		b.pat.names = (const char **)names.items;
+		arena_push(&ps->m->syntax, b.pat.names, b.pat.n, name);
+		if (accept(ps, T_COMMA))
+			pat_names(ps, &b.pat);
 		b.pat.tuple = b.pat.n > 1;
 	}
 	expect(ps, T_EQUAL, "'='");
@@ -721,8 +746,9 @@ static int bindings(struct parser *ps, struct cat_bind **binds)
 
 	*binds = NULL;
 	do {
-		*binds = xrealloc(*binds, (n + 1) * sizeof(**binds));
-		(*binds)[n++] = binding(ps);
+		struct cat_bind b = binding(ps);
+
+		arena_push(&ps->m->syntax, *binds, n, b);
 	} while (accept(ps, T_AND));
 	return n;
 }
@@ -732,7 +758,7 @@ static int bindings(struct parser *ps, struct cat_bind **binds)
 static struct cat_stmt *new_stmt(struct parser *ps, enum cat_stmt_kind kind,
 				 struct srcpos pos)
 {
-	struct cat_stmt *s = xcalloc(1, sizeof(*s));
+	struct cat_stmt *s = arena_alloc(&ps->m->syntax, sizeof(*s));
 
 	s->kind = kind;
 	s->pos = pos;
@@ -772,23 +798,23 @@ static void add_bell_tag(struct cat_model *m, const char *tag)
 static void enumeration(struct parser *ps, struct srcpos pos)
 {
 	struct cat_stmt *s = new_stmt(ps, S_LET, pos);
-	struct vec tags = { 0 };
+	struct cat_expr *tags = new_expr(ps, X_SET, pos, 0);
 
-	s->binds = xcalloc(1, sizeof(*s->binds));
+	s->binds = arena_alloc(&ps->m->syntax, sizeof(*s->binds));
 	s->nbinds = 1;
 	s->binds->pos = pos;
 	s->binds->slot = -1;
-	s->binds->pat = single(expect_name(ps));
+	s->binds->pat = single(ps, expect_name(ps));
 	expect(ps, T_EQUAL, "'='");
 	accept(ps, T_BARBAR);
 	do {
-		struct cat_expr *tag = new_expr(X_TAG, ps->pos, 0);
+		struct cat_expr *tag = new_expr(ps, X_TAG, ps->pos, 0);
 
 		tag->name = ps->text;
 		expect(ps, T_TAGNAME, "tag");
-		vec_push(&tags, tag);
+		arena_push(&ps->m->syntax, tags->args, tags->n, tag);
 	} while (accept(ps, T_BARBAR));
-	s->binds->e = from_vec(X_SET, pos, &tags);
+	s->binds->e = tags;
 	vec_push(ps->enums, s);
 }
 
@@ -819,16 +845,13 @@ static void instruction_tags(struct parser *ps, struct cat_expr *arg)
 /* "instructions R[...]": the tags become event sets, e.g. 'once -> Once. */
 static void instructions(struct parser *ps)
 {
-	struct vec args = { 0 };
+	struct cat_expr *args = new_expr(ps, X_TUPLE, ps->pos, 0);
 
 	expect_name(ps);
 	expect(ps, T_LBRAC, "'['");
-	base_list(ps, &args, T_RBRAC, "']'");
-	for (int i = 0; i < args.len; i++) {
-		instruction_tags(ps, args.items[i]);
-		free_expr(args.items[i]);
-	}
-	vec_free(&args);
+	base_list(ps, args, T_RBRAC, "']'");
+	for (int i = 0; i < args->n; i++)
+		instruction_tags(ps, args->args[i]);
 }
 
 static void parse_file(struct cat_model *m, const char *name,
@@ -849,11 +872,11 @@ static void statement(struct parser *ps)
 	case T_WITH:
 		next(ps);
 		s = new_stmt(ps, S_WITH, pos);
-		s->binds = xcalloc(1, sizeof(*s->binds));
+		s->binds = arena_alloc(&ps->m->syntax, sizeof(*s->binds));
 		s->nbinds = 1;
 		s->binds->pos = pos;
 		s->binds->slot = -1;
-		s->binds->pat = single(expect_name(ps));
+		s->binds->pat = single(ps, expect_name(ps));
 		expect(ps, T_FROM, "'from'");
 		s->binds->e = expr(ps);
 		return;
@@ -868,7 +891,7 @@ static void statement(struct parser *ps)
 	case T_UNSHOW:
 		/* Only graphs use these: parse and drop. */
 		next(ps);
-		free_expr(expr(ps));
+		expr(ps);
 		if (accept(ps, T_AS))
 			expect_name(ps);
 		return;
@@ -927,9 +950,12 @@ static char *load_text(struct cat_model *m, const char *name,
 	if (text)
 		return text;
 	lib = find_lib(name);
-	if (!lib)
-		die_at(from, "cannot read model file %s: %s", *path,
-		       strerror(errno));
+	if (!lib) {
+		int err = errno;
+
+		vec_push(&m->files, *path);	/* for cat_free(), as die_at() ends the load */
+		die_at(from, "cannot read model file %s: %s", *path, strerror(err));
+	}
 	free(*path);
 	*path = xmalloc(strlen(name) + 8);
 	sprintf(*path, "<lib>/%s", name);
@@ -944,10 +970,10 @@ static void parse_file(struct cat_model *m, const char *name,
 	char *path;
 	char *text = load_text(m, name, from, &path);
 
-	if (depth > 20)
-		die_at(from, "includes nested too deeply");
 	vec_push(&m->files, path);
 	vec_push(&m->texts, text);
+	if (depth > 20)
+		die_at(from, "includes nested too deeply");
 	ps.file = path;
 	ps.src = ps.p = ps.line_start = text;
 	next(&ps);
@@ -987,10 +1013,11 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 	char *path = in_dir(m->dir, cfg_name);
 	char *text, *line, *end;
 
+	intern_keywords(m);
+	vec_push(&m->files, path);
 	text = read_file(path, NULL);
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
-	vec_push(&m->files, path);
 	vec_push(&m->texts, text);
 	pos.file = path;
 	for (line = text; *line; line = end) {
@@ -1023,37 +1050,12 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 
 /* ---- Freeing ---- */
 
-static void free_binds(struct cat_bind *binds, int n);
-
-static void free_expr(struct cat_expr *e)
-{
-	for (int i = 0; i < e->n; i++)
-		free_expr(e->args[i]);
-	free(e->args);
-	free(e->param.names);
-	free_binds(e->binds, e->nbinds);
-	free(e);
-}
-
-static void free_binds(struct cat_bind *binds, int n)
-{
-	for (int i = 0; i < n; i++) {
-		free(binds[i].pat.names);
-		free_expr(binds[i].e);
-	}
-	free(binds);
-}
-
 static void free_stmts(struct vec *stmts)
 {
 	for (int i = 0; i < stmts->len; i++) {
 		struct cat_stmt *s = stmts->items[i];
 
-		free_binds(s->binds, s->nbinds);
-		if (s->e)
-			free_expr(s->e);
 		vec_free(&s->reads);
-		free(s);
 	}
 	vec_free(stmts);
 }
@@ -1062,4 +1064,5 @@ void cat_free_syntax(struct cat_model *m)
 {
 	free_stmts(&m->stmts);
 	free_stmts(&m->invariants);
+	arena_free(&m->syntax);
 }

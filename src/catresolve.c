@@ -239,19 +239,19 @@ static bool worth_keeping(const struct cat_expr *e)
 /* A new slot of `level` bound to e, and a reference to it. */
 static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
 {
-	struct cat_stmt *s = xcalloc(1, sizeof(*s));
-	struct cat_expr *var = xcalloc(1, sizeof(*var));
+	struct cat_stmt *s = arena_alloc(&m->syntax, sizeof(*s));
+	struct cat_expr *var = arena_alloc(&m->syntax, sizeof(*var));
 	const char *name = cat_intern(m, "(invariant)", 11);
 
 	s->kind = S_LET;
 	s->pos = e->pos;
 	s->level = level;
 	s->nbinds = 1;
-	s->binds = xcalloc(1, sizeof(*s->binds));
+	s->binds = arena_alloc(&m->syntax, sizeof(*s->binds));
 	s->binds->pos = e->pos;
 	s->binds->e = e;
 	s->binds->pat.n = 1;
-	s->binds->pat.names = xmalloc(sizeof(char *));
+	s->binds->pat.names = arena_alloc(&m->syntax, sizeof(char *));
 	s->binds->pat.names[0] = name;
 	s->binds->slot = new_slot(m, name);
 	s->end_slot = s->binds->slot + 1;
@@ -266,15 +266,15 @@ static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
 }
 
 /* Gather the operands of e[from..to) into one operand of e's kind. */
-static void group(struct cat_expr *e, int from, int to)
+static void group(struct cat_model *m, struct cat_expr *e, int from, int to)
 {
-	struct cat_expr *g = xcalloc(1, sizeof(*g));
+	struct cat_expr *g = arena_alloc(&m->syntax, sizeof(*g));
 
 	g->kind = e->kind;
 	g->pos = e->args[from]->pos;
 	g->slot = -1;
 	g->n = to - from;
-	g->args = xmalloc(g->n * sizeof(*g->args));
+	g->args = arena_alloc(&m->syntax, g->n * sizeof(*g->args));
 	memcpy(g->args, e->args + from, g->n * sizeof(*g->args));
 	e->args[from] = g;
 	memmove(e->args + from + 1, e->args + to, (e->n - to) * sizeof(*e->args));
@@ -306,7 +306,7 @@ static void group_invariants(struct cat_model *m, struct cat_expr *e, int level)
 				end++;
 		}
 		if (end - i >= 2)
-			group(e, i, end);
+			group(m, e, i, end);
 		if (e->kind == X_UNION)
 			return;
 	}

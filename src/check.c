@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "cat.h"
-#include "check.h"
+#include "lkmm.h"
+#include "litmus.h"
 
 static double now(void)
 {
@@ -63,20 +64,10 @@ static bool render_svg(const char *dot_path, const char *svg_path)
 
 /*
  * What one test holds while it is checked: when bad input or a limit
- * deeper down ends the test (die() jumps back to run_one()), everything
- * here is freed and the run goes on with the next test.
+ * deeper down ends the test (die() jumps back to lkmm_check_file()),
+ * everything is in the result, freed here.
  */
-struct test_run {
-	char *text;
-	struct litmus *test;
-	struct program *prog;
-	struct outcomes outcomes;
-	struct strbuf out;
-	size_t herd_len;		/* herd7's output: the start of out */
-	struct strbuf explanation, suggestion, dot;
-};
-
-static void test_run_free(struct test_run *r)
+void lkmm_result_free(struct lkmm_result *r)
 {
 	outcomes_free(&r->outcomes);
 	sb_free(&r->out);
@@ -93,14 +84,14 @@ static void test_run_free(struct test_run *r)
 
 /* What run_test() needs besides the test_run it fills. */
 struct test_job {
-	struct test_run *run;
+	struct lkmm_result *run;
 	const char *path;
 	const struct checker *checker;
 	int status;
 };
 
 /* Parse, expand, generate and enumerate r->text. */
-static void decide(struct test_run *r, const char *path, const struct checker *c)
+static void decide(struct lkmm_result *r, const char *path, const struct checker *c)
 {
 	r->test = xcalloc(1, sizeof(*r->test));
 	litmus_read(r->test, path, r->text);
@@ -114,7 +105,7 @@ static void decide(struct test_run *r, const char *path, const struct checker *c
 static void run_test(void *arg)
 {
 	struct test_job *job = arg;
-	struct test_run *r = job->run;
+	struct lkmm_result *r = job->run;
 	const struct check_options *opts = job->checker->opts;
 	double start = now();
 
@@ -142,7 +133,7 @@ static void run_test(void *arg)
 
 /* What outcome_reachable() hands decide() under catch_die(). */
 struct variant_job {
-	struct test_run *run;
+	struct lkmm_result *run;
 	const char *path;
 	const struct checker *checker;
 };
@@ -158,7 +149,7 @@ bool outcome_reachable(const struct checker *c, const char *path, const char *te
 {
 	struct check_options opts = *c->opts;
 	struct checker quick = { c->model, c->macros, &opts };
-	struct test_run *r = xcalloc(1, sizeof(*r));
+	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 	bool reachable = false;
 
@@ -170,7 +161,7 @@ bool outcome_reachable(const struct checker *c, const char *path, const char *te
 	if (*ok)
 		reachable = r->test->quantifier == Q_FORALL ? r->outcomes.negative > 0 :
 			    r->outcomes.positive > 0;
-	test_run_free(r);
+	lkmm_result_free(r);
 	return reachable;
 }
 
@@ -207,7 +198,7 @@ static void html_escaped(const char *text, struct strbuf *out)
  * The test's graph: DIR/NAME.dot with --graph, DIR/NAME.svg with --svg
  * (or for --html, in a scratch directory); the SVG's text when rendered.
  */
-static char *write_graph(struct test_run *r, const char *path, const struct check_options *opts,
+static char *write_graph(struct lkmm_result *r, const char *path, const struct check_options *opts,
 			 struct run_outputs *outs)
 {
 	const char *dir = opts->graph_dir ? opts->graph_dir : outs->scratch_dir;
@@ -235,7 +226,7 @@ static char *write_graph(struct test_run *r, const char *path, const struct chec
 }
 
 /* The test's section of the --html page: verdict, explanation, suggestion, graph. */
-static void html_section(struct test_run *r, const char *svg, struct run_outputs *outs)
+static void html_section(struct lkmm_result *r, const char *svg, struct run_outputs *outs)
 {
 	const char *start = svg ? strstr(svg, "<svg") : NULL;
 
@@ -260,21 +251,68 @@ static void html_section(struct test_run *r, const char *svg, struct run_outputs
 }
 
 /*
- * An error in a test is caught here and the run goes on with the next:
- * the test's text, tree and runs are freed from r, and the search's limits
- * stop the search, which frees what it holds, rather than jump.
+ * An error in a test is caught here and the caller goes on with the next:
+ * the test's text, tree and runs are in the result, and the search's
+ * limits stop the search, which frees what it holds, rather than jump.
  */
-static int run_one(const char *path, const struct checker *c, struct test_run **run)
+int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
+		    struct lkmm_result **result)
 {
-	struct test_job job = { xcalloc(1, sizeof(**run)), path, c, 0 };
+	const struct checker c = { ctx->model, ctx->macros, opts };
+	struct test_job job = { xcalloc(1, sizeof(**result)), path, &c, 0 };
 	int status = catch_die(run_test, &job);
 
-	*run = job.run;
+	*result = job.run;
 	return status ? status : job.status;
 }
 
+/* What open_model() fills under catch_die(): the context, the macros' text. */
+struct open_job {
+	struct lkmm *ctx;
+	const char *model_dir, *cfg_name;
+	char *text;
+};
+
+static void open_model(void *arg)
+{
+	struct open_job *job = arg;
+	const char *path;
+
+	job->ctx->model = cat_load(job->model_dir, job->cfg_name);
+	path = cat_macros_file(job->ctx->model);
+	if (!path)
+		die(EXIT_BAD_INPUT, "the model's configuration names no macros file");
+	job->text = read_file(path, NULL);
+	if (!job->text)
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
+	job->ctx->macros = xcalloc(1, sizeof(*job->ctx->macros));
+	macros_read(job->ctx->macros, path, job->text);
+}
+
+int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name)
+{
+	struct open_job job = { ctx, model_dir, cfg_name, NULL };
+	int status;
+
+	memset(ctx, 0, sizeof(*ctx));
+	status = catch_die(open_model, &job);
+	free(job.text);
+	if (status)
+		lkmm_close(ctx);
+	return status;
+}
+
+void lkmm_close(struct lkmm *ctx)
+{
+	if (ctx->macros)
+		macros_free(ctx->macros);
+	if (ctx->model)
+		cat_free(ctx->model);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
 /* What a decided test leaves, in the order of the files given. */
-static void finish_one(const char *path, struct test_run *r, int status,
+static void finish_one(const char *path, struct lkmm_result *r, int status,
 		       const struct check_options *opts, struct run_outputs *outs)
 {
 	if (status == EXIT_LIMIT && r->outcomes.limit) {
@@ -295,7 +333,7 @@ static void finish_one(const char *path, struct test_run *r, int status,
 			html_section(r, svg, outs);
 		free(svg);
 	}
-	test_run_free(r);
+	lkmm_result_free(r);
 }
 
 static const char html_head[] =
@@ -318,12 +356,13 @@ static void write_html(const char *file, const struct strbuf *sections)
 }
 
 /*
- * -j: worker threads take the files in turn, each with a model of its own
- * (evaluation writes into it); the main thread prints each test's output
- * as soon as it and all before it are done, so the output is -j 1's.
+ * -j: worker threads take the files in turn, each with a context of its
+ * own (evaluation writes into the model); the main thread prints each
+ * test's output as soon as it and all before it are done, so the output
+ * is -j 1's.
  */
 struct slot {
-	struct test_run *run;
+	struct lkmm_result *run;
 	int status;
 	bool done;
 };
@@ -332,20 +371,23 @@ struct pool {
 	char **files;
 	int nfiles, next;
 	const struct check_options *opts;
-	const struct macro_table *macros;
 	pthread_mutex_t lock;
 	pthread_cond_t done;
 	struct slot *slots;
 };
 
+struct worker {
+	struct pool *pool;
+	struct lkmm ctx;
+};
+
 static void *worker(void *arg)
 {
-	struct pool *pool = arg;
-	struct cat_model *model = cat_load(pool->opts->model_dir, pool->opts->cfg_name);
-	const struct checker c = { model, pool->macros, pool->opts };
+	struct worker *w = arg;
+	struct pool *pool = w->pool;
 
 	for (;;) {
-		struct test_run *r;
+		struct lkmm_result *r;
 		int i, status;
 
 		pthread_mutex_lock(&pool->lock);
@@ -353,27 +395,57 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 		if (i >= pool->nfiles)
 			break;
-		status = run_one(pool->files[i], &c, &r);
+		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
 		pthread_mutex_lock(&pool->lock);
 		pool->slots[i] = (struct slot){ r, status, true };
 		pthread_cond_broadcast(&pool->done);
 		pthread_mutex_unlock(&pool->lock);
 	}
-	cat_free(model);
 	return NULL;
 }
 
-static int check_in_parallel(char **files, int nfiles, const struct checker *c,
-			     struct run_outputs *outs)
+/*
+ * The first worker has ctx, the others a context each, opened here (so
+ * an error in the model is the main thread's to report); 0 or the status.
+ */
+static int open_workers(struct worker *workers, int n, struct pool *pool, const struct lkmm *ctx)
 {
-	int nthreads = c->opts->jobs < nfiles ? c->opts->jobs : nfiles, i, started, worst = 0;
-	struct pool pool = { files, nfiles, 0, c->opts, c->macros,
-			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-			     xcalloc(nfiles, sizeof(*pool.slots)) };
-	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
+	for (int i = 0; i < n; i++) {
+		int status = 0;
 
+		workers[i].pool = pool;
+		if (i == 0)
+			workers[i].ctx = *ctx;
+		else
+			status = lkmm_open(&workers[i].ctx, pool->opts->model_dir,
+					   pool->opts->cfg_name);
+		if (status) {
+			while (--i > 0)
+				lkmm_close(&workers[i].ctx);
+			return status;
+		}
+	}
+	return 0;
+}
+
+static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
+			     const struct check_options *opts, struct run_outputs *outs)
+{
+	int nthreads = opts->jobs < nfiles ? opts->jobs : nfiles, i, started, worst = 0;
+	struct pool pool = { files, nfiles, 0, opts,
+			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
+	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
+	struct worker *workers = xcalloc(nthreads, sizeof(*workers));
+
+	worst = open_workers(workers, nthreads, &pool, ctx);
+	if (worst) {
+		free(workers);
+		free(threads);
+		return worst;
+	}
+	pool.slots = xcalloc(nfiles, sizeof(*pool.slots));
 	for (started = 0; started < nthreads; started++)
-		if (pthread_create(&threads[started], NULL, worker, &pool))
+		if (pthread_create(&threads[started], NULL, worker, &workers[started]))
 			break;
 	if (!started)
 		die(EXIT_INTERNAL, "cannot start a thread for -j");
@@ -385,11 +457,14 @@ static int check_in_parallel(char **files, int nfiles, const struct checker *c,
 			pthread_cond_wait(&pool.done, &pool.lock);
 		slot = pool.slots[i];
 		pthread_mutex_unlock(&pool.lock);
-		finish_one(files[i], slot.run, slot.status, c->opts, outs);
+		finish_one(files[i], slot.run, slot.status, opts, outs);
 		worst = slot.status > worst ? slot.status : worst;
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	for (i = 1; i < nthreads; i++)
+		lkmm_close(&workers[i].ctx);
+	free(workers);
 	free(threads);
 	free(pool.slots);
 	return worst;
@@ -398,24 +473,24 @@ static int check_in_parallel(char **files, int nfiles, const struct checker *c,
 /* Each file is reported on its own; the exit status is the worst seen. */
 int check_files(char **files, int nfiles, const struct check_options *opts)
 {
-	struct cat_model *model = cat_load(opts->model_dir, opts->cfg_name);
-	struct macro_table *macros = load_macros(cat_macros_file(model));
-	const struct checker c = { model, macros, opts };
+	struct lkmm ctx;
 	struct run_outputs outs = { 0 };
 	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
-	int i, worst = 0;
+	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name);
 
+	if (worst)
+		return worst;
 	if (opts->html_file && !opts->graph_dir) {
 		if (!mkdtemp(scratch))
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));
 		outs.scratch_dir = scratch;
 	}
 	if (opts->jobs > 1 && nfiles > 1) {
-		worst = check_in_parallel(files, nfiles, &c, &outs);
+		worst = check_in_parallel(files, nfiles, &ctx, opts, &outs);
 	} else {
 		for (i = 0; i < nfiles; i++) {
-			struct test_run *r;
-			int status = run_one(files[i], &c, &r);
+			struct lkmm_result *r;
+			int status = lkmm_check_file(&ctx, files[i], opts, &r);
 
 			finish_one(files[i], r, status, opts, &outs);
 			worst = status > worst ? status : worst;
@@ -426,7 +501,6 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	if (outs.scratch_dir)
 		rmdir(outs.scratch_dir);
 	sb_free(&outs.html);
-	macros_free(macros);
-	cat_free(model);
+	lkmm_close(&ctx);
 	return worst;
 }

@@ -145,9 +145,4 @@ bool outcome_reachable(const struct checker *c, const char *path, const char *te
 void suggest(const struct checker *c, const char *path, const char *text,
 	     const struct outcomes *o, struct strbuf *out);
 
-/* The macros of a .def file (main.c). */
-struct macro_table *load_macros(const char *path);
-/* Parse and expand a test; the macros must outlive it (main.c). */
-struct litmus *load_test(const char *path, const struct macro_table *macros);
-
 #endif

@@ -173,8 +173,11 @@ struct macro_table {
 struct litmus *litmus_parse(const char *file, const char *text);
 /* The same into a zeroed test the caller allocated, so it can free it. */
 void litmus_read(struct litmus *t, const char *file, const char *text);
-/* Parse the macro definitions of a .def file. */
-struct macro_table *macros_parse(const char *file, const char *text);
+/*
+ * Parse the macro definitions of a .def file into table (allocated and
+ * zeroed by the caller, freed with macros_free() even after an error).
+ */
+void macros_read(struct macro_table *table, const char *file, const char *text);
 void litmus_free(struct litmus *t);
 /*
  * Call fn on every location an atom of pr names, depth first, left to

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "cat.h"
-#include "check.h"
 #include "events.h"
 #include "litmus.h"
+#include "lkmm.h"
 #include "modeldir.h"
 #include "run.h"
 #include "util.h"
@@ -200,33 +200,15 @@ static void default_options(struct check_options *opts)
 	opts->max_variants = 5000;
 }
 
-static char *read_or_die(const char *path)
+/* Parse and expand a test; the macros must outlive it. */
+static struct litmus *load_test(const char *path, const struct macro_table *macros)
 {
 	char *text = read_file(path, NULL);
+	struct litmus *t;
 
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
-	return text;
-}
-
-struct macro_table *load_macros(const char *path)
-{
-	char *text;
-	struct macro_table *macros;
-
-	if (!path)
-		die(EXIT_BAD_INPUT, "the model's configuration names no macros file");
-	text = read_or_die(path);
-	macros = macros_parse(path, text);
-	free(text);
-	return macros;
-}
-
-struct litmus *load_test(const char *path, const struct macro_table *macros)
-{
-	char *text = read_or_die(path);
-	struct litmus *t = litmus_parse(path, text);
-
+	t = litmus_parse(path, text);
 	free(text);
 	litmus_expand(t, macros);
 	return t;
@@ -237,25 +219,25 @@ static int cmd_parse(int argc, char **argv)
 	struct check_options opts;
 	const char *explicit_dir = NULL;
 	char **files, *dir;
-	struct cat_model *model;
-	struct macro_table *macros;
+	struct lkmm ctx;
 	struct litmus *test;
 	struct program *prog;
+	int status;
 
 	default_options(&opts);
 	if (parse_options(argc, argv, 2, &opts, &explicit_dir, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
 	dir = model_dir_find(explicit_dir, opts.cfg_name);
-	model = cat_load(dir, opts.cfg_name);
-	macros = load_macros(cat_macros_file(model));
-	test = load_test(files[0], macros);
+	status = lkmm_open(&ctx, dir, opts.cfg_name);
+	if (status)
+		return status;
+	test = load_test(files[0], ctx.macros);
 	prog = xcalloc(1, sizeof(*prog));
 	program_build(prog, test, &opts.limits);
 	program_print(prog, stdout);
 	program_free(prog);
 	litmus_free(test);
-	macros_free(macros);
-	cat_free(model);
+	lkmm_close(&ctx);
 	free(files);
 	free(dir);
 	return 0;

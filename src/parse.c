@@ -1034,16 +1034,14 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 		m->expr = parse_expr(ps);
 }
 
-struct macro_table *macros_parse(const char *file, const char *text)
+void macros_read(struct macro_table *table, const char *file, const char *text)
 {
-	struct macro_table *table = xcalloc(1, sizeof(*table));
 	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
 			     .in_code = true, .arena = &table->arena };
 
 	next(&ps);
 	while (ps.tok.kind != T_EOF)
 		parse_macro(&ps, table);
-	return table;
 }
 
 void prop_each_loc(const struct prop *pr, void (*fn)(const struct cond_loc *l, void *ctx),

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cat.h"
+#include "lkmm.h"
 #include "module.h"
 #include "run.h"
 
@@ -45,8 +46,7 @@ struct run_test {
 
 struct runner {
 	const struct run_options *opts;
-	struct cat_model *model;
-	struct macro_table *macros;
+	struct lkmm ctx;
 	int ntests;
 	struct run_test *tests;
 };
@@ -70,10 +70,10 @@ static void prepare_test(void *arg)
 	litmus_read(rt->as_written, rt->path, rt->text);
 	rt->expanded = xcalloc(1, sizeof(*rt->expanded));
 	litmus_read(rt->expanded, rt->path, rt->text);
-	litmus_expand(rt->expanded, job->rn->macros);
+	litmus_expand(rt->expanded, job->rn->ctx.macros);
 	rt->prog = xcalloc(1, sizeof(*rt->prog));
 	program_build(rt->prog, rt->expanded, &o->check.limits);
-	enumerate(rt->prog, job->rn->model, &o->check, &rt->model);
+	enumerate(rt->prog, job->rn->ctx.model, &o->check, &rt->model);
 	if (rt->model.limit)
 		die(EXIT_LIMIT, "%s", rt->model.limit);
 	if (rt->as_written->nprocs * o->ninst > o->cpus)
@@ -812,10 +812,10 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 	struct runner rn = { .opts = opts, .ntests = nfiles };
 	struct run_options local = *opts;
 	char *root = NULL;
-	int i, worst = 0;
+	int i, worst = lkmm_open(&rn.ctx, opts->check.model_dir, opts->check.cfg_name);
 
-	rn.model = cat_load(opts->check.model_dir, opts->check.cfg_name);
-	rn.macros = load_macros(cat_macros_file(rn.model));
+	if (worst)
+		return worst;
 	rn.tests = xcalloc(nfiles, sizeof(*rn.tests));
 	if (!opts->emit_dir && !opts->compare_log) {
 		struct strbuf dir = { 0 };
@@ -858,7 +858,6 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 	if (local.emit_dir != opts->emit_dir)
 		free((char *)local.emit_dir);
 	free(root);
-	macros_free(rn.macros);
-	cat_free(rn.model);
+	lkmm_close(&rn.ctx);
 	return worst;
 }

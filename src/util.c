@@ -63,6 +63,11 @@ static _Noreturn void vdie(int status, const char *fmt, va_list ap)
 {
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	die_again(status);
+}
+
+void die_again(int status)
+{
 	if (die_jump)
 		longjmp(*die_jump, status);
 	exit(status);

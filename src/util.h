@@ -69,6 +69,12 @@ extern _Thread_local jmp_buf *die_jump;
  */
 int catch_die(void (*fn)(void *arg), void *arg);
 
+/*
+ * Pass on a status catch_die() caught, its message already printed: to
+ * the catch_die() around that one, or exit with it.
+ */
+_Noreturn void die_again(int status);
+
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 27 ))
+plan $(( $# * 28 ))
 
 
 for lkmm in $LKMM_BINARIES; do
@@ -54,19 +54,23 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: -o writes NAME.out"
 	fi
 
-	# One test's failure is that test's alone; the status is the worst.
+	# One test's failure is that test's alone; the status is the worst,
+	# one test at a time or two.
 	printf 'C bad\n{}\nP0(int *x) { WRITE_ONCE(*x 1); }\n' > "$work/bad.litmus"
-	out=$("$lkmm" check -I "$model_dir" "$work/bad.litmus" "$sb" "$work/no-such.litmus" "$mp" 2>&1)
-	status=$?
-	if [ "$status" -eq 2 ] && grep -q "bad.litmus:3:.*error" <<< "$out" &&
-	   grep -q '^Observation SB+poonceonces Sometimes 1 3' <<< "$out" &&
-	   grep -q 'cannot read .*no-such.litmus' <<< "$out" &&
-	   grep -q '^Observation MP+pooncerelease+poacquireonce Never 0 3' <<< "$out"; then
-		ok "$tag: bad input ends its test alone"
-	else
-		not_ok "$tag: bad input ends its test alone (status $status)"
-		diag <<< "$out"
-	fi
+	for j in 1 2; do
+		out=$("$lkmm" check -j $j -I "$model_dir" "$work/bad.litmus" "$sb" \
+			"$work/no-such.litmus" "$mp" 2>&1)
+		status=$?
+		if [ "$status" -eq 2 ] && grep -q "bad.litmus:3:.*error" <<< "$out" &&
+		   grep -q '^Observation SB+poonceonces Sometimes 1 3' <<< "$out" &&
+		   grep -q 'cannot read .*no-such.litmus' <<< "$out" &&
+		   grep -q '^Observation MP+pooncerelease+poacquireonce Never 0 3' <<< "$out"; then
+			ok "$tag: -j $j: bad input ends its test alone"
+		else
+			not_ok "$tag: -j $j: bad input ends its test alone (status $status)"
+			diag <<< "$out"
+		fi
+	done
 	printf 'C one\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n' > "$work/one.litmus"
 	out=$("$lkmm" check -I "$model_dir" -max-executions 3 "$sb" "$work/bad.litmus" "$work/one.litmus" 2>&1)
 	status=$?

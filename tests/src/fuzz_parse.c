@@ -28,7 +28,8 @@ static void load_macros(void)
 		perror(FUZZ_MACROS);
 		abort();
 	}
-	macros = macros_parse(FUZZ_MACROS, text);
+	macros = xcalloc(1, sizeof(*macros));
+	macros_read(macros, FUZZ_MACROS, text);
 	free(text);
 }
 

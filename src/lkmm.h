@@ -1,0 +1,67 @@
+/*
+ * lkmm.h - the checker as a library: what `lkmm check` itself calls for
+ * each test (check.c), and `lkmm parse` and `lkmm run` for the model.
+ *
+ * Nothing here exits.  An error in the model or in a test, or a limit,
+ * returns its status (util.h: EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_INTERNAL)
+ * to the caller, as Lua's protected calls do; the message is printed on
+ * standard error, and the context stays usable for the next test.
+ *
+ *	struct lkmm ctx;
+ *	struct lkmm_result *r;
+ *	int status = lkmm_open(&ctx, "tools/memory-model", "linux-kernel.cfg");
+ *
+ *	if (!status) {
+ *		status = lkmm_check_file(&ctx, "SB.litmus", &opts, &r);
+ *		if (!status)
+ *			fputs(r->out.buf, stdout);
+ *		lkmm_result_free(r);
+ *		lkmm_close(&ctx);
+ *	}
+ *
+ * A context serves one thread at a time: deciding a test writes into its
+ * model.  Threads that check tests at once each open their own.
+ */
+#ifndef LKMM_LKMM_H
+#define LKMM_LKMM_H
+
+#include "check.h"
+
+/* A loaded model and the macros of its .def file. */
+struct lkmm {
+	struct cat_model *model;
+	struct macro_table *macros;
+};
+
+/*
+ * Load model_dir/cfg_name, the files it names and includes, and its
+ * macros.  0, or the error's status with ctx left empty.
+ */
+int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name);
+void lkmm_close(struct lkmm *ctx);
+
+/* What deciding one test leaves. */
+struct lkmm_result {
+	char *text;			/* the file as read */
+	struct litmus *test;		/* parsed and expanded */
+	struct program *prog;
+	struct outcomes outcomes;	/* outcomes.limit: why a limit ended it */
+	struct strbuf out;		/* herd7's output, then --explain's and --suggest's */
+	size_t herd_len;		/* herd7's output: the start of out */
+	struct strbuf explanation;	/* --explain or --html */
+	struct strbuf suggestion;	/* --suggest */
+	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
+};
+
+/*
+ * Decide the litmus test in the file at path under opts (its model_dir
+ * and cfg_name are not read: ctx has the model).  *result is set either
+ * way, for lkmm_result_free().  0 when decided, else the status of the
+ * error; when a limit ended the search, EXIT_LIMIT with the reason in
+ * outcomes.limit, not printed (the caller reports it in its order).
+ */
+int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
+		    struct lkmm_result **result);
+void lkmm_result_free(struct lkmm_result *r);
+
+#endif

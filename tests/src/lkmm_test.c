@@ -1,0 +1,151 @@
+/*
+ * lkmm_test.c - unit tests of the library entry (lkmm.h): a test is
+ * decided as `lkmm check` decides it, and an error in the model or in a
+ * test comes back to the caller as its status, in the same process,
+ * with the context still usable.
+ *
+ * The kernel model is read from $LKMM_MODEL_DIR, by default the tree
+ * unpacked under build/.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lkmm.h"
+
+static const char *model_dir(void)
+{
+	const char *dir = getenv("LKMM_MODEL_DIR");
+
+	return dir ? dir : "build/kernel-model/tools/memory-model";
+}
+
+/* `lkmm check`'s defaults (main.c), with no -j. */
+static struct check_options defaults(void)
+{
+	return (struct check_options){ .cfg_name = "linux-kernel.cfg",
+				       .max_executions = 10000000,
+				       .limits = { .max_traces = 100000, .max_values = 256 },
+				       .jobs = 1 };
+}
+
+static char *kernel_test(const char *name)
+{
+	char *path = malloc(strlen(model_dir()) + strlen(name) + 32);
+
+	sprintf(path, "%s/litmus-tests/%s.litmus", model_dir(), name);
+	return path;
+}
+
+static int setup(void **state)
+{
+	struct lkmm *ctx = malloc(sizeof(*ctx));
+
+	if (lkmm_open(ctx, model_dir(), "linux-kernel.cfg")) {
+		free(ctx);
+		return -1;
+	}
+	*state = ctx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	lkmm_close(*state);
+	free(*state);
+	return 0;
+}
+
+/* Check one kernel test; its status, the line starting with `line` in *found. */
+static int check(struct lkmm *ctx, const char *path, const struct check_options *opts,
+		 const char *line, char *found, size_t size)
+{
+	struct lkmm_result *r;
+	int status = lkmm_check_file(ctx, path, opts, &r);
+	const char *at = status ? NULL : strstr(r->out.buf, line);
+
+	snprintf(found, size, "%.*s", at ? (int)strcspn(at, "\n") : 0, at ? at : "");
+	lkmm_result_free(r);
+	return status;
+}
+
+static void test_decides_as_the_cli(void **state)
+{
+	struct check_options opts = defaults();
+	char *sb = kernel_test("SB+poonceonces"), line[128];
+
+	assert_int_equal(check(*state, sb, &opts, "Observation", line, sizeof(line)), 0);
+	assert_string_equal(line, "Observation SB+poonceonces Sometimes 1 3");
+	free(sb);
+}
+
+/* Each error is the test's own: the next test, with the same context, is decided. */
+static void test_errors_return_and_the_context_goes_on(void **state)
+{
+	struct check_options opts = defaults(), limited = defaults();
+	char *sb = kernel_test("SB+poonceonces"), *mp = kernel_test("MP+pooncerelease+poacquireonce");
+	char bad[] = "/tmp/lkmm_test.XXXXXX", line[128];
+	int fd = mkstemp(bad);
+	struct lkmm_result *r;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "C bad\n{}\nP0(int *x) { WRITE_ONCE(*x 1); }\n", 41), 41);
+	close(fd);
+	assert_int_equal(check(*state, bad, &opts, "", line, sizeof(line)), EXIT_BAD_INPUT);
+	assert_int_equal(check(*state, "/no/such.litmus", &opts, "", line, sizeof(line)),
+			 EXIT_BAD_INPUT);
+	limited.max_executions = 2;
+	assert_int_equal(lkmm_check_file(*state, sb, &limited, &r), EXIT_LIMIT);
+	assert_non_null(strstr(r->outcomes.limit, "more than 2 candidate executions"));
+	lkmm_result_free(r);
+	assert_int_equal(check(*state, mp, &opts, "Observation", line, sizeof(line)), 0);
+	assert_string_equal(line, "Observation MP+pooncerelease+poacquireonce Never 0 3");
+	unlink(bad);
+	free(sb);
+	free(mp);
+}
+
+/* A model that does not load is the caller's to report: status 2, no exit. */
+static void test_bad_model_returns(void **state)
+{
+	char dir[] = "/tmp/lkmm_test.XXXXXX", path[64];
+	struct lkmm ctx;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
+	f = fopen(path, "w");
+	fputs("macros bad.def\nmodel bad.cat\n", f);
+	fclose(f);
+	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg"), EXIT_BAD_INPUT);
+	assert_null(ctx.model);
+	snprintf(path, sizeof(path), "%s/bad.cat", dir);
+	f = fopen(path, "w");
+	fputs("\"bad\"\nacyclic po |\n", f);
+	fclose(f);
+	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg"), EXIT_BAD_INPUT);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_decides_as_the_cli, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_return_and_the_context_goes_on,
+						setup, teardown),
+		cmocka_unit_test(test_bad_model_returns),
+	};
+
+	return cmocka_run_group_tests_name("lkmm", tests, NULL, NULL);
+}
