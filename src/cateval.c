@@ -846,8 +846,9 @@ struct cross_walk {
 	struct rel **acc;		/* acc[i]: the union of i picks */
 	struct cat_value *leaf;		/* holds acc[n] */
 	struct choice *choice;
-	bool prune;			/* judge the unions as they grow */
-	struct cat_value *part;		/* holds acc[i] for that */
+	bool prune;			/* judge the unions as they grow... */
+	struct cat_value *part;		/* ...holding acc[i] for that... */
+	int *choices_from;		/* ...when members from i on still choose */
 };
 
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
@@ -861,7 +862,7 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 	member = w->members[i];
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (i + 1 < w->n && w->prune) {
+		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1]) {
 			/* The union so far is below every union that extends it. */
 			w->part->u.rel = w->acc[i + 1];
 			renew_levels(m, w->choice->with->level);
@@ -882,10 +883,15 @@ static void each_cross(struct cat_model *m, struct cat_value *cross,
 {
 	int n = cross->u.list.n;
 	struct rel *acc[n + 1];
+	int choices_from[n + 1];
 	struct cross_walk w = { cross->u.list.items, n, acc,
 				cat_new_value(m, V_REL), c,
 				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
-				cat_new_value(m, V_REL) };
+				cat_new_value(m, V_REL), choices_from };
+
+	choices_from[n] = 0;
+	for (int i = n - 1; i >= 0; i--)
+		choices_from[i] = choices_from[i + 1] + (cross->u.list.items[i]->u.list.n > 1);
 
 	for (int i = 0; i <= n; i++)
 		acc[i] = cat_new_rel(m)->u.rel;

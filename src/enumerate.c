@@ -54,6 +54,7 @@ struct enumeration {
 	int *cand_store;
 	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
+	int *choices_from;	/* [k]: reads from k on with more than one write */
 
 	struct value *state;	/* scratch: the state of one execution */
 	struct state_index states;	/* out->states by value */
@@ -249,6 +250,10 @@ static bool collect_rf_candidates(struct enumeration *en)
 		if (!en->ncands[k])
 			return false;
 	}
+	en->choices_from = xrealloc(en->choices_from, (en->nreads + 1) * sizeof(*en->choices_from));
+	en->choices_from[en->nreads] = 0;
+	for (i = en->nreads - 1; i >= 0; i--)
+		en->choices_from[i] = en->choices_from[i + 1] + (en->ncands[i] > 1);
 	return true;
 }
 
@@ -729,7 +734,11 @@ static bool partial_fails(struct enumeration *en, int k)
 {
 	struct execution *x = &en->x;
 
-	if (!en->prune || k == 0 || k == en->nreads)	/* judge() does the whole */
+	/*
+	 * Only after a read that had a choice, and with choices left below:
+	 * a forced read adds nothing the next choice or judge() would not see.
+	 */
+	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || !en->choices_from[k])
 		return false;
 	rel_init(x->rf, x->nevents);
 	for (int i = 0; i < k; i++)
@@ -994,6 +1003,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.cand_store);
 	free(en.known);
 	free(en.rf_pick);
+	free(en.choices_from);
 	free(en.x.events);
 	free(en.x.po);
 	free(en.x.rmw);
