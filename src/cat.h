@@ -44,10 +44,29 @@ struct cat_visitor {
 	void (*accept)(void *arg, const struct cat_outcome *out);
 	void (*reject)(void *arg, const char *check_name);
 	void *arg;
+	/*
+	 * If given, a flag is only evaluated (and passed to accept) when
+	 * wants_flag says so: one raised already need not be again.
+	 */
+	bool (*wants_flag)(void *arg, const char *flag);
+	/*
+	 * Whether choices the model rejects may be skipped without a call
+	 * to reject(): then a with's choice built part by part (cross) is
+	 * judged as it grows, as cat_partial_fails() judges an execution.
+	 */
+	bool skip_rejected;
 };
 
 void cat_run(struct cat_model *m, const struct execution *x,
 	     const struct cat_visitor *v);
+
+/*
+ * Whether x, an execution whose rf is only part of what it will be, is
+ * already rejected by a check that no more rf edges (nor any choice of
+ * the model's withs) could satisfy: then so is every execution that
+ * completes it.  Calls no visitor.
+ */
+bool cat_partial_fails(struct cat_model *m, const struct execution *x);
 
 /*
  * For explanations, during a reject() call: a cycle of the relation whose

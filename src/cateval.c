@@ -325,6 +325,13 @@ static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
 	die_internal_at(e->pos, "'%s' has no value", e->name);
 }
 
+/* Whether v is {}, or an empty event set or relation. */
+static bool is_empty(const struct cat_value *v)
+{
+	return v->kind == V_EMPTY || (v->kind == V_SET && set_is_empty(v->u.set)) ||
+	       (v->kind == V_REL && rel_is_empty(v->u.rel));
+}
+
 /* The result of a binary operation when an operand is the untyped {}. */
 static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
 				    struct cat_value *b)
@@ -646,8 +653,15 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 		return eval_seq(m, e, env);
 	case X_INTER:
 	case X_DIFF:
-		return set_op(m, e, eval(m, e->args[0], env),
-			      eval(m, e->args[1], env));
+		/*
+		 * Like a sequence, stop at an empty left operand: e.g. a race
+		 * flag's (pre-race & co) \ ww-nonrace, on a test with no plain
+		 * access, need not compute the costly ww-nonrace.
+		 */
+		a = eval(m, e->args[0], env);
+		if (is_empty(a))
+			return a;
+		return set_op(m, e, a, eval(m, e->args[1], env));
 	case X_CART:
 		a = eval(m, e->args[0], env);
 		b = eval(m, e->args[1], env);
@@ -796,6 +810,9 @@ static void accept(struct cat_model *m)
 	for (int i = 0; i < m->flag_stmts.len; i++) {
 		struct cat_stmt *s = m->flag_stmts.items[i];
 
+		if (s->name && m->visitor->wants_flag &&
+		    !m->visitor->wants_flag(m->visitor->arg, s->name))
+			continue;
 		if (holds(m, s))
 			add_flag(&m->flags, s->name);
 	}
@@ -820,12 +837,18 @@ static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
 	run_from(m, c->next);
 }
 
+static bool partial_steps_fail(struct cat_model *m, int at);
+static void mono_analyse(struct cat_model *m);
+
 struct cross_walk {
 	struct cat_value **members;	/* each a set of relations */
 	int n;
 	struct rel **acc;		/* acc[i]: the union of i picks */
 	struct cat_value *leaf;		/* holds acc[n] */
 	struct choice *choice;
+	bool prune;			/* judge the unions as they grow... */
+	struct cat_value *part;		/* ...holding acc[i] for that... */
+	int *choices_from;		/* ...when members from i on still choose */
 };
 
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
@@ -839,6 +862,14 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 	member = w->members[i];
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
+		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1]) {
+			/* The union so far is below every union that extends it. */
+			w->part->u.rel = w->acc[i + 1];
+			renew_levels(m, w->choice->with->level);
+			set_slot(m, w->choice->with->binds[0].slot, w->part);
+			if (partial_steps_fail(m, w->choice->next))
+				continue;
+		}
 		walk_cross(m, w, i + 1);
 	}
 }
@@ -852,8 +883,15 @@ static void each_cross(struct cat_model *m, struct cat_value *cross,
 {
 	int n = cross->u.list.n;
 	struct rel *acc[n + 1];
+	int choices_from[n + 1];
 	struct cross_walk w = { cross->u.list.items, n, acc,
-				cat_new_value(m, V_REL), c };
+				cat_new_value(m, V_REL), c,
+				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
+				cat_new_value(m, V_REL), choices_from };
+
+	choices_from[n] = 0;
+	for (int i = n - 1; i >= 0; i--)
+		choices_from[i] = choices_from[i + 1] + (cross->u.list.items[i]->u.list.n > 1);
 
 	for (int i = 0; i <= n; i++)
 		acc[i] = cat_new_rel(m)->u.rel;
@@ -910,8 +948,10 @@ static void key_add_rel(struct vec *key, const struct rel *r)
 }
 
 /*
- * What the static level depends on: the events (values included, as they
- * differ between traces of one program) and the relations among them.
+ * What the static level depends on: the events and the relations among
+ * them.  Not the values they read or write: only different-values looks
+ * at those, and it is not of the static level (catprim.c), so runs that
+ * differ only in the values read (e.g. every read 0 or 1) share it.
  */
 static void structure_key(const struct execution *x, struct vec *key)
 {
@@ -923,8 +963,7 @@ static void structure_key(const struct execution *x, struct vec *key)
 
 		key_add(key, (uintptr_t)e->proc << 32 | (uint32_t)e->poi);
 		key_add(key, (uintptr_t)e->kind << 8 | e->atomic << 1 | e->has_val);
-		key_add(key, (uintptr_t)e->loc << 1 | e->val.is_addr);
-		key_add(key, (uintptr_t)e->val.n);
+		key_add(key, (uintptr_t)e->loc);
 		key_add(key, (uintptr_t)e->ntags);
 		for (int t = 0; t < e->ntags; t++) {
 			for (const char *c = e->tags[t]; *c; c++)
@@ -938,13 +977,12 @@ static void structure_key(const struct execution *x, struct vec *key)
 		key_add(key, (uintptr_t)x->iw->w[w]);
 }
 
-void cat_run(struct cat_model *m, const struct execution *x,
-	     const struct cat_visitor *v)
+/* Make x the execution at hand: its static values are kept if they hold. */
+static void enter(struct cat_model *m, const struct execution *x)
 {
 	struct vec *key = &m->keys[m->key], *last = &m->keys[!m->key];
 
 	m->x = x;
-	m->visitor = v;
 	key->len = 0;
 	structure_key(x, key);
 	if (key->len == last->len &&
@@ -958,7 +996,61 @@ void cat_run(struct cat_model *m, const struct execution *x,
 		set_init(m->all, x->nevents);
 		set_fill(m->all);
 	}
+}
+
+void cat_run(struct cat_model *m, const struct execution *x,
+	     const struct cat_visitor *v)
+{
+	enter(m, x);
+	m->visitor = v;
+	if (v->skip_rejected)
+		mono_analyse(m);
 	run_from(m, 0);
+}
+
+struct cat_value *cat_slot_value(struct cat_model *m, int slot)
+{
+	return slot_value(m, slot);
+}
+
+/* Which checks prune, for this event structure (catmono.c). */
+static void mono_analyse(struct cat_model *m)
+{
+	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
+		cat_mono_analyse(m);
+		m->mono_gen = m->gens[LEVEL_STATIC];
+	}
+}
+
+/*
+ * The steps from `at` on, each later `with` bound to {}, below all its
+ * choices: whether a check catmono.c found monotone fails.
+ */
+static bool partial_steps_fail(struct cat_model *m, int at)
+{
+	for (; at < m->steps.len; at++) {
+		struct cat_stmt *s = m->steps.items[at];
+
+		if (s->kind == S_WITH) {
+			renew_levels(m, s->level);
+			set_slot(m, s->binds[0].slot, &empty_value);
+		} else if (s->prunes && !holds(m, s)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Each `with` is bound to {}, below all its choices, and only the checks
+ * catmono.c found monotone are run: if one fails here, it fails on
+ * every completion of x, whichever choices the withs make.
+ */
+bool cat_partial_fails(struct cat_model *m, const struct execution *x)
+{
+	enter(m, x);
+	mono_analyse(m);
+	return partial_steps_fail(m, 0);
 }
 
 /* ---- Loading ---- */

@@ -366,7 +366,8 @@ static const struct cat_predef predefs[] = {
 	{ "loc", pairs_by, "loc", LEVEL_STATIC },
 	{ "domain", prim, "domain", LEVEL_STATIC },
 	{ "range", prim, "range", LEVEL_STATIC },
-	{ "different-values", prim, "different-values", LEVEL_STATIC },
+	/* The only name that reads values: see structure_key() in cateval.c. */
+	{ "different-values", prim, "different-values", LEVEL_EXECUTION },
 	{ "map", prim, "map", LEVEL_STATIC },
 	{ "classes-loc", prim, "classes-loc", LEVEL_STATIC },
 	{ "linearisations", prim, "linearisations", LEVEL_STATIC },

@@ -119,6 +119,8 @@ static void run_test(void *arg)
 	}
 	report(r->prog, &r->outcomes, now() - start, &r->out);
 	r->herd_len = r->out.len;
+	if (opts->stats)
+		stats_print(&r->outcomes, &r->out);
 	if (opts->explain || opts->html_file)
 		explain(r->prog, &r->outcomes, &r->explanation);
 	if (opts->explain)

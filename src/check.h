@@ -25,6 +25,7 @@ struct check_options {
 	const char *html_file;		/* --html FILE */
 	long max_variants;		/* --suggest: tests tried at most */
 	bool keep_executions;		/* a witness and a counterexample, for the above */
+	bool stats;			/* --stats: how much of the search ran */
 	int jobs;			/* -j: tests checked at once */
 	enum speedcheck speedcheck;
 	long timeout;			/* seconds, 0 for none */
@@ -73,6 +74,9 @@ struct outcomes {
 	int nflags;
 	const char **flags;		/* flags raised by some execution */
 	long candidates;		/* candidate executions tried */
+	/* How much of the search ran, for --stats (see stats_print()). */
+	long combinations;		/* combinations of runs given reads-from */
+	long verdicts;			/* accept or reject calls of the model */
 	/* Why candidates satisfying the condition were rejected, for --explain. */
 	int nreasons;
 	const char **reasons;
@@ -103,6 +107,8 @@ void report(const struct program *p, const struct outcomes *o, double seconds,
 void states_sort(const struct program *p, struct outcomes *o);
 /* The variables of the final states, space-separated: "0:r0 [x]". */
 void state_vars_print(const struct outcomes *o, struct strbuf *out);
+/* One line on how much of the search ran, for --stats. */
+void stats_print(const struct outcomes *o, struct strbuf *out);
 /* herd7's word for how often the condition held: Never, Sometimes, Always. */
 const char *observation(const struct outcomes *o);
 /* One final state as herd7 prints it: "0:r0=1; [x]=2;". */

@@ -20,6 +20,17 @@ struct value_pairs {
 	struct value *val;
 };
 
+/*
+ * The final states seen so far, found by hash: a test with n states
+ * (2^16 for 16 independent reads) would spend n^2 comparisons in a
+ * linear search.  slots[] holds a state's index + 1, 0 when free.
+ */
+struct state_index {
+	int *slots;
+	size_t size;		/* a power of two, at least twice nstates */
+	int cap;		/* room in o->states */
+};
+
 struct enumeration {
 	const struct program *prog;
 	struct cat_model *model;
@@ -43,8 +54,10 @@ struct enumeration {
 	int *cand_store;
 	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
+	int *choices_from;	/* [k]: reads from k on with more than one write */
 
 	struct value *state;	/* scratch: the state of one execution */
+	struct state_index states;	/* out->states by value */
 
 	/*
 	 * For pruning combinations early: every (location, value) a run reads
@@ -57,6 +70,14 @@ struct enumeration {
 	uint64_t **later_give;
 	uint64_t *avail;	/* scratch */
 	bool stop;		/* -speedcheck fast decided the condition */
+	/*
+	 * Whether to judge partial executions (cat_partial_fails()), which
+	 * needs the final writes chosen before reads-from: the model's
+	 * checks may read FW in any way, but only rf grows in the search.
+	 */
+	bool prune;
+	int npicked;		/* processes whose run is picked */
+	int nfixed;		/* locations whose final value is chosen */
 };
 
 static double elapsed(const struct enumeration *en)
@@ -229,6 +250,10 @@ static bool collect_rf_candidates(struct enumeration *en)
 		if (!en->ncands[k])
 			return false;
 	}
+	en->choices_from = xrealloc(en->choices_from, (en->nreads + 1) * sizeof(*en->choices_from));
+	en->choices_from[en->nreads] = 0;
+	for (i = en->nreads - 1; i >= 0; i--)
+		en->choices_from[i] = en->choices_from[i + 1] + (en->ncands[i] > 1);
 	return true;
 }
 
@@ -242,23 +267,64 @@ static int find_flag(const struct outcomes *o, const char *flag)
 	return -1;
 }
 
-static void record_state(struct outcomes *o, const struct value *vals)
+static size_t state_hash(const struct value *vals, int nvars)
 {
-	int i, v;
+	uint64_t h = 14695981039346656037u;	/* FNV-1a over the values */
 
-	for (i = 0; i < o->nstates; i++) {
-		for (v = 0; v < o->nvars; v++)
-			if (!value_eq(o->states[i].vals[v], vals[v]))
-				break;
-		if (v == o->nvars) {
-			o->states[i].count++;
-			return;
-		}
+	for (int v = 0; v < nvars; v++) {
+		h = (h ^ (uint64_t)vals[v].n) * 1099511628211u;
+		h = (h ^ vals[v].is_addr) * 1099511628211u;
 	}
-	o->states = xrealloc(o->states, (o->nstates + 1) * sizeof(*o->states));
+	return (size_t)(h ^ h >> 29);
+}
+
+static bool same_vals(const struct value *a, const struct value *b, int nvars)
+{
+	for (int v = 0; v < nvars; v++)
+		if (!value_eq(a[v], b[v]))
+			return false;
+	return true;
+}
+
+/* The slot holding vals, or the free slot where it belongs. */
+static size_t state_slot(const struct state_index *ix, const struct outcomes *o,
+			 const struct value *vals)
+{
+	size_t i = state_hash(vals, o->nvars) & (ix->size - 1);
+
+	while (ix->slots[i] && !same_vals(o->states[ix->slots[i] - 1].vals, vals, o->nvars))
+		i = (i + 1) & (ix->size - 1);
+	return i;
+}
+
+static void grow_index(struct state_index *ix, const struct outcomes *o)
+{
+	free(ix->slots);
+	ix->size = ix->size ? ix->size * 2 : 64;
+	ix->slots = xcalloc(ix->size, sizeof(*ix->slots));
+	for (int k = 0; k < o->nstates; k++)
+		ix->slots[state_slot(ix, o, o->states[k].vals)] = k + 1;
+}
+
+static void record_state(struct state_index *ix, struct outcomes *o, const struct value *vals)
+{
+	size_t i;
+
+	if ((size_t)o->nstates * 2 >= ix->size)
+		grow_index(ix, o);
+	i = state_slot(ix, o, vals);
+	if (ix->slots[i]) {
+		o->states[ix->slots[i] - 1].count++;
+		return;
+	}
+	if (o->nstates == ix->cap) {
+		ix->cap = ix->cap ? ix->cap * 2 : 16;
+		o->states = xrealloc(o->states, ix->cap * sizeof(*o->states));
+	}
 	o->states[o->nstates].vals = xmalloc((o->nvars ? o->nvars : 1) * sizeof(*vals));
 	memcpy(o->states[o->nstates].vals, vals, o->nvars * sizeof(*vals));
 	o->states[o->nstates++].count = 1;
+	ix->slots[i] = o->nstates;
 }
 
 /* A value of the final state: N:reg from its run, a location from FW. */
@@ -341,6 +407,68 @@ static struct rel *rel_dup(const struct rel *r)
 	return copy;
 }
 
+/* A condition's truth when part of the final state is not chosen yet. */
+enum truth { FALSE3, TRUE3, UNKNOWN3 };
+
+static bool loc_known(const struct enumeration *en, const struct cond_loc *l)
+{
+	if (l->proc >= 0)
+		return l->proc < en->npicked;
+	return program_loc(en->prog, l->name) < en->nfixed;
+}
+
+static enum truth holds3(const struct enumeration *en, const struct prop *pr)
+{
+	enum truth a, b;
+
+	switch (pr->kind) {
+	case P_NOT:
+		a = holds3(en, pr->left);
+		return a == UNKNOWN3 ? a : a == FALSE3 ? TRUE3 : FALSE3;
+	case P_AND:
+	case P_OR:
+		a = holds3(en, pr->left);
+		b = holds3(en, pr->right);
+		if (pr->kind == P_AND && (a == FALSE3 || b == FALSE3))
+			return FALSE3;
+		if (pr->kind == P_OR && (a == TRUE3 || b == TRUE3))
+			return TRUE3;
+		return a == UNKNOWN3 || b == UNKNOWN3 ? UNKNOWN3 : a;
+	case P_ATOM:
+		if (!loc_known(en, &pr->loc) || (pr->rhs_is_loc && !loc_known(en, &pr->rhs_loc)))
+			return UNKNOWN3;
+		break;
+	default:
+		break;
+	}
+	return holds(en, pr) ? TRUE3 : FALSE3;
+}
+
+/*
+ * Whether the executions ending in the final state chosen so far (the
+ * registers of the first npicked processes' runs, the first nfixed
+ * locations' final values) can change the output: only those that pass the filter are counted, and
+ * with -speedcheck only one that decides the condition (or, with
+ * --explain, a rejected one where it holds).  The others need no model:
+ * judging them would change nothing, so the search skips them whole.
+ */
+static bool may_matter(struct enumeration *en, int npicked, int nfixed)
+{
+	const struct litmus *t = en->prog->test;
+	enum truth cond;
+
+	en->npicked = npicked;
+	en->nfixed = nfixed;
+	if (t->filter && holds3(en, t->filter) == FALSE3)
+		return false;
+	if (en->opts->speedcheck == SPEEDCHECK_FALSE)
+		return true;
+	cond = holds3(en, t->cond);
+	if (cond == UNKNOWN3 || (en->opts->keep_executions && cond == TRUE3))
+		return true;
+	return decides(t, cond == TRUE3);
+}
+
 /*
  * The execution at hand, kept for --explain and --graph; for a rejected
  * one, the failed check and its cycle (or, for an `empty` check, one pair
@@ -411,6 +539,7 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	bool cond;
 	int i;
 
+	o->verdicts++;
 	if (t->filter && !holds(en, t->filter))
 		return;
 	cond = holds(en, t->cond);
@@ -425,7 +554,7 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	}
 	for (i = 0; i < o->nvars; i++)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
-	record_state(o, en->state);
+	record_state(&en->states, o, en->state);
 	if (cond && en->opts->keep_executions && !o->witness)
 		o->witness = take_snapshot(en, NULL);
 	if (cond)
@@ -440,6 +569,14 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	}
 }
 
+/* A flag some counted execution raised already need not be evaluated. */
+static bool wants_flag(void *arg, const char *flag)
+{
+	const struct enumeration *en = arg;
+
+	return find_flag(en->out, flag) < 0;
+}
+
 /* Tally why executions ending in a state the condition asks about died. */
 static void reject_execution(void *arg, const char *check)
 {
@@ -449,6 +586,7 @@ static void reject_execution(void *arg, const char *check)
 	const char *name = check ? check : "(unnamed check)";
 	int i;
 
+	o->verdicts++;
 	if (!en->opts->keep_executions || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
 		return;
 	if (!o->counterexample)
@@ -522,7 +660,8 @@ static bool values_derivable(struct enumeration *en)
 
 static void judge(struct enumeration *en)
 {
-	const struct cat_visitor visitor = { accept_execution, reject_execution, en };
+	const struct cat_visitor visitor = { accept_execution, reject_execution, en, wants_flag,
+					     en->prune };
 	struct execution *x = &en->x;
 	int k;
 
@@ -534,6 +673,8 @@ static void judge(struct enumeration *en)
 	cat_run(en->model, x, &visitor);
 }
 
+static void each_rf(struct enumeration *en, int k);
+
 /* Every choice of final write per location (none when only IW). */
 static void each_final_write(struct enumeration *en, int loc)
 {
@@ -544,13 +685,18 @@ static void each_final_write(struct enumeration *en, int loc)
 
 	if (en->stop)
 		return;
+	if (!may_matter(en, p->nprocs, loc))
+		return;
 	if (loc == p->nlocs) {
 		free(x->fw);
 		x->fw = set_new(x->nevents);
 		for (i = 0; i < p->nlocs; i++)
 			if (en->fw[i] >= 0)
 				set_add(x->fw, en->fw[i]);
-		judge(en);
+		if (en->prune)
+			each_rf(en, 0);
+		else
+			judge(en);
 		return;
 	}
 	/*
@@ -580,12 +726,35 @@ static void each_final_write(struct enumeration *en, int loc)
 	}
 }
 
+/*
+ * Whether the reads before k, as they read now, already fail a check of
+ * the model that more reads-from edges cannot mend.
+ */
+static bool partial_fails(struct enumeration *en, int k)
+{
+	struct execution *x = &en->x;
+
+	/*
+	 * Only after a read that had a choice, and with choices left below:
+	 * a forced read adds nothing the next choice or judge() would not see.
+	 */
+	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || !en->choices_from[k])
+		return false;
+	rel_init(x->rf, x->nevents);
+	for (int i = 0; i < k; i++)
+		rel_add(x->rf, en->cands[i][en->rf_pick[i]], en->reads[i]);
+	return cat_partial_fails(en->model, x);
+}
+
 static void each_rf(struct enumeration *en, int k)
 {
-	if (en->stop)
+	if (en->stop || partial_fails(en, k))
 		return;
 	if (k == en->nreads) {
-		each_final_write(en, 0);
+		if (en->prune)
+			judge(en);
+		else
+			each_final_write(en, 0);
 		return;
 	}
 	for (en->rf_pick[k] = 0; en->rf_pick[k] < en->ncands[k] && !en->stop; en->rf_pick[k]++)
@@ -706,13 +875,17 @@ static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
 
-	if (en->stop || !feasible(en, proc))
+	if (en->stop || !feasible(en, proc) || !may_matter(en, proc, 0))
 		return;
 	if (proc == p->nprocs) {
+		en->out->combinations++;
 		layout_events(en);
 		if (collect_rf_candidates(en)) {
 			build_static_relations(en);
-			each_rf(en, 0);
+			if (en->prune)
+				each_final_write(en, 0);
+			else
+				each_rf(en, 0);
 		}
 		return;
 	}
@@ -805,6 +978,12 @@ void enumerate(const struct program *p, struct cat_model *model,
 		if (out->vars[i].proc < 0)
 			en.observed[out->vars[i].index] = true;
 	prop_each_loc(p->test->filter, observe_loc, &en);
+	/*
+	 * Pruning changes the order executions are judged in, which only
+	 * shows in what -speedcheck reports and in the execution --explain
+	 * and --graph pick: those keep the order.
+	 */
+	en.prune = !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
 	en.x.nlocs = p->nlocs;
 	en.x.loc_names = (const char **)p->loc_names;
 	summarize_runs(&en);
@@ -815,6 +994,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.final);
 	free(en.fw);
 	free(en.state);
+	free(en.states.slots);
 	free(en.observed);
 	free(en.reads);
 	free(en.read_of);
@@ -823,6 +1003,7 @@ void enumerate(const struct program *p, struct cat_model *model,
 	free(en.cand_store);
 	free(en.known);
 	free(en.rf_pick);
+	free(en.choices_from);
 	free(en.x.events);
 	free(en.x.po);
 	free(en.x.rmw);

@@ -72,6 +72,9 @@ static const char usage[] =
 	"  --svg                 also render DIR/NAME.svg with Graphviz's dot\n"
 	"  --html FILE           one self-contained page for all the tests:\n"
 	"                        verdict, explanation, suggestion, graph\n"
+	"  --stats               after herd7's output, how much of the search\n"
+	"                        ran: combinations of runs, executions judged,\n"
+	"                        verdicts of the model\n"
 	"\n"
 	"Run options (module parameters keep klitmus7's names):\n"
 	"  --runs N              runs per test, threads started afresh (nruns, 10)\n"
@@ -169,6 +172,8 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 			opts->limits.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--explain"))
 			opts->explain = true;
+		else if (!strcmp(a, "--stats"))
+			opts->stats = true;
 		else if (!strcmp(a, "-j"))
 			opts->jobs = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--suggest"))

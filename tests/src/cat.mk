@@ -4,7 +4,7 @@
 
 CAT_TEST := build/tests/cat_test
 CAT_TEST_SRCS := tests/src/cat_test.c src/bits.c src/util.c src/catparse.c \
-	src/catresolve.c src/cateval.c src/catprim.c
+	src/catresolve.c src/cateval.c src/catprim.c src/catmono.c
 
 $(CAT_TEST): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)

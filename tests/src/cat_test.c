@@ -201,7 +201,7 @@ static void on_reject(void *arg, const char *check)
 static struct verdict judge(struct cat_model *m, struct builder *b)
 {
 	struct verdict v = { 0 };
-	struct cat_visitor visitor = { on_accept, on_reject, &v };
+	struct cat_visitor visitor = { on_accept, on_reject, &v, NULL, false };
 
 	cat_run(m, &b->x, &visitor);
 	return v;
@@ -550,7 +550,7 @@ static void expect_error(const char *cat, const char *where, const char *msg)
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	if (pid == 0) {
-		struct cat_visitor v = { noop_accept, noop_reject, NULL };
+		struct cat_visitor v = { noop_accept, noop_reject, NULL, NULL, false };
 		struct cat_model *m;
 		struct builder b;
 
