@@ -7,8 +7,8 @@
  * between two mounts lie milliseconds of mount, open and allocation work,
  * so KCSAN's sampled watchpoints rarely cover the few instructions where
  * the race is (docs/kernel-before-after.md).  This module runs only those
- * instructions, thousands of times: each round empties the pointer, lines
- * up one kthread per online CPU and lets them all make the first use.
+ * instructions, thousands of times: one kthread per online CPU, and in
+ * each round, all of them make the first use of an empty pointer at once.
  *
  * mode=plain    the pattern as 6.12 has it: a plain load tests the pointer,
  *               cmpxchg() publishes it, the loser frees its object and the
@@ -17,12 +17,15 @@
  *               cmpxchg_release(), as patch 1 of the series does
  *
  * Every thread checks the object it ends up using was fully initialized.
- * The module prints "onetime_race: mode=M rounds=R threads=T torn=N" and
- * refuses to stay loaded (-EAGAIN), so that the guest can load it again.
+ * The module prints "onetime_race: mode=M rounds=R threads=T torn=N" when
+ * loaded; the guest then unloads it and loads it again for the next mode.
+ * (Failing the load instead would not do: busybox's insmod retries a
+ * failed finit_module() with init_module(), which runs it twice.)
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/sched.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -37,16 +40,18 @@ static char *mode = "plain";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "plain (6.12's pattern) or acquire (the fix)");
 
-static unsigned int rounds = 2000;
+static unsigned int rounds = 20000;
 module_param(rounds, uint, 0444);
 MODULE_PARM_DESC(rounds, "rounds of one first use per online CPU");
 
 /* The lazily created object, as s_dio_done_wq in a super_block. */
 static struct onetime_obj *shared;
 static bool use_acquire;
-static atomic_t lined_up, torn;
+static unsigned int nthreads;
+/* Arrivals at the barriers so far, all threads and phases together. */
+static atomic_t arrivals;
+static atomic_t torn;
 static struct completion finished;
-static struct task_struct **threads;	/* nr_cpu_ids of them */
 
 static struct onetime_obj *obj_create(void)
 {
@@ -96,54 +101,52 @@ static struct onetime_obj *first_use(void)
 	return shared;
 }
 
-static int racer(void *unused)
+/*
+ * The @phase-th barrier of the run: every thread waits until all have
+ * arrived.  The count only grows, so one counter serves every phase.
+ */
+static void barrier_wait(unsigned int phase)
 {
+	atomic_inc(&arrivals);
+	while (atomic_read(&arrivals) < phase * nthreads)
+		cond_resched();
+}
+
+/*
+ * One thread per CPU, the same threads for every round, so that a round
+ * costs only the race itself: the first use, all threads at once, then
+ * thread 0 empties the pointer for the next round.
+ */
+static int racer(void *arg)
+{
+	unsigned int id = (unsigned long)arg, phase = 0, round;
 	struct onetime_obj *obj;
 
-	/* One thread per CPU spins here until all have arrived. */
-	atomic_inc(&lined_up);
-	while (atomic_read(&lined_up) < num_online_cpus())
-		cpu_relax();
-	obj = first_use();
-	if (obj && READ_ONCE(obj->magic) != OBJ_MAGIC)
-		atomic_inc(&torn);
+	for (round = 0; round < rounds; round++) {
+		barrier_wait(++phase);
+		obj = first_use();
+		if (!obj || READ_ONCE(obj->magic) != OBJ_MAGIC)
+			atomic_inc(&torn);
+		barrier_wait(++phase);
+		if (id == 0) {
+			/* No thread looks at it until the next barrier. */
+			kfree(shared);
+			WRITE_ONCE(shared, NULL);
+		}
+		barrier_wait(++phase);
+	}
 	complete(&finished);
 	return 0;
 }
 
 /*
- * One round: an empty pointer, then every CPU's first use at once.  The
- * threads are all created before any is woken, so that none spins while
- * kthreadd still has to run on its CPU.
+ * The threads are all created before any is woken, so that none spins
+ * while kthreadd still has to run on its CPU.
  */
-static int race_once(void)
-{
-	unsigned int cpu, i, created = 0;
-	struct task_struct *t;
-
-	WRITE_ONCE(shared, NULL);
-	atomic_set(&lined_up, 0);
-	reinit_completion(&finished);
-	for_each_online_cpu(cpu) {
-		t = kthread_create_on_cpu(racer, NULL, cpu, "onetime_race/%u");
-		if (IS_ERR(t))
-			break;
-		threads[created++] = t;
-	}
-	/* Threads that were not created must not keep the others spinning. */
-	atomic_add(num_online_cpus() - created, &lined_up);
-	for (i = 0; i < created; i++)
-		wake_up_process(threads[i]);
-	for (i = 0; i < created; i++)
-		wait_for_completion(&finished);
-	kfree(shared);
-	return created == num_online_cpus() ? 0 : -ENOMEM;
-}
-
 static int __init onetime_race_init(void)
 {
-	unsigned int i;
-	int ret = 0;
+	struct task_struct **threads;
+	unsigned int cpu, i, created = 0;
 
 	if (!strcmp(mode, "acquire"))
 		use_acquire = true;
@@ -153,16 +156,35 @@ static int __init onetime_race_init(void)
 	if (!threads)
 		return -ENOMEM;
 	init_completion(&finished);
-	atomic_set(&torn, 0);
-	for (i = 0; i < rounds && !ret; i++)
-		ret = race_once();
+	nthreads = num_online_cpus();
+	for_each_online_cpu(cpu) {
+		threads[created] = kthread_create_on_cpu(racer, (void *)(unsigned long)created,
+							 cpu, "onetime_race/%u");
+		if (IS_ERR(threads[created]))
+			break;
+		created++;
+	}
+	if (created < nthreads) {
+		for (i = 0; i < created; i++)
+			kthread_stop(threads[i]);
+		kfree(threads);
+		return -ENOMEM;
+	}
+	for (i = 0; i < created; i++)
+		wake_up_process(threads[i]);
+	for (i = 0; i < created; i++)
+		wait_for_completion(&finished);
 	kfree(threads);
-	pr_info("onetime_race: mode=%s rounds=%u threads=%u torn=%d%s\n",
-		mode, i, num_online_cpus(), atomic_read(&torn),
-		ret ? " (stopped: a kthread did not start)" : "");
-	return -EAGAIN;
+	pr_info("onetime_race: mode=%s rounds=%u threads=%u torn=%d\n",
+		mode, rounds, nthreads, atomic_read(&torn));
+	return 0;
+}
+
+static void __exit onetime_race_exit(void)
+{
 }
 
 module_init(onetime_race_init);
+module_exit(onetime_race_exit);
 MODULE_DESCRIPTION("KCSAN's view of 6.12's open-coded s_dio_done_wq initialization");
 MODULE_LICENSE("GPL");
