@@ -15,12 +15,15 @@
 #                            benchmark as ratios to READ_ONCE(), and async
 #                            O_DIRECT writes/s before and after the series
 #                            (docs/kernel-series.md)
+#   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
+#                            init over the whole unpatched tree (docs/coccinelle.md)
 #
 # Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
 
 KERNEL_SCRIPTS := kernel/scripts
 
-.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench
+.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench \
+	cocci-sweep
 
 kernel-check:
 	$(KERNEL_SCRIPTS)/kernel-check.sh
@@ -37,3 +40,6 @@ kernel-build-each:
 
 kernel-bench:
 	$(KERNEL_SCRIPTS)/bench-prod.sh
+
+cocci-sweep:
+	$(KERNEL_SCRIPTS)/cocci-sweep.sh

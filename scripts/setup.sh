@@ -17,7 +17,8 @@ fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
 # Graphviz renders and parses --graph's files, chromium loads --html's page, and
 # patch applies --suggest's diffs (tests/src/explain.t).
-test_packages=(parallel graphviz chromium patch)
+# Coccinelle's spatch runs the series' one-time-init rule (tests/kernel/cocci.t).
+test_packages=(parallel graphviz chromium patch coccinelle)
 
 missing_packages() {
 	local p
