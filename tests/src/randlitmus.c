@@ -129,6 +129,8 @@ static int some_int_reg(struct proc *p)
 
 /* How many of x, y, z and of a, b this test uses: few, so that processes meet. */
 static int nints, natomics;
+/* Out of 5, how often a store's value comes from a register (data dependency). */
+static int depbias;
 
 static enum loc int_loc(struct proc *p)
 {
@@ -151,7 +153,7 @@ static void value(struct proc *p, char *out, size_t n)
 {
 	int r = some_int_reg(p);
 
-	if (r >= 0 && rnd(5) < 2) {
+	if (r >= 0 && rnd(5) < depbias) {
 		switch (rnd(4)) {
 		case 0: case 1: snprintf(out, n, "r%d", r); break;
 		case 2: snprintf(out, n, "r%d + 1", r); break;
@@ -517,6 +519,7 @@ static void gen_test(FILE *f, const char *name)
 	t.nprocs = 2 + rnd(3);
 	nints = rnd(4) ? 2 : 1 + 2 * rnd(2);
 	natomics = 1 + (rnd(4) == 0);
+	depbias = rnd(3) ? 2 : 4;
 	total = t.nprocs == 4 ? 9 : t.nprocs == 3 ? 10 : 9;
 	for (int i = 0; i < t.nprocs; i++) {
 		struct proc *p = &t.p[i];
