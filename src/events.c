@@ -444,6 +444,10 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	if (fenced)
 		fence(r, "mb", e->pos);
 	read = rmw_read(r, loc, addr, old.v, rtag, e->pos);
+	if (e->kind == X_CMPXCHG) {	/* herd7: read value := expected value */
+		read->pinned = true;
+		read->pin_deps = operand.deps;
+	}
 	old.deps = UINT64_C(1) << local_index(r, read);
 	result = old;
 	switch (e->kind) {

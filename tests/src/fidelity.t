@@ -6,7 +6,8 @@
 # char/short/... to their width), in States and in the condition; the
 # value of spin_is_locked() and of a failed spin_trylock() depends on
 # their read of the lock (data and control dependencies), a successful
-# trylock's on nothing.
+# trylock's on nothing; a successful cmpxchg()'s read is pinned to the
+# expected value, which can ground a cycle of values.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
