@@ -104,10 +104,22 @@ fuzz: $(FUZZ)
 	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 -rss_limit_mb=2048 \
 		-close_fd_mask=2 -dict=tests/src/fuzz.dict build/fuzz/corpus
 
+# The random LKMM test generator (deterministic from a seed), and the sweep
+# that compares lkmm with herd7 (HERD7=/path/to/herd7) on N of its tests.
+build/randlitmus: tests/src/randlitmus.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+N ?= 1000
+SEED ?= 1
+fidelity-sweep: all build/randlitmus
+	scripts/setup.sh checker
+	scripts/fidelity-sweep.sh $(N) $(SEED)
+
 # Times lkmm (and herd7, when HERD7=/path/to/herd7 is given) on the corpus.
 bench: all
 	scripts/bench.sh
 
-.PHONY: all clean demo check bench fuzz
+.PHONY: all clean demo check bench fuzz fidelity-sweep
 clean:
-	rm -rf bin build/obj build/asan build/tests build/fuzz build/catlib.* build/runtime.*
+	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.*

@@ -620,7 +620,10 @@ static bool all_known(const struct enumeration *en, const bool *known, int proc,
  * that only a cycle of reads-from and dependencies could produce (out of
  * thin air) has no solution and stays symbolic.  Propagate "known" from
  * the constants and initial values the same way: a read that is not
- * known must be the symbolic value, which stands for all of them.
+ * known must be the symbolic value, which stands for all of them.  A read
+ * the code equates with a computed value (a successful cmpxchg()'s, with
+ * the expected value) is known once that value is: herd7's equation
+ * solves it, and with it the cycle it reads from.
  */
 static bool values_derivable(struct enumeration *en)
 {
@@ -645,7 +648,8 @@ static bool values_derivable(struct enumeration *en)
 				if (known[e] || !all_known(en, known, i, te->addr_deps | te->data_deps))
 					continue;
 				k = en->read_of[e];
-				if (k >= 0 && !known[en->cands[k][en->rf_pick[k]]])
+				if (k >= 0 && !known[en->cands[k][en->rf_pick[k]]] &&
+				    !(te->pinned && all_known(en, known, i, te->pin_deps)))
 					continue;
 				known[e] = true;
 				changed = true;

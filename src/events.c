@@ -444,6 +444,10 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	if (fenced)
 		fence(r, "mb", e->pos);
 	read = rmw_read(r, loc, addr, old.v, rtag, e->pos);
+	if (e->kind == X_CMPXCHG) {	/* herd7: read value := expected value */
+		read->pinned = true;
+		read->pin_deps = operand.deps;
+	}
 	old.deps = UINT64_C(1) << local_index(r, read);
 	result = old;
 	switch (e->kind) {
@@ -471,11 +475,18 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	return result;
 }
 
-/* spin_trylock(): LKR LKW and 1, or LF and 0.  spin_is_locked(): RL/RU. */
+/*
+ * spin_trylock(): LKR LKW and 1, or LF and 0.  spin_is_locked(): RL/RU.
+ * As in herd7, the value of a query that is a read of the lock (LF, RL,
+ * RU) depends on that read: a store of it carries a data dependency, a
+ * branch on it a control dependency.  A successful trylock's 1 depends on
+ * nothing: herd7 counts the lock's read and write as no load.
+ */
 static struct tval lock_query(struct run *r, const struct expr *e)
 {
 	struct tval addr = eval(r, e->args[0]);
 	int loc = loc_of(r, addr);
+	struct trace_event *ev;
 	bool yes;
 
 	if (loc < 0)
@@ -484,13 +495,12 @@ static struct tval lock_query(struct run *r, const struct expr *e)
 	if (e->kind == X_TRYLOCK && yes) {
 		emit(r, EV_LOCK_READ, loc, e->pos)->addr_deps = addr.deps;
 		emit(r, EV_LOCK_WRITE, loc, e->pos)->addr_deps = addr.deps;
-	} else {
-		enum event_kind kind = e->kind == X_TRYLOCK ? EV_LOCK_FAIL :
-				       yes ? EV_READ_LOCKED : EV_READ_UNLOCKED;
-
-		emit(r, kind, loc, e->pos)->addr_deps = addr.deps;
+		return (struct tval){ int_value(1), 0 };
 	}
-	return (struct tval){ int_value(yes), 0 };
+	ev = emit(r, e->kind == X_TRYLOCK ? EV_LOCK_FAIL :
+		  yes ? EV_READ_LOCKED : EV_READ_UNLOCKED, loc, e->pos);
+	ev->addr_deps = addr.deps;
+	return (struct tval){ int_value(yes), UINT64_C(1) << local_index(r, ev) };
 }
 
 /* __srcu{srcu-lock}(s) as a value: herd7 makes up a per-call index. */

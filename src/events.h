@@ -31,6 +31,14 @@ struct trace_event {
 	uint64_t addr_deps;	/* local reads the address depends on */
 	uint64_t data_deps;	/* local reads the stored value depends on */
 	uint64_t ctrl_deps;	/* local reads a branch before it depends on */
+	/*
+	 * A read whose value the code equates with a value it computes (the
+	 * read of a successful cmpxchg() equals the expected value): herd7
+	 * solves that equation, so the value is known once the local reads
+	 * in pin_deps are, wherever the read reads from.
+	 */
+	bool pinned;
+	uint64_t pin_deps;
 };
 
 struct trace {

@@ -3,7 +3,11 @@
 # small tests and herd7 7.57's output beside them (NAME.litmus.out, made
 # with a local herdtools7 build): a location's declared type wraps its
 # value (atomic_t and uint32_t print as 32-bit unsigned, uint8_t/int8_t/
-# char/short/... to their width), in States and in the condition.
+# char/short/... to their width), in States and in the condition; the
+# value of spin_is_locked() and of a failed spin_trylock() depends on
+# their read of the lock (data and control dependencies), a successful
+# trylock's on nothing; a successful cmpxchg()'s read is pinned to the
+# expected value, which can ground a cycle of values.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
