@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aio.h"
+#include "guest.h"
 
 #define MAX_DEPTH 256
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("dio-bench: FAIL ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	exit(1);
-}
 
 static double now(void)
 {
@@ -49,16 +35,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long parse_count(const char *s, long max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v < 1 || v > max)
-		fail("bad count '%s' (1..%ld)", s, max);
-	return v;
 }
 
 /* A file of @depth blocks, written with buffered I/O and synced. */

@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aio.h"
+#include "guest.h"
 
 #define MAX_WRITES 256		/* writes each thread may have in flight per round */
 #define MAX_THREADS 64
@@ -54,19 +53,6 @@ struct worker {
 	unsigned char *buf;	/* cfg->writes aligned blocks */
 	int failed;
 };
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("dio-stress: FAIL ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	exit(1);
-}
 
 static void file_path(const struct config *cfg, long id, char *path, size_t len)
 {
@@ -223,16 +209,6 @@ static void verify_files(const struct config *cfg, unsigned char *buf)
 		}
 	}
 	do_umount(cfg);
-}
-
-static long parse_count(const char *s, long max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v < 1 || v > max)
-		fail("bad count '%s' (1..%ld)", s, max);
-	return v;
 }
 
 int main(int argc, char **argv)
