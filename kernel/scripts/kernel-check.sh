@@ -9,7 +9,7 @@
 #                 top (no KCSAN, lockdep or sleep checks, -O2), with its own
 #                 object and guest directories
 #   --build-only  stop once the kernel and the guest files are built (for
-#                 run-litmus.sh and kernel-bench, which boot their own guest)
+#                 run-litmus.sh, which boots its own guest)
 #
 # Every step's wall time goes to $KBUILD_ROOT/times-<config>-<mode>.txt; the
 # last line of output is the KUnit tally from check-console.sh.
