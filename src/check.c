@@ -313,10 +313,17 @@ void lkmm_close(struct lkmm *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-/* What a decided test leaves, in the order of the files given. */
-static void finish_one(const char *path, struct lkmm_result *r, int status,
+/*
+ * What a decided test leaves, in the order of the files given: errors,
+ * the messages of its errors that a -j worker kept (NULL if none).
+ */
+static void finish_one(const char *path, struct lkmm_result *r, int status, const char *errors,
 		       const struct check_options *opts, struct run_outputs *outs)
 {
+	if (errors) {
+		fflush(stdout);
+		fputs(errors, stderr);
+	}
 	if (status == EXIT_LIMIT && r->outcomes.limit) {
 		fflush(stdout);
 		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
@@ -366,6 +373,7 @@ static void write_html(const char *file, const struct strbuf *sections)
 struct slot {
 	struct lkmm_result *run;
 	int status;
+	struct strbuf errors;	/* its error messages, for the main thread to print */
 	bool done;
 };
 
@@ -390,6 +398,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		struct lkmm_result *r;
+		struct strbuf errors = { 0 };
 		int i, status;
 
 		pthread_mutex_lock(&pool->lock);
@@ -397,9 +406,11 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 		if (i >= pool->nfiles)
 			break;
+		die_output = &errors;
 		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
+		die_output = NULL;
 		pthread_mutex_lock(&pool->lock);
-		pool->slots[i] = (struct slot){ r, status, true };
+		pool->slots[i] = (struct slot){ r, status, errors, true };
 		pthread_cond_broadcast(&pool->done);
 		pthread_mutex_unlock(&pool->lock);
 	}
@@ -459,7 +470,8 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 			pthread_cond_wait(&pool.done, &pool.lock);
 		slot = pool.slots[i];
 		pthread_mutex_unlock(&pool.lock);
-		finish_one(files[i], slot.run, slot.status, opts, outs);
+		finish_one(files[i], slot.run, slot.status, slot.errors.buf, opts, outs);
+		sb_free(&slot.errors);
 		worst = slot.status > worst ? slot.status : worst;
 	}
 	for (i = 0; i < started; i++)
@@ -494,7 +506,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 			struct lkmm_result *r;
 			int status = lkmm_check_file(&ctx, files[i], opts, &r);
 
-			finish_one(files[i], r, status, opts, &outs);
+			finish_one(files[i], r, status, NULL, opts, &outs);
 			worst = status > worst ? status : worst;
 		}
 	}

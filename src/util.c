@@ -58,11 +58,30 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* The message, then exit (or jump, see die_jump); the prefix is printed. */
-static _Noreturn void vdie(int status, const char *fmt, va_list ap)
+_Thread_local struct strbuf *die_output;
+
+/*
+ * The message, after "FILE:LINE:COL: what: " (pos given) or "lkmm: ", on
+ * standard error or into die_output; then exit (or jump, see die_jump).
+ */
+static _Noreturn void vdie(int status, const struct srcpos *pos, const char *what,
+			   const char *fmt, va_list ap)
 {
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf msg = { 0 };
+
+	if (pos)
+		sb_addf(&msg, "%s:%d:%d: %s: ", pos->file, pos->line, pos->col, what);
+	else
+		sb_addf(&msg, "lkmm: ");
+	sb_vaddf(&msg, fmt, ap);
+	sb_addf(&msg, "\n");
+	if (die_output) {
+		sb_addf(die_output, "%s", msg.buf);
+	} else {
+		fflush(stdout);
+		fputs(msg.buf, stderr);
+	}
+	sb_free(&msg);
 	die_again(status);
 }
 
@@ -91,30 +110,24 @@ void die_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
-	vdie(EXIT_BAD_INPUT, fmt, ap);
+	vdie(EXIT_BAD_INPUT, &pos, "error", fmt, ap);
 }
 
 void die_internal_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s:%d:%d: internal error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
-	vdie(EXIT_INTERNAL, fmt, ap);
+	vdie(EXIT_INTERNAL, &pos, "internal error", fmt, ap);
 }
 
 void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("lkmm: ", stderr);
 	va_start(ap, fmt);
-	vdie(status, fmt, ap);
+	vdie(status, NULL, NULL, fmt, ap);
 }
 
 void write_file(const char *path, const char *text)
@@ -175,22 +188,29 @@ void vec_free(struct vec *v)
 	v->len = v->cap = 0;
 }
 
-void sb_addf(struct strbuf *sb, const char *fmt, ...)
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	if (sb->len + n + 1 > sb->cap) {
 		sb->cap = (sb->len + n + 1) * 2;
 		sb->buf = xrealloc(sb->buf, sb->cap);
 	}
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
-	va_end(ap);
+	vsnprintf(sb->buf + sb->len, n + 1, fmt, again);
+	va_end(again);
 	sb->len += n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
 }
 
 void sb_free(struct strbuf *sb)
