@@ -121,7 +121,9 @@ static int intern_index(struct cat_model *m, const char *s, size_t len)
 
 const char *cat_intern(struct cat_model *m, const char *s, size_t len)
 {
-	return m->names.items[intern_index(m, s, len)];
+	int k = intern_index(m, s, len);	/* first: it may move m->names.items */
+
+	return m->names.items[k];
 }
 
 /* ---- Lexer ---- */
