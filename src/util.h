@@ -118,6 +118,8 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* n bytes of data, which may hold NULs. */
+void sb_add(struct strbuf *sb, const void *data, size_t n);
 void sb_free(struct strbuf *sb);
 
 /*
