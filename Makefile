@@ -29,9 +29,13 @@ $(RUNTIME_OBJ): $(RUNTIME_C)
 
 all: bin/lkmm bin/herd7
 
+# The build ID is the binary's identity for the model cache (modelcache.c):
+# without one, lkmm uses no cache.
+LINK_ID := -Wl,--build-id
+
 bin/lkmm: $(OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
@@ -42,7 +46,7 @@ build/obj/%.o: src/%.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 build/asan/lkmm: $(ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^
 
 build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -62,10 +66,10 @@ LKMM_TEST := build/tests/lkmm_test
 LKMM_TEST_ASAN := build/tests/lkmm_test-asan
 $(LKMM_TEST): tests/src/lkmm_test.c $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 $(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
@@ -122,4 +126,5 @@ bench: all
 
 .PHONY: all clean demo check bench fuzz fidelity-sweep
 clean:
-	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.*
+	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.* \
+		build/test-cache build/bench-cache

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "cat.h"
 #include "lkmm.h"
 #include "litmus.h"
+#include "modelcache.h"
 
 static double now(void)
 {
@@ -291,13 +293,18 @@ static void open_model(void *arg)
 	macros_read(job->ctx->macros, path, job->text);
 }
 
-int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name)
+int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
+	      const char *cache_dir)
 {
 	struct open_job job = { ctx, model_dir, cfg_name, NULL };
 	int status;
 
 	memset(ctx, 0, sizeof(*ctx));
+	if (cache_dir && model_cache_load(ctx, cache_dir, model_dir, cfg_name))
+		return 0;
 	status = catch_die(open_model, &job);
+	if (!status && cache_dir)
+		model_cache_store(ctx, cache_dir, model_dir, cfg_name, job.text);
 	free(job.text);
 	if (status)
 		lkmm_close(ctx);
@@ -310,6 +317,8 @@ void lkmm_close(struct lkmm *ctx)
 		macros_free(ctx->macros);
 	if (ctx->model)
 		cat_free(ctx->model);
+	if (ctx->image)
+		munmap(ctx->image, ctx->image_size);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -431,7 +440,7 @@ static int open_workers(struct worker *workers, int n, struct pool *pool, const 
 			workers[i].ctx = *ctx;
 		else
 			status = lkmm_open(&workers[i].ctx, pool->opts->model_dir,
-					   pool->opts->cfg_name);
+					   pool->opts->cfg_name, pool->opts->cache_dir);
 		if (status) {
 			while (--i > 0)
 				lkmm_close(&workers[i].ctx);
@@ -490,7 +499,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	struct lkmm ctx;
 	struct run_outputs outs = { 0 };
 	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
-	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name);
+	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name, opts->cache_dir);
 
 	if (worst)
 		return worst;
