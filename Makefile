@@ -32,10 +32,16 @@ all: bin/lkmm bin/herd7
 # The build ID is the binary's identity for the model cache (modelcache.c):
 # without one, lkmm uses no cache.
 LINK_ID := -Wl,--build-id
+# Linked statically (position-independent, so still at random addresses):
+# a process starts without the dynamic loader's work, which is most of an
+# lkmm check's start-up once the model comes from the cache.  lkmm calls
+# nothing of glibc's that needs shared objects (NSS, dlopen, iconv).
+# LINK_STATIC= links against libc.so.
+LINK_STATIC ?= -static-pie
 
 bin/lkmm: $(OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^
+	$(CC) $(CFLAGS) $(LINK_STATIC) $(LINK_ID) -o $@ $^
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
