@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 lb=$model_dir/litmus-tests/LB+poonceonces.litmus
 lock=$model_dir/litmus-tests/MP+polocks.litmus
 set -- $LKMM_BINARIES
-plan $(( $# * 28 ))
+plan $(( $# * 34 ))
 
 # The cache file of the model copy (there is one model per cache here).
 cache_file() { find "$cache" -name 'model-*' ! -name 'model-*.*' 2> /dev/null; }
@@ -120,7 +120,12 @@ for lkmm in $LKMM_BINARIES; do
 	cp "$model_dir/linux-kernel.cfg" "$copy/"
 
 	# One byte more, a blank line: the same model, but never taken for it.
-	for f in linux-kernel.cat lock.cat linux-kernel.bell linux-kernel.def; do
+	# One byte changed (let -> lex, READ_ONCE -> READ_ONCF, .cat -> .caT):
+	# the error that edit makes.
+	for edit in 'linux-kernel.cat:0,/^let /s//lex /' 'lock.cat:0,/^let /s//lex /' \
+		    'linux-kernel.bell:0,/^let /s//lex /' 'linux-kernel.def:s/^READ_ONCE(X)/READ_ONCF(X)/' \
+		    'linux-kernel.cfg:s/^model linux-kernel.cat$/model linux-kernel.caT/'; do
+		f=${edit%%:*}
 		run lb-before "$lb"
 		before=$(inode)
 		printf '\n' >> "$copy/$f"
@@ -130,6 +135,11 @@ for lkmm in $LKMM_BINARIES; do
 		else
 			not_ok "$tag: $f one byte longer: a miss, the cache written again"
 		fi
+		cp "$model_dir/$f" "$copy/"
+		run lb-before "$lb"
+		sed -i "${edit#*:}" "$copy/$f"
+		run lb-after "$lb"
+		differ "$tag: $f, one byte changed: the edit counts" lb-before lb-after 'error'
 		cp "$model_dir/$f" "$copy/"
 	done
 
