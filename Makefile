@@ -92,7 +92,8 @@ demo:
 check:
 	scripts/setup.sh all
 	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN)
-	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
+	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
+		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
 		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
 
 # The parser's fuzz target (libFuzzer, ASan+UBSan), seeded with every
