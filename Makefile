@@ -29,9 +29,19 @@ $(RUNTIME_OBJ): $(RUNTIME_C)
 
 all: bin/lkmm bin/herd7
 
+# The build ID is the binary's identity for the model cache (modelcache.c):
+# without one, lkmm uses no cache.
+LINK_ID := -Wl,--build-id
+# Linked statically (position-independent, so still at random addresses):
+# a process starts without the dynamic loader's work, which is most of an
+# lkmm check's start-up once the model comes from the cache.  lkmm calls
+# nothing of glibc's that needs shared objects (NSS, dlopen, iconv).
+# LINK_STATIC= links against libc.so.
+LINK_STATIC ?= -static-pie
+
 bin/lkmm: $(OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LINK_STATIC) $(LINK_ID) -o $@ $^
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
@@ -42,7 +52,7 @@ build/obj/%.o: src/%.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 build/asan/lkmm: $(ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^
 
 build/asan/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -62,10 +72,10 @@ LKMM_TEST := build/tests/lkmm_test
 LKMM_TEST_ASAN := build/tests/lkmm_test-asan
 $(LKMM_TEST): tests/src/lkmm_test.c $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 $(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
@@ -82,7 +92,8 @@ demo:
 check:
 	scripts/setup.sh all
 	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN)
-	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
+	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
+		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
 		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
 
 # The parser's fuzz target (libFuzzer, ASan+UBSan), seeded with every
@@ -122,4 +133,5 @@ bench: all
 
 .PHONY: all clean demo check bench fuzz fidelity-sweep
 clean:
-	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.*
+	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.* \
+		build/test-cache build/bench-cache

@@ -81,7 +81,6 @@ struct cat_stmt {
 	const char *name;	/* as NAME, or NULL */
 	int index;		/* position in the source */
 	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
-	struct vec reads;	/* global slots its expressions read */
 	int end_slot;		/* its bindings have the slots before this */
 	unsigned gen;		/* checks, flags: `holds` is valid for this... */
 	bool holds;		/* ...generation of their level */
@@ -162,17 +161,24 @@ struct cat_arena {
 	size_t used;		/* bytes used in it */
 };
 
+/*
+ * The model as loaded: the strings, statements and trees live in the
+ * syntax arena, or, for a model read back from the cache (modelimage.c),
+ * in the image its caller owns; the vectors and arrays are the model's
+ * own (malloc), either way.  A pointer field added to the syntax needs
+ * its line in modelimage.c, which copies the model into an image.
+ */
 struct cat_model {
 	char *dir;
-	char *macros;
+	char *macros;		/* the cfg's macros file, as a path */
 	struct vec names;	/* interned strings */
 	int *name_index;	/* hash table of names: index + 1, 0 when free */
 	size_t name_slots;	/* its size, a power of two */
 	struct vec files;	/* file names, for srcpos */
-	struct vec texts;	/* file contents, for freeing */
+	struct vec texts;	/* file contents as read (for the cache's key), for freeing */
 	struct vec bell_tags;	/* annotations declared by `instructions` */
 	struct cat_predef *tag_sets;	/* their event sets */
-	struct arena syntax;	/* the statements and their trees */
+	struct arena syntax;	/* the statements, their trees, the strings */
 	struct vec stmts;	/* every statement, includes spliced in */
 	struct vec invariants;	/* lets made of parts of statements */
 	struct vec steps;	/* checks and withs, in the order to run them */
@@ -208,6 +214,16 @@ extern const int cat_lib_nfiles;
 const char *cat_intern(struct cat_model *m, const char *s, size_t len);
 void cat_parse_cfg(struct cat_model *m, const char *cfg_name);
 void cat_free_syntax(struct cat_model *m);
+/*
+ * Call fn on each file the load read, in order: its path and text, or
+ * for a file of our library, the path tried first in the model directory
+ * (which could not be read) and NULL.
+ */
+void cat_each_source(struct cat_model *m,
+		     void (*fn)(void *arg, const char *path, const char *text), void *arg);
+
+/* cateval.c: the evaluation's state, for a model whose syntax is ready. */
+void cat_ready(struct cat_model *m);
 
 /* catresolve.c: scope names to slots, give them levels, order the steps. */
 void cat_resolve(struct cat_model *m);

@@ -1082,12 +1082,17 @@ struct cat_model *cat_load(const char *model_dir, const char *cfg_name)
 		cat_free(m);
 		die_again(status);
 	}
+	cat_ready(m);
+	return m;
+}
+
+void cat_ready(struct cat_model *m)
+{
 	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
 	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
 	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
 	for (int i = 0; i < m->nlevels; i++)
 		m->gens[i] = 1;	/* slots start at 0: not computed */
-	return m;
 }
 
 const char *cat_macros_file(const struct cat_model *m)
@@ -1104,9 +1109,9 @@ static void free_vec(struct vec *v)
 
 void cat_free(struct cat_model *m)
 {
-	free_vec(&m->names);
+	vec_free(&m->names);
 	free(m->name_index);
-	free_vec(&m->files);
+	vec_free(&m->files);
 	free_vec(&m->texts);
 	for (int i = 0; i < m->nlevels; i++)
 		free_vec(&m->arenas[i].blocks);
@@ -1123,7 +1128,6 @@ void cat_free(struct cat_model *m)
 	free(m->slots);
 	free(m->vals);
 	free(m->dir);
-	free(m->macros);
 	free(m);
 }
 

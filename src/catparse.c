@@ -113,7 +113,7 @@ static int intern_index(struct cat_model *m, const char *s, size_t len)
 		grow_names(m);
 	slot = name_slot(m, s, len);
 	if (!m->name_index[slot]) {
-		vec_push(&m->names, xstrndup(s, len));
+		vec_push(&m->names, arena_strndup(&m->syntax, s, len));
 		m->name_index[slot] = m->names.len;
 	}
 	return m->name_index[slot] - 1;
@@ -121,7 +121,9 @@ static int intern_index(struct cat_model *m, const char *s, size_t len)
 
 const char *cat_intern(struct cat_model *m, const char *s, size_t len)
 {
-	return m->names.items[intern_index(m, s, len)];
+	int k = intern_index(m, s, len);	/* first: it may move m->names.items */
+
+	return m->names.items[k];
 }
 
 /* ---- Lexer ---- */
@@ -926,17 +928,20 @@ static const char *find_lib(const char *name)
 	return NULL;
 }
 
-/* The path of file `name` relative to directory `dir`. */
-static char *in_dir(const char *dir, const char *name)
+/* The path of file `name` relative to the model directory, in the model's arena. */
+static char *in_dir(struct cat_model *m, const char *name)
 {
-	char *path = xmalloc(strlen(dir) + strlen(name) + 2);
+	char *path = arena_alloc(&m->syntax, strlen(m->dir) + strlen(name) + 2);
 
 	if (name[0] == '/')
 		strcpy(path, name);
 	else
-		sprintf(path, "%s/%s", dir, name);
+		sprintf(path, "%s/%s", m->dir, name);
 	return path;
 }
+
+/* How a file of our library is named in messages: <lib>/NAME. */
+static const char lib_prefix[] = "<lib>/";
 
 /* A model file: from the model directory, else from our built-in library. */
 static char *load_text(struct cat_model *m, const char *name,
@@ -945,21 +950,30 @@ static char *load_text(struct cat_model *m, const char *name,
 	const char *lib;
 	char *text;
 
-	*path = in_dir(m->dir, name);
+	*path = in_dir(m, name);
 	text = read_file(*path, NULL);
 	if (text)
 		return text;
 	lib = find_lib(name);
-	if (!lib) {
-		int err = errno;
-
-		vec_push(&m->files, *path);	/* for cat_free(), as die_at() ends the load */
-		die_at(from, "cannot read model file %s: %s", *path, strerror(err));
-	}
-	free(*path);
-	*path = xmalloc(strlen(name) + 8);
-	sprintf(*path, "<lib>/%s", name);
+	if (!lib)
+		die_at(from, "cannot read model file %s: %s", *path, strerror(errno));
+	*path = arena_alloc(&m->syntax, strlen(lib_prefix) + strlen(name) + 1);
+	sprintf(*path, "%s%s", lib_prefix, name);
 	return xstrdup(lib);
+}
+
+void cat_each_source(struct cat_model *m,
+		     void (*fn)(void *arg, const char *path, const char *text), void *arg)
+{
+	for (int i = 0; i < m->texts.len; i++) {
+		const char *path = m->files.items[i];
+		size_t n = strlen(lib_prefix);
+
+		if (strncmp(path, lib_prefix, n))
+			fn(arg, path, m->texts.items[i]);
+		else
+			fn(arg, in_dir(m, path + n), NULL);
+	}
 }
 
 static void parse_file(struct cat_model *m, const char *name,
@@ -967,8 +981,7 @@ static void parse_file(struct cat_model *m, const char *name,
 {
 	struct parser ps = { .m = m, .line = 1, .depth = depth,
 			     .enums = enums };
-	char *path;
-	char *text = load_text(m, name, from, &path);
+	char *path, *text = load_text(m, name, from, &path);
 
 	vec_push(&m->files, path);
 	vec_push(&m->texts, text);
@@ -989,7 +1002,7 @@ static void parse_file(struct cat_model *m, const char *name,
 		statement(&ps);
 }
 
-static char *cfg_value(char *line, const char *key)
+static const char *cfg_value(const char *line, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -1001,17 +1014,41 @@ static char *cfg_value(char *line, const char *key)
 	return line;
 }
 
+/* Where the cfg's "bell" and "model" lines name their files. */
+struct cfg_files {
+	const char *bell, *model;
+	struct srcpos bell_pos, model_pos;
+};
+
+/* One line of the cfg, without its end of line. */
+static void cfg_line(struct cat_model *m, const char *line, struct srcpos pos,
+		     struct cfg_files *cfg)
+{
+	const char *v;
+
+	if ((v = cfg_value(line, "macros"))) {
+		m->macros = in_dir(m, v);
+	} else if ((v = cfg_value(line, "bell"))) {
+		cfg->bell = cat_intern(m, v, strlen(v));
+		cfg->bell_pos = pos;
+	} else if ((v = cfg_value(line, "model"))) {
+		cfg->model = cat_intern(m, v, strlen(v));
+		cfg->model_pos = pos;
+	}
+}
+
 /*
  * The cfg: "macros FILE", "bell FILE", "model FILE"; the other settings
  * only concern graphs.  stdlib.cat comes first, then the bell, the cat.
+ * The text is kept as read (cat_each_source() hands it on).
  */
 void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 {
 	struct vec enums = { 0 };
-	const char *bell = NULL, *model = NULL;
-	struct srcpos pos = { NULL, 0, 1 }, bell_pos = pos, model_pos = pos;
-	char *path = in_dir(m->dir, cfg_name);
-	char *text, *line, *end;
+	struct srcpos pos = { NULL, 0, 1 };
+	struct cfg_files cfg = { NULL, NULL, pos, pos };
+	char *path = in_dir(m, cfg_name);
+	char *text;
 
 	intern_keywords(m);
 	vec_push(&m->files, path);
@@ -1020,49 +1057,29 @@ void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
 	vec_push(&m->texts, text);
 	pos.file = path;
-	for (line = text; *line; line = end) {
-		char *v;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		char *copy = xstrndup(line, strcspn(line, "\r\n"));
 
-		end = line + strcspn(line, "\n");
-		if (*end)
-			*end++ = '\0';
 		pos.line++;
-		line[strcspn(line, "\r")] = '\0';
-		if ((v = cfg_value(line, "macros"))) {
-			free(m->macros);
-			m->macros = in_dir(m->dir, v);
-		} else if ((v = cfg_value(line, "bell"))) {
-			bell = cat_intern(m, v, strlen(v));
-			bell_pos = pos;
-		} else if ((v = cfg_value(line, "model"))) {
-			model = cat_intern(m, v, strlen(v));
-			model_pos = pos;
-		}
+		cfg_line(m, copy, pos, &cfg);
+		free(copy);
+		line += len + (line[len] == '\n');
 	}
-	if (!model)
+	if (!cfg.model)
 		die_at(pos, "no 'model' line in the cfg file");
 	parse_file(m, "stdlib.cat", pos, 0, &enums);
-	if (bell)
-		parse_file(m, bell, bell_pos, 0, &enums);
-	parse_file(m, model, model_pos, 0, &enums);
+	if (cfg.bell)
+		parse_file(m, cfg.bell, cfg.bell_pos, 0, &enums);
+	parse_file(m, cfg.model, cfg.model_pos, 0, &enums);
 	vec_free(&enums);
 }
 
 /* ---- Freeing ---- */
 
-static void free_stmts(struct vec *stmts)
-{
-	for (int i = 0; i < stmts->len; i++) {
-		struct cat_stmt *s = stmts->items[i];
-
-		vec_free(&s->reads);
-	}
-	vec_free(stmts);
-}
-
 void cat_free_syntax(struct cat_model *m)
 {
-	free_stmts(&m->stmts);
-	free_stmts(&m->invariants);
+	vec_free(&m->stmts);
+	vec_free(&m->invariants);
 	arena_free(&m->syntax);
 }

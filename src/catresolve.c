@@ -21,7 +21,7 @@ struct resolver {
 	struct vec locals;	/* local names in scope, innermost last */
 	int probing;		/* inside the body of a `try` */
 	bool unbound;		/* a probed name was unbound */
-	struct vec *reads;	/* slots read by the current statement */
+	struct vec reads;	/* slots read by the current statement */
 };
 
 static int new_slot(struct cat_model *m, const char *name)
@@ -67,7 +67,7 @@ static void resolve_var(struct resolver *r, struct cat_expr *e)
 		return;
 	e->slot = find_slot(r->m, e->name);
 	if (e->slot >= 0) {
-		vec_push(r->reads, (void *)(intptr_t)e->slot);
+		vec_push(&r->reads, (void *)(intptr_t)e->slot);
 		return;
 	}
 	if (!r->probing)
@@ -96,7 +96,7 @@ static void resolve_let(struct resolver *r, struct cat_expr *e)
 static void resolve_try(struct resolver *r, struct cat_expr *e)
 {
 	bool unbound = r->unbound;
-	int nreads = r->reads->len;
+	int nreads = r->reads.len;
 
 	r->probing++;
 	r->unbound = false;
@@ -105,7 +105,7 @@ static void resolve_try(struct resolver *r, struct cat_expr *e)
 	e->use_handler = r->unbound;
 	r->unbound = unbound;
 	if (e->use_handler) {
-		r->reads->len = nreads;
+		r->reads.len = nreads;
 		resolve_expr(r, e->args[1]);
 	}
 }
@@ -360,10 +360,10 @@ static void resolve_all(struct cat_model *m)
 		int first;
 
 		s->index = i;
-		r.reads = &s->reads;
+		r.reads.len = 0;
 		first = s->nbinds ? -1 : m->nslots;
 		s->end_slot = resolve_stmt(&r, s);
-		s->level = s->kind == S_WITH ? ++withs : read_level(m, &s->reads);
+		s->level = s->kind == S_WITH ? ++withs : read_level(m, &r.reads);
 		if (first < 0)
 			first = s->binds[0].slot;
 		for (int slot = first; slot < s->end_slot; slot++) {
@@ -373,6 +373,7 @@ static void resolve_all(struct cat_model *m)
 		hoist_stmt(m, s);
 	}
 	vec_free(&r.locals);
+	vec_free(&r.reads);
 }
 
 static int by_level(const void *a, const void *b)

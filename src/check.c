@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "cat.h"
 #include "lkmm.h"
 #include "litmus.h"
+#include "modelcache.h"
 
 static double now(void)
 {
@@ -291,13 +293,18 @@ static void open_model(void *arg)
 	macros_read(job->ctx->macros, path, job->text);
 }
 
-int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name)
+int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
+	      const char *cache_dir)
 {
 	struct open_job job = { ctx, model_dir, cfg_name, NULL };
 	int status;
 
 	memset(ctx, 0, sizeof(*ctx));
+	if (cache_dir && model_cache_load(ctx, cache_dir, model_dir, cfg_name))
+		return 0;
 	status = catch_die(open_model, &job);
+	if (!status && cache_dir)
+		model_cache_store(ctx, cache_dir, model_dir, cfg_name, job.text);
 	free(job.text);
 	if (status)
 		lkmm_close(ctx);
@@ -310,13 +317,22 @@ void lkmm_close(struct lkmm *ctx)
 		macros_free(ctx->macros);
 	if (ctx->model)
 		cat_free(ctx->model);
+	if (ctx->image)
+		munmap(ctx->image, ctx->image_size);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-/* What a decided test leaves, in the order of the files given. */
-static void finish_one(const char *path, struct lkmm_result *r, int status,
+/*
+ * What a decided test leaves, in the order of the files given: errors,
+ * the messages of its errors that a -j worker kept (NULL if none).
+ */
+static void finish_one(const char *path, struct lkmm_result *r, int status, const char *errors,
 		       const struct check_options *opts, struct run_outputs *outs)
 {
+	if (errors) {
+		fflush(stdout);
+		fputs(errors, stderr);
+	}
 	if (status == EXIT_LIMIT && r->outcomes.limit) {
 		fflush(stdout);
 		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
@@ -366,6 +382,7 @@ static void write_html(const char *file, const struct strbuf *sections)
 struct slot {
 	struct lkmm_result *run;
 	int status;
+	struct strbuf errors;	/* its error messages, for the main thread to print */
 	bool done;
 };
 
@@ -390,6 +407,7 @@ static void *worker(void *arg)
 
 	for (;;) {
 		struct lkmm_result *r;
+		struct strbuf errors = { 0 };
 		int i, status;
 
 		pthread_mutex_lock(&pool->lock);
@@ -397,9 +415,11 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 		if (i >= pool->nfiles)
 			break;
+		die_output = &errors;
 		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
+		die_output = NULL;
 		pthread_mutex_lock(&pool->lock);
-		pool->slots[i] = (struct slot){ r, status, true };
+		pool->slots[i] = (struct slot){ r, status, errors, true };
 		pthread_cond_broadcast(&pool->done);
 		pthread_mutex_unlock(&pool->lock);
 	}
@@ -420,7 +440,7 @@ static int open_workers(struct worker *workers, int n, struct pool *pool, const 
 			workers[i].ctx = *ctx;
 		else
 			status = lkmm_open(&workers[i].ctx, pool->opts->model_dir,
-					   pool->opts->cfg_name);
+					   pool->opts->cfg_name, pool->opts->cache_dir);
 		if (status) {
 			while (--i > 0)
 				lkmm_close(&workers[i].ctx);
@@ -459,7 +479,8 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 			pthread_cond_wait(&pool.done, &pool.lock);
 		slot = pool.slots[i];
 		pthread_mutex_unlock(&pool.lock);
-		finish_one(files[i], slot.run, slot.status, opts, outs);
+		finish_one(files[i], slot.run, slot.status, slot.errors.buf, opts, outs);
+		sb_free(&slot.errors);
 		worst = slot.status > worst ? slot.status : worst;
 	}
 	for (i = 0; i < started; i++)
@@ -478,7 +499,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	struct lkmm ctx;
 	struct run_outputs outs = { 0 };
 	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
-	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name);
+	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name, opts->cache_dir);
 
 	if (worst)
 		return worst;
@@ -494,7 +515,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 			struct lkmm_result *r;
 			int status = lkmm_check_file(&ctx, files[i], opts, &r);
 
-			finish_one(files[i], r, status, opts, &outs);
+			finish_one(files[i], r, status, NULL, opts, &outs);
 			worst = status > worst ? status : worst;
 		}
 	}

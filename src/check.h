@@ -16,6 +16,7 @@ enum speedcheck { SPEEDCHECK_FALSE, SPEEDCHECK_TRUE, SPEEDCHECK_FAST };
 struct check_options {
 	const char *model_dir;
 	const char *cfg_name;
+	const char *cache_dir;		/* the model cache's, NULL for none (--no-model-cache) */
 	const char *out_dir;		/* -o */
 	bool quiet;			/* -q */
 	bool explain;			/* --explain */

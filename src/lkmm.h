@@ -9,7 +9,7 @@
  *
  *	struct lkmm ctx;
  *	struct lkmm_result *r;
- *	int status = lkmm_open(&ctx, "tools/memory-model", "linux-kernel.cfg");
+ *	int status = lkmm_open(&ctx, "tools/memory-model", "linux-kernel.cfg", NULL);
  *
  *	if (!status) {
  *		status = lkmm_check_file(&ctx, "SB.litmus", &opts, &r);
@@ -31,13 +31,18 @@
 struct lkmm {
 	struct cat_model *model;
 	struct macro_table *macros;
+	void *image;		/* what holds both, when read from the cache: mapped */
+	size_t image_size;
 };
 
 /*
  * Load model_dir/cfg_name, the files it names and includes, and its
- * macros.  0, or the error's status with ctx left empty.
+ * macros: from the model cache in cache_dir when it holds them, up to
+ * date, else from the files, then saved there (modelcache.h); cache_dir
+ * NULL for no cache.  0, or the error's status with ctx left empty.
  */
-int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name);
+int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
+	      const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
 
 /* What deciding one test leaves. */

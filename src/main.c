@@ -16,6 +16,7 @@
 #include "events.h"
 #include "litmus.h"
 #include "lkmm.h"
+#include "modelcache.h"
 #include "modeldir.h"
 #include "run.h"
 #include "util.h"
@@ -75,6 +76,8 @@ static const char usage[] =
 	"  --stats               after herd7's output, how much of the search\n"
 	"                        ran: combinations of runs, executions judged,\n"
 	"                        verdicts of the model\n"
+	"  --no-model-cache      load the model from its files, and leave the\n"
+	"                        model cache alone (see below)\n"
 	"\n"
 	"Run options (module parameters keep klitmus7's names):\n"
 	"  --runs N              runs per test, threads started afresh (nruns, 10)\n"
@@ -91,13 +94,22 @@ static const char usage[] =
 	"  --compare LOG         run nothing: hold the results in LOG (run.sh's\n"
 	"                        output, a console log, or klitmus7's own log)\n"
 	"                        against the model\n"
-	"  -I DIR, -conf FILE    the model, as for check\n"
+	"  -I DIR, -conf FILE, --no-model-cache\n"
+	"                        the model, as for check\n"
 	"\n"
 	"Each test is checked on its own: bad input or a limit ends that test,\n"
 	"and the others are still checked.  Exit status, the worst of all tests:\n"
 	"0 when every test was decided, 2 on bad input (the message names the\n"
 	"file, line and column), 3 when a limit was reached, 4 on an internal\n"
 	"error of lkmm (please report it).\n"
+	"\n"
+	"The model cache: the first run on a model saves it, parsed and\n"
+	"resolved, in $LKMM_CACHE_DIR, else $XDG_CACHE_HOME/lkmm, else\n"
+	"$HOME/.cache/lkmm; later runs read it instead of parsing the model\n"
+	"again, as long as the model's files (read and hashed on every run)\n"
+	"and lkmm's binary are the ones it was saved from.  The directory can\n"
+	"be deleted at any time; when it cannot be written, lkmm loads the\n"
+	"model each time.\n"
 	"\n";
 
 static _Noreturn void bad_usage(const char *fmt, const char *arg)
@@ -142,9 +154,45 @@ static enum speedcheck parse_speedcheck(const char *arg)
 	bad_usage("-speedcheck takes true, false or fast, not '%s'", arg);
 }
 
+/*
+ * What the options say about the model: where it is (-I, NULL for the
+ * lookup of modeldir.c) and whether the cache may be used.
+ */
+struct model_options {
+	const char *dir;
+	bool no_cache;
+};
+
+/* The model's options, true if a is one (taking its argument from argv). */
+static bool model_option(int argc, char **argv, int *i, struct model_options *mo)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "-I") || !strcmp(a, "--model"))
+		mo->dir = option_arg(argc, argv, i);
+	else if (!strcmp(a, "--no-model-cache"))
+		mo->no_cache = true;
+	else
+		return false;
+	return true;
+}
+
+/* Where the model is, and the cache's directory unless --no-model-cache. */
+static void find_model(const struct model_options *mo, struct check_options *opts)
+{
+	opts->model_dir = model_dir_find(mo->dir, opts->cfg_name);
+	opts->cache_dir = mo->no_cache ? NULL : model_cache_dir();
+}
+
+static void forget_model(struct check_options *opts)
+{
+	free((char *)opts->model_dir);
+	free((char *)opts->cache_dir);
+}
+
 /* Parse options into opts; the remaining arguments are the files. */
 static int parse_options(int argc, char **argv, int first, struct check_options *opts,
-			 const char **model_dir, char ***files)
+			 struct model_options *mo, char ***files)
 {
 	int i, nfiles = 0;
 
@@ -152,9 +200,9 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 	for (i = first; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-I") || !strcmp(a, "--model"))
-			*model_dir = option_arg(argc, argv, &i);
-		else if (!strcmp(a, "-conf"))
+		if (model_option(argc, argv, &i, mo))
+			continue;
+		if (!strcmp(a, "-conf"))
 			opts->cfg_name = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "-o"))
 			opts->out_dir = option_arg(argc, argv, &i);
@@ -222,18 +270,18 @@ static struct litmus *load_test(const char *path, const struct macro_table *macr
 static int cmd_parse(int argc, char **argv)
 {
 	struct check_options opts;
-	const char *explicit_dir = NULL;
-	char **files, *dir;
+	struct model_options mo = { 0 };
+	char **files;
 	struct lkmm ctx;
 	struct litmus *test;
 	struct program *prog;
 	int status;
 
 	default_options(&opts);
-	if (parse_options(argc, argv, 2, &opts, &explicit_dir, &files) != 1)
+	if (parse_options(argc, argv, 2, &opts, &mo, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
-	dir = model_dir_find(explicit_dir, opts.cfg_name);
-	status = lkmm_open(&ctx, dir, opts.cfg_name);
+	find_model(&mo, &opts);
+	status = lkmm_open(&ctx, opts.model_dir, opts.cfg_name, opts.cache_dir);
 	if (status)
 		return status;
 	test = load_test(files[0], ctx.macros);
@@ -244,7 +292,7 @@ static int cmd_parse(int argc, char **argv)
 	litmus_free(test);
 	lkmm_close(&ctx);
 	free(files);
-	free(dir);
+	forget_model(&opts);
 	return 0;
 }
 
@@ -303,7 +351,7 @@ static void collect_paths(char **args, int nargs, struct vec *paths)
 static int cmd_check(int argc, char **argv, int first)
 {
 	struct check_options opts;
-	const char *explicit_dir = NULL;
+	struct model_options mo = { 0 };
 	struct vec paths = { 0 };
 	char **args;
 	int nargs, status, i;
@@ -314,7 +362,7 @@ static int cmd_check(int argc, char **argv, int first)
 	 * several herd7 processes at once (LKMM_JOBS).
 	 */
 	opts.jobs = first == 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	nargs = parse_options(argc, argv, first, &opts, &explicit_dir, &args);
+	nargs = parse_options(argc, argv, first, &opts, &mo, &args);
 	if (!nargs)
 		bad_usage("%s", "no litmus test given");
 	collect_paths(args, nargs, &paths);
@@ -325,12 +373,12 @@ static int cmd_check(int argc, char **argv, int first)
 		bad_usage("%s", "--svg renders the graphs of --graph DIR; give --graph DIR too");
 	opts.keep_executions = opts.explain || opts.graph_dir || opts.html_file;
 
-	opts.model_dir = model_dir_find(explicit_dir, opts.cfg_name);
+	find_model(&mo, &opts);
 	status = check_files((char **)paths.items, paths.len, &opts);
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);
 	vec_free(&paths);
-	free((char *)opts.model_dir);
+	forget_model(&opts);
 	return status;
 }
 
@@ -345,7 +393,7 @@ static int cmd_run(int argc, char **argv)
 {
 	struct run_options opts = { .runs = 10, .size = 1000, .stride = 1, .ninst = 1,
 				    .affincr = 1, .cpus = online_cpus() };
-	const char *explicit_dir = NULL;
+	struct model_options mo = { 0 };
 	struct vec paths = { 0 };
 	char **args = xcalloc(argc, sizeof(*args));
 	int nargs = 0, status, i;
@@ -354,6 +402,8 @@ static int cmd_run(int argc, char **argv)
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (model_option(argc, argv, &i, &mo))
+			continue;
 		if (!strcmp(a, "--runs"))
 			opts.runs = parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--size"))
@@ -372,8 +422,6 @@ static int cmd_run(int argc, char **argv)
 			opts.emit_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "--compare"))
 			opts.compare_log = option_arg(argc, argv, &i);
-		else if (!strcmp(a, "-I") || !strcmp(a, "--model"))
-			explicit_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "-conf"))
 			opts.check.cfg_name = option_arg(argc, argv, &i);
 		else if (a[0] == '-' && a[1])
@@ -387,12 +435,12 @@ static int cmd_run(int argc, char **argv)
 	free(args);
 	if (!paths.len)
 		bad_usage("%s", "no litmus test given");
-	opts.check.model_dir = model_dir_find(explicit_dir, opts.check.cfg_name);
+	find_model(&mo, &opts.check);
 	status = run_files((char **)paths.items, paths.len, &opts);
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);
 	vec_free(&paths);
-	free((char *)opts.check.model_dir);
+	forget_model(&opts.check);
 	return status;
 }
 

@@ -812,7 +812,8 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 	struct runner rn = { .opts = opts, .ntests = nfiles };
 	struct run_options local = *opts;
 	char *root = NULL;
-	int i, worst = lkmm_open(&rn.ctx, opts->check.model_dir, opts->check.cfg_name);
+	int i, worst = lkmm_open(&rn.ctx, opts->check.model_dir, opts->check.cfg_name,
+				 opts->check.cache_dir);
 
 	if (worst)
 		return worst;

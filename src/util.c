@@ -4,10 +4,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 _Thread_local jmp_buf *die_jump;
 
@@ -58,11 +61,30 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* The message, then exit (or jump, see die_jump); the prefix is printed. */
-static _Noreturn void vdie(int status, const char *fmt, va_list ap)
+_Thread_local struct strbuf *die_output;
+
+/*
+ * The message, after "FILE:LINE:COL: what: " (pos given) or "lkmm: ", on
+ * standard error or into die_output; then exit (or jump, see die_jump).
+ */
+static _Noreturn void vdie(int status, const struct srcpos *pos, const char *what,
+			   const char *fmt, va_list ap)
 {
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf msg = { 0 };
+
+	if (pos)
+		sb_addf(&msg, "%s:%d:%d: %s: ", pos->file, pos->line, pos->col, what);
+	else
+		sb_addf(&msg, "lkmm: ");
+	sb_vaddf(&msg, fmt, ap);
+	sb_addf(&msg, "\n");
+	if (die_output) {
+		sb_addf(die_output, "%s", msg.buf);
+	} else {
+		fflush(stdout);
+		fputs(msg.buf, stderr);
+	}
+	sb_free(&msg);
 	die_again(status);
 }
 
@@ -91,30 +113,24 @@ void die_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s:%d:%d: error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
-	vdie(EXIT_BAD_INPUT, fmt, ap);
+	vdie(EXIT_BAD_INPUT, &pos, "error", fmt, ap);
 }
 
 void die_internal_at(struct srcpos pos, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s:%d:%d: internal error: ", pos.file, pos.line, pos.col);
 	va_start(ap, fmt);
-	vdie(EXIT_INTERNAL, fmt, ap);
+	vdie(EXIT_INTERNAL, &pos, "internal error", fmt, ap);
 }
 
 void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("lkmm: ", stderr);
 	va_start(ap, fmt);
-	vdie(status, fmt, ap);
+	vdie(status, NULL, NULL, fmt, ap);
 }
 
 void write_file(const char *path, const char *text)
@@ -127,36 +143,42 @@ void write_file(const char *path, const char *text)
 
 char *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = { 0 };
-	char chunk[65536];
-	size_t n;
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	size_t cap, got = 0;
+	char *buf;
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (sb.len + n + 1 > sb.cap) {
-			sb.cap = (sb.len + n + 1) * 2;
-			sb.buf = xrealloc(sb.buf, sb.cap);
+	/* The size, and a page to spare: one read fills it, the next finds the end. */
+	cap = (fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0) + 4096;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n = read(fd, buf + got, cap - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			close(fd);
+			free(buf);
+			errno = saved;
+			return NULL;
 		}
-		memcpy(sb.buf + sb.len, chunk, n);
-		sb.len += n;
+		if (n == 0)
+			break;
+		got += n;
+		if (got == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
 	}
-	if (ferror(f)) {
-		int saved = errno;
-
-		fclose(f);
-		free(sb.buf);
-		errno = saved;
-		return NULL;
-	}
-	fclose(f);
-	if (!sb.buf)
-		sb.buf = xcalloc(1, 1);
-	sb.buf[sb.len] = '\0';
+	close(fd);
+	buf[got] = '\0';
 	if (len)
-		*len = sb.len;
-	return sb.buf;
+		*len = got;
+	return buf;
 }
 
 void vec_push(struct vec *v, void *item)
@@ -175,22 +197,47 @@ void vec_free(struct vec *v)
 	v->len = v->cap = 0;
 }
 
-void sb_addf(struct strbuf *sb, const char *fmt, ...)
+/* Room for n more bytes and a NUL. */
+static void sb_grow(struct strbuf *sb, size_t n)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	if (sb->len + n + 1 > sb->cap) {
 		sb->cap = (sb->len + n + 1) * 2;
 		sb->buf = xrealloc(sb->buf, sb->cap);
 	}
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
-	va_end(ap);
+}
+
+void sb_add(struct strbuf *sb, const void *data, size_t n)
+{
+	sb_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
 	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+/* Formatted straight into the room left, and again only when it did not fit. */
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	size_t room = sb->cap - sb->len;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
+	if ((size_t)n >= room) {
+		sb_grow(sb, n);
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, again);
+	}
+	va_end(again);
+	sb->len += n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
 }
 
 void sb_free(struct strbuf *sb)

@@ -6,6 +6,7 @@
 #define LKMM_UTIL_H
 
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -75,6 +76,14 @@ int catch_die(void (*fn)(void *arg), void *arg);
  */
 _Noreturn void die_again(int status);
 
+/*
+ * Where die_at() and die() write their message instead of standard error,
+ * when set: a -j worker keeps each test's messages with its result, for
+ * them to come out in the order the tests were given.  One per thread.
+ */
+struct strbuf;
+extern _Thread_local struct strbuf *die_output;
+
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -107,6 +116,10 @@ struct strbuf {
 };
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* n bytes of data, which may hold NULs. */
+void sb_add(struct strbuf *sb, const void *data, size_t n);
 void sb_free(struct strbuf *sb);
 
 /*

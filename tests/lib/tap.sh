@@ -15,6 +15,9 @@ ok() { test_number=$((test_number + 1)); echo "ok $test_number - $*"; }
 not_ok() { test_number=$((test_number + 1)); echo "not ok $test_number - $*"; }
 diag() { sed 's/^/# /'; }
 : "${TMPDIR:=/tmp}"
+# The model cache of every run under test, never the user's (cache.t
+# uses caches of its own).
+export LKMM_CACHE_DIR=$top/build/test-cache
 
 # expect NAME STATUS PATTERN CMD...: CMD exits with STATUS and some line
 # of its output (stdout and stderr) matches the extended regex PATTERN.

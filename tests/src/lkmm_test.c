@@ -48,7 +48,7 @@ static int setup(void **state)
 {
 	struct lkmm *ctx = malloc(sizeof(*ctx));
 
-	if (lkmm_open(ctx, model_dir(), "linux-kernel.cfg")) {
+	if (lkmm_open(ctx, model_dir(), "linux-kernel.cfg", NULL)) {
 		free(ctx);
 		return -1;
 	}
@@ -125,17 +125,56 @@ static void test_bad_model_returns(void **state)
 	f = fopen(path, "w");
 	fputs("macros bad.def\nmodel bad.cat\n", f);
 	fclose(f);
-	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg"), EXIT_BAD_INPUT);
+	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
 	assert_null(ctx.model);
 	snprintf(path, sizeof(path), "%s/bad.cat", dir);
 	f = fopen(path, "w");
 	fputs("\"bad\"\nacyclic po |\n", f);
 	fclose(f);
-	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg"), EXIT_BAD_INPUT);
+	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* The cache file lkmm_open() wrote in dir, removed; false if there was none. */
+static bool remove_cache_files(const char *dir)
+{
+	char command[128];
+
+	snprintf(command, sizeof(command), "ls %s | grep -q '^model-' && rm -f %s/model-*", dir, dir);
+	return system(command) == 0;
+}
+
+/*
+ * A context opened from the model cache decides as one opened from the
+ * files, twice in one process (the second maps the image elsewhere and
+ * moves it), and closes with nothing left (the ASan build's leak check).
+ */
+static void test_model_cache_decides_the_same(void **state)
+{
+	struct check_options opts = defaults();
+	char dir[] = "/tmp/lkmm_test.XXXXXX", *lb = kernel_test("LB+poonceonces"), line[128];
+	struct lkmm cold, warm, moved, *ctxs[] = { &cold, &warm, &moved };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(lkmm_open(&cold, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_null(cold.image);
+	assert_int_equal(lkmm_open(&warm, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_int_equal(lkmm_open(&moved, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_non_null(warm.image);
+	assert_non_null(moved.image);
+	assert_ptr_not_equal(warm.image, moved.image);
+	for (size_t i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]); i++) {
+		assert_int_equal(check(ctxs[i], lb, &opts, "Observation", line, sizeof(line)), 0);
+		assert_string_equal(line, "Observation LB+poonceonces Sometimes 1 3");
+		lkmm_close(ctxs[i]);
+	}
+	assert_true(remove_cache_files(dir));
+	assert_int_equal(rmdir(dir), 0);
+	free(lb);
 }
 
 int main(void)
@@ -145,6 +184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_return_and_the_context_goes_on,
 						setup, teardown),
 		cmocka_unit_test(test_bad_model_returns),
+		cmocka_unit_test(test_model_cache_decides_the_same),
 	};
 
 	return cmocka_run_group_tests_name("lkmm", tests, NULL, NULL);

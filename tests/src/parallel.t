@@ -3,15 +3,19 @@
 # exactly what -j 1 prints (Time lines aside); GNU parallel hands the
 # corpus sample's paths to several lkmm processes (on this machine, -S :,
 # as it would over ssh with --sshloginfile), and the merged output equals
-# one sequential run's.
+# one sequential run's.  Each test's error messages, too, come in the
+# order given, on standard error.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 find "$top/tests/src/corpus/paulmck-sample/litmus" -name '*.litmus' | sort | head -120 > "$work/list"
 ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/*/*.litmus > "$work/kernel"
+# Good and malformed tests, taken in turn.
+paste -d '\n' <(ls "$model_dir"/litmus-tests/*.litmus | head -13) <(ls "$top"/tests/src/bad/*.litmus) \
+	> "$work/mixed"
 set -- $LKMM_BINARIES
-plan $(( $# * 4 ))
+plan $(( $# * 5 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -29,6 +33,18 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... with the explanations too"
 	else
 		not_ok "$tag: ... with the explanations too"
+		diag < "$work/diff"
+	fi
+	"$lkmm" check -j 1 -I "$model_dir" "@$work/mixed" > "$work/out1" 2> "$work/err1"
+	status1=$?
+	"$lkmm" check -j 4 -I "$model_dir" "@$work/mixed" > "$work/out4" 2> "$work/err4"
+	status4=$?
+	if [ "$(grep -c error: "$work/err1")" -ge 13 ] && [ "$status1" = "$status4" ] &&
+		diff -u <(grep -v '^Time ' "$work/out1") <(grep -v '^Time ' "$work/out4") > "$work/diff" &&
+		diff -u "$work/err1" "$work/err4" >> "$work/diff"; then
+		ok "$tag: -j 4 on good and bad tests: standard output and error as -j 1's"
+	else
+		not_ok "$tag: -j 4 on good and bad tests: standard output and error as -j 1's"
 		diag < "$work/diff"
 	fi
 	expect "$tag: -j keeps each test's failure its own, the worst status wins" 3 \
