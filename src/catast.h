@@ -96,6 +96,7 @@ enum cat_value_kind {
 	V_TUPLE, V_VALSET,	/* items */
 	V_CLO, V_PRIM,
 	V_CROSS,		/* cross(items), enumerated lazily by `with` */
+	V_LINS,			/* linearisations(set, order), listed lazily */
 };
 
 struct cat_frame;
@@ -113,6 +114,8 @@ struct cat_value {
 		struct { int a, b; } pair;
 		const char *tag;
 		struct { int n; struct cat_value **items; } list;
+		/* V_LINS: its set, and the order restricted to it, closed */
+		struct { struct set *set; struct rel *order; } lins;
 		struct { struct cat_expr *fun; struct cat_frame *env; } clo;
 		struct {
 			cat_prim_fn *fn;
@@ -232,6 +235,11 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		     struct srcpos pos,
 		     void (*each)(struct cat_model *m, struct cat_value *v,
 				  void *arg), void *arg);
+
+/* catprim.c: call each() on every linearisation of a V_LINS value. */
+void cat_each_linearisation(struct cat_model *m, struct cat_value *lins,
+			    void (*each)(struct cat_model *m, struct cat_value *v,
+					 void *arg), void *arg);
 
 /* catmono.c: set `prunes` of the steps, for the event structure of m->x. */
 void cat_mono_analyse(struct cat_model *m);

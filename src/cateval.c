@@ -71,7 +71,7 @@ static const char *kind_name(enum cat_value_kind kind)
 		[V_REL] = "relation", [V_EVENT] = "event", [V_PAIR] = "pair",
 		[V_TAG] = "tag", [V_TUPLE] = "tuple", [V_VALSET] = "set",
 		[V_CLO] = "function", [V_PRIM] = "function",
-		[V_CROSS] = "set of relations",
+		[V_CROSS] = "set of relations", [V_LINS] = "set of relations",
 	};
 	return names[kind];
 }
@@ -156,6 +156,11 @@ static int value_cmp(const struct cat_value *a, const struct cat_value *b)
 				return c;
 		}
 		return 0;
+	case V_LINS:
+		/* Exact (see linearisations()); not against a listed set. */
+		if (set_cmp(a->u.lins.set, b->u.lins.set))
+			return set_cmp(a->u.lins.set, b->u.lins.set);
+		return rel_cmp(a->u.lins.order, b->u.lins.order);
 	default:
 		return a < b ? -1 : a > b;
 	}
@@ -259,7 +264,10 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		for (int i = 0; i < coll->u.list.n; i++)
 			each(m, coll->u.list.items[i], arg);
 		return;
-default:
+	case V_LINS:
+		cat_each_linearisation(m, coll, each, arg);
+		return;
+	default:
 		type_error(pos, "set", coll);
 	}
 }
@@ -343,6 +351,17 @@ static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
 	return &empty_value;
 }
 
+/* A lazy set of linearisations as the set of values it stands for. */
+static struct cat_value *listed(struct cat_model *m, struct cat_value *v)
+{
+	struct vec items = { 0 };
+
+	if (v->kind != V_LINS)
+		return v;
+	cat_each_member(m, v, (struct srcpos){ 0 }, push_members, &items);
+	return cat_valset(m, &items);
+}
+
 static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
 				   struct cat_value *a, struct cat_value *b)
 {
@@ -371,6 +390,8 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 
 	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
 		return with_empty(op, a, b);
+	a = listed(m, a);
+	b = listed(m, b);
 	if (a->kind != b->kind)
 		die_at(e->pos, "operands of different types: %s and %s",
 		       kind_name(a->kind), kind_name(b->kind));
@@ -771,6 +792,8 @@ static bool test_holds(struct cat_model *m, struct cat_stmt *s)
 		holds = set_is_empty(v->u.set);
 	else if (s->test == TEST_EMPTY && v->kind == V_VALSET)
 		holds = v->u.list.n == 0;
+	else if (s->test == TEST_EMPTY && v->kind == V_LINS)
+		holds = false;	/* several orders, by construction */
 	else if (s->test == TEST_EMPTY)
 		holds = rel_is_empty(cat_as_rel(m, v, s->e->pos));
 	else if (s->test == TEST_ACYCLIC)
@@ -851,6 +874,61 @@ struct cross_walk {
 	int *choices_from;		/* ...when members from i on still choose */
 };
 
+/*
+ * Whether the checks already fail with the with bound to part of its
+ * choice: a relation below every choice that extends it.
+ */
+static bool prefix_fails(struct cat_model *m, struct cross_walk *w, struct rel *part)
+{
+	w->part->u.rel = part;
+	renew_levels(m, w->choice->with->level);
+	set_slot(m, w->choice->with->binds[0].slot, w->part);
+	return partial_steps_fail(m, w->choice->next);
+}
+
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
+
+/*
+ * The linearisations of member i, one event at a time: the event placed
+ * next comes before every event still left, pairs that every order
+ * extending this prefix holds, so the prefix is judged as it grows and a
+ * failing one cuts all its orders at once.  acc[i + 1] grows in place.
+ */
+static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
+		       struct set *left, int nleft)
+{
+	const struct rel *order = w->members[i]->u.lins.order;
+	struct rel *acc = w->acc[i + 1];
+	int ready[nleft + 1], nready = 0;
+
+	if (!nleft) {
+		walk_cross(m, w, i + 1);
+		return;
+	}
+	for (int e = set_next(left, 0); e >= 0; e = set_next(left, e + 1)) {
+		bool first = true;
+
+		for (int p = set_next(left, 0); p >= 0 && first; p = set_next(left, p + 1))
+			first = !rel_has(order, p, e);
+		if (first)
+			ready[nready++] = e;
+	}
+	for (int k = 0; k < nready; k++) {
+		int e = ready[k];
+		uint64_t *row = acc->w + (size_t)e * acc->words, saved[acc->words];
+
+		left->w[e / 64] &= ~(UINT64_C(1) << (e % 64));
+		memcpy(saved, row, sizeof(saved));
+		for (int j = 0; j < acc->words; j++)
+			row[j] |= left->w[j];
+		if (!w->prune || nready == 1 || (nleft <= 2 && !w->choices_from[i + 1]) ||
+		    !prefix_fails(m, w, acc))
+			walk_order(m, w, i, left, nleft - 1);
+		memcpy(row, saved, sizeof(saved));
+		set_add(left, e);
+	}
+}
+
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 {
 	struct cat_value *member;
@@ -860,23 +938,50 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 		return;
 	}
 	member = w->members[i];
+	if (member->kind == V_LINS) {
+		struct set *left = cat_new_set(m)->u.set;
+		int nleft = 0;
+
+		set_copy(left, member->u.lins.set);
+		for (int e = set_next(left, 0); e >= 0; e = set_next(left, e + 1))
+			nleft++;
+		rel_copy(w->acc[i + 1], w->acc[i]);
+		walk_order(m, w, i, left, nleft);
+		return;
+	}
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1]) {
-			/* The union so far is below every union that extends it. */
-			w->part->u.rel = w->acc[i + 1];
-			renew_levels(m, w->choice->with->level);
-			set_slot(m, w->choice->with->binds[0].slot, w->part);
-			if (partial_steps_fail(m, w->choice->next))
-				continue;
-		}
+		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1] &&
+		    prefix_fails(m, w, w->acc[i + 1]))
+			continue;
 		walk_cross(m, w, i + 1);
 	}
 }
 
 /*
+ * What every choice of a member holds: the order a set of
+ * linearisations extends, or the pairs common to a listed set.
+ */
+static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_value *member)
+{
+	struct rel *common;
+
+	if (member->kind == V_LINS) {
+		rel_union(acc, acc, member->u.lins.order);
+		return;
+	}
+	common = cat_new_rel(m)->u.rel;
+	rel_copy(common, member->u.list.items[0]->u.rel);
+	for (int j = 1; j < member->u.list.n; j++)
+		rel_inter(common, common, member->u.list.items[j]->u.rel);
+	rel_union(acc, acc, common);
+}
+
+/*
  * Every union of one relation from each member of a cross(...), built
- * in place: the choice is only valid until the next one.
+ * in place: the choice is only valid until the next one.  The unions
+ * start from what every choice holds, so that a prefix is judged with
+ * the members not chosen yet at their least.
  */
 static void each_cross(struct cat_model *m, struct cat_value *cross,
 		       struct choice *c)
@@ -890,11 +995,16 @@ static void each_cross(struct cat_model *m, struct cat_value *cross,
 				cat_new_value(m, V_REL), choices_from };
 
 	choices_from[n] = 0;
-	for (int i = n - 1; i >= 0; i--)
-		choices_from[i] = choices_from[i + 1] + (cross->u.list.items[i]->u.list.n > 1);
+	for (int i = n - 1; i >= 0; i--) {
+		struct cat_value *member = cross->u.list.items[i];
 
+		choices_from[i] = choices_from[i + 1] +
+				  (member->kind == V_LINS || member->u.list.n > 1);
+	}
 	for (int i = 0; i <= n; i++)
 		acc[i] = cat_new_rel(m)->u.rel;
+	for (int i = 0; i < n; i++)
+		add_lower_bound(m, acc[0], cross->u.list.items[i]);
 	w.leaf->u.rel = acc[n];
 	walk_cross(m, &w, 0);
 }
