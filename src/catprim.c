@@ -165,17 +165,23 @@ static struct cat_value *different_values(struct cat_model *m,
 	struct rel *r = cat_as_rel(m, args[0], pos);
 	struct cat_value *v = cat_new_rel(m);
 
-	for (int a = 0; a < r->n; a++)
-		for (int b = 0; b < r->n; b++)
-			if (rel_has(r, a, b) &&
-			    !same_value(&m->x->events[a], &m->x->events[b]))
-				rel_add(v->u.rel, a, b);
+	for (int a = 0; a < r->n; a++) {
+		const uint64_t *row = r->w + (size_t)a * r->words;
+
+		for (int i = 0; i < r->words; i++)
+			for (uint64_t bits = row[i]; bits; bits &= bits - 1) {
+				int b = i * 64 + __builtin_ctzll(bits);
+
+				if (!same_value(&m->x->events[a], &m->x->events[b]))
+					rel_add(v->u.rel, a, b);
+			}
+	}
 	return v;
 }
 
 struct mapping {
 	struct cat_value *f;
-	struct cat_value *acc;
+	struct vec items;
 	struct srcpos pos;
 };
 
@@ -183,19 +189,30 @@ static void map_one(struct cat_model *m, struct cat_value *v, void *arg)
 {
 	struct mapping *map = arg;
 
-	map->acc = cat_add(m, cat_apply(m, map->f, v, map->pos), map->acc,
-			   map->pos);
+	vec_push(&map->items, cat_apply(m, map->f, v, map->pos));
 }
 
-/* map f S: the set of the f e for e in S ({} when S is empty). */
+/*
+ * map f S: the set of the f e for e in S ({} when S is empty).  Events
+ * and pairs make an event set or a relation; other values are sorted
+ * into a set once, not added one by one.
+ */
 static struct cat_value *map(struct cat_model *m, struct cat_value **args,
 			     struct srcpos pos)
 {
-	struct mapping map = { args[0], args[1], pos };
+	struct mapping map = { args[0], { 0 }, pos };
+	struct cat_value *acc = cat_new_value(m, V_EMPTY), *first;
 
-	map.acc = cat_new_value(m, V_EMPTY);
 	cat_each_member(m, args[1], pos, map_one, &map);
-	return map.acc;
+	if (!map.items.len)
+		return acc;
+	first = map.items.items[0];
+	if (first->kind != V_EVENT && first->kind != V_PAIR)
+		return cat_valset(m, &map.items);
+	for (int i = 0; i < map.items.len; i++)
+		acc = cat_add(m, map.items.items[i], acc, pos);
+	vec_free(&map.items);
+	return acc;
 }
 
 /* classes-loc(S): S split by location, events without one left out. */
