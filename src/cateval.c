@@ -864,14 +864,13 @@ static bool partial_steps_fail(struct cat_model *m, int at);
 static void mono_analyse(struct cat_model *m);
 
 struct cross_walk {
-	struct cat_value **members;	/* each a set of relations */
+	struct cat_value **members;	/* those with a choice to make */
 	int n;
 	struct rel **acc;		/* acc[i]: the union of i picks */
 	struct cat_value *leaf;		/* holds acc[n] */
 	struct choice *choice;
 	bool prune;			/* judge the unions as they grow... */
-	struct cat_value *part;		/* ...holding acc[i] for that... */
-	int *choices_from;		/* ...when members from i on still choose */
+	struct cat_value *part;		/* ...holding acc[i] for that */
 };
 
 /*
@@ -880,10 +879,27 @@ struct cross_walk {
  */
 static bool prefix_fails(struct cat_model *m, struct cross_walk *w, struct rel *part)
 {
+	bool fails;
+
 	w->part->u.rel = part;
 	renew_levels(m, w->choice->with->level);
 	set_slot(m, w->choice->with->binds[0].slot, w->part);
-	return partial_steps_fail(m, w->choice->next);
+	fails = partial_steps_fail(m, w->choice->next);
+	m->prefix_checks++;
+	m->prefix_cuts += fails;
+	return fails;
+}
+
+/*
+ * Judging a prefix costs about a tenth of a verdict, and where the
+ * model's checks do not depend much on the with (as is common, e.g. when
+ * most coherence orders are allowed) it cuts nothing.  So once the
+ * first 256 judgements of this event structure have cut fewer than one
+ * in 32, prefixes are no longer judged: only the speed changes.
+ */
+static bool prefixes_pay(const struct cat_model *m)
+{
+	return m->prefix_checks < 256 || m->prefix_cuts * 32 >= m->prefix_checks;
 }
 
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
@@ -900,19 +916,19 @@ static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
 	const struct rel *order = w->members[i]->u.lins.order;
 	struct rel *acc = w->acc[i + 1];
 	int ready[nleft + 1], nready = 0;
+	uint64_t after[acc->words];	/* events after one still left */
 
 	if (!nleft) {
 		walk_cross(m, w, i + 1);
 		return;
 	}
-	for (int e = set_next(left, 0); e >= 0; e = set_next(left, e + 1)) {
-		bool first = true;
-
-		for (int p = set_next(left, 0); p >= 0 && first; p = set_next(left, p + 1))
-			first = !rel_has(order, p, e);
-		if (first)
-			ready[nready++] = e;
-	}
+	memset(after, 0, sizeof(after));
+	for (int p = set_next(left, 0); p >= 0; p = set_next(left, p + 1))
+		for (int j = 0; j < acc->words; j++)
+			after[j] |= order->w[(size_t)p * acc->words + j];
+	for (int j = 0; j < acc->words; j++)
+		for (uint64_t bits = left->w[j] & ~after[j]; bits; bits &= bits - 1)
+			ready[nready++] = j * 64 + __builtin_ctzll(bits);
 	for (int k = 0; k < nready; k++) {
 		int e = ready[k];
 		uint64_t *row = acc->w + (size_t)e * acc->words, saved[acc->words];
@@ -921,7 +937,7 @@ static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
 		memcpy(saved, row, sizeof(saved));
 		for (int j = 0; j < acc->words; j++)
 			row[j] |= left->w[j];
-		if (!w->prune || nready == 1 || (nleft <= 2 && !w->choices_from[i + 1]) ||
+		if (!w->prune || nready == 1 || (nleft <= 2 && i + 1 == w->n) ||
 		    !prefix_fails(m, w, acc))
 			walk_order(m, w, i, left, nleft - 1);
 		memcpy(row, saved, sizeof(saved));
@@ -951,16 +967,21 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 	}
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1] &&
-		    prefix_fails(m, w, w->acc[i + 1]))
+		if (w->prune && i + 1 < w->n && prefix_fails(m, w, w->acc[i + 1]))
 			continue;
 		walk_cross(m, w, i + 1);
 	}
 }
 
+static bool has_choice(const struct cat_value *member)
+{
+	return member->kind == V_LINS || member->u.list.n > 1;
+}
+
 /*
  * What every choice of a member holds: the order a set of
- * linearisations extends, or the pairs common to a listed set.
+ * linearisations extends, its only relation, or the pairs common to a
+ * listed set.
  */
 static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_value *member)
 {
@@ -968,6 +989,10 @@ static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_val
 
 	if (member->kind == V_LINS) {
 		rel_union(acc, acc, member->u.lins.order);
+		return;
+	}
+	if (member->u.list.n == 1) {
+		rel_union(acc, acc, member->u.list.items[0]->u.rel);
 		return;
 	}
 	common = cat_new_rel(m)->u.rel;
@@ -981,31 +1006,30 @@ static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_val
  * Every union of one relation from each member of a cross(...), built
  * in place: the choice is only valid until the next one.  The unions
  * start from what every choice holds, so that a prefix is judged with
- * the members not chosen yet at their least.
+ * the members not chosen yet at their least, and only the members with
+ * a choice to make are walked (most locations have one order).
  */
 static void each_cross(struct cat_model *m, struct cat_value *cross,
 		       struct choice *c)
 {
-	int n = cross->u.list.n;
-	struct rel *acc[n + 1];
-	int choices_from[n + 1];
-	struct cross_walk w = { cross->u.list.items, n, acc,
-				cat_new_value(m, V_REL), c,
-				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
-				cat_new_value(m, V_REL), choices_from };
+	struct cat_value *choosing[cross->u.list.n + 1];
+	struct rel *acc[cross->u.list.n + 1];
+	struct cross_walk w = { choosing, 0, acc, cat_new_value(m, V_REL), c,
+				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC] &&
+				prefixes_pay(m),
+				cat_new_value(m, V_REL) };
 
-	choices_from[n] = 0;
-	for (int i = n - 1; i >= 0; i--) {
+	acc[0] = cat_new_rel(m)->u.rel;
+	for (int i = 0; i < cross->u.list.n; i++) {
 		struct cat_value *member = cross->u.list.items[i];
 
-		choices_from[i] = choices_from[i + 1] +
-				  (member->kind == V_LINS || member->u.list.n > 1);
+		add_lower_bound(m, acc[0], member);
+		if (has_choice(member)) {
+			choosing[w.n++] = member;
+			acc[w.n] = cat_new_rel(m)->u.rel;
+		}
 	}
-	for (int i = 0; i <= n; i++)
-		acc[i] = cat_new_rel(m)->u.rel;
-	for (int i = 0; i < n; i++)
-		add_lower_bound(m, acc[0], cross->u.list.items[i]);
-	w.leaf->u.rel = acc[n];
+	w.leaf->u.rel = acc[w.n];
 	walk_cross(m, &w, 0);
 }
 
@@ -1129,6 +1153,7 @@ static void mono_analyse(struct cat_model *m)
 	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
 		cat_mono_analyse(m);
 		m->mono_gen = m->gens[LEVEL_STATIC];
+		m->prefix_checks = m->prefix_cuts = 0;
 	}
 }
 
