@@ -226,28 +226,29 @@ void rel_inverse(struct rel *dst, const struct rel *a)
 }
 
 /* Warshall's algorithm, one row of words at a time. */
+/*
+ * Only events with edges both in and out can be steps of a path, and
+ * only events with edges out gain any: sparse relations close fast.
+ * Neither set grows meanwhile.
+ */
 void rel_closure(struct rel *dst, const struct rel *a)
 {
 	int words = a->words;
+	uint64_t from[words], to[words];	/* rows not empty, their union */
 
 	if (dst != a)
 		rel_copy(dst, a);
 	if (words == 1) {
-		/*
-		 * Only events with edges both in and out can be steps of a
-		 * path, and only events with edges out gain any: sparse
-		 * relations close fast.  Neither set grows meanwhile.
-		 */
-		uint64_t *w = dst->w, from = 0, to = 0;
+		uint64_t *w = dst->w, out = 0, in = 0;
 
 		for (int x = 0; x < a->n; x++) {
-			from |= (uint64_t)(w[x] != 0) << x;
-			to |= w[x];
+			out |= (uint64_t)(w[x] != 0) << x;
+			in |= w[x];
 		}
-		for (uint64_t ks = from & to; ks; ks &= ks - 1) {
+		for (uint64_t ks = out & in; ks; ks &= ks - 1) {
 			int k = __builtin_ctzll(ks);
 
-			for (uint64_t xs = from; xs; xs &= xs - 1) {
+			for (uint64_t xs = out; xs; xs &= xs - 1) {
 				int x = __builtin_ctzll(xs);
 
 				w[x] |= w[k] & -(w[x] >> k & 1);
@@ -255,10 +256,24 @@ void rel_closure(struct rel *dst, const struct rel *a)
 		}
 		return;
 	}
-	for (int k = 0; k < a->n; k++) {
+	memset(from, 0, sizeof(from));
+	memset(to, 0, sizeof(to));
+	for (int x = 0; x < a->n; x++) {
+		const uint64_t *rx = row(dst, x);
+
+		for (int i = 0; i < words; i++) {
+			to[i] |= rx[i];
+			if (rx[i])
+				from[x / 64] |= UINT64_C(1) << (x % 64);
+		}
+	}
+	for (int k = words_next(from, words, 0); k >= 0; k = words_next(from, words, k + 1)) {
 		const uint64_t *rk = row(dst, k);
 
-		for (int x = 0; x < a->n; x++) {
+		if (!(to[k / 64] >> (k % 64) & 1))
+			continue;
+		for (int x = words_next(from, words, 0); x >= 0;
+		     x = words_next(from, words, x + 1)) {
 			uint64_t *rx = row(dst, x);
 
 			if (rx[k / 64] >> (k % 64) & 1)

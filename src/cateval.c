@@ -71,7 +71,7 @@ static const char *kind_name(enum cat_value_kind kind)
 		[V_REL] = "relation", [V_EVENT] = "event", [V_PAIR] = "pair",
 		[V_TAG] = "tag", [V_TUPLE] = "tuple", [V_VALSET] = "set",
 		[V_CLO] = "function", [V_PRIM] = "function",
-		[V_CROSS] = "set of relations",
+		[V_CROSS] = "set of relations", [V_LINS] = "set of relations",
 	};
 	return names[kind];
 }
@@ -156,6 +156,11 @@ static int value_cmp(const struct cat_value *a, const struct cat_value *b)
 				return c;
 		}
 		return 0;
+	case V_LINS:
+		/* Exact (see linearisations()); not against a listed set. */
+		if (set_cmp(a->u.lins.set, b->u.lins.set))
+			return set_cmp(a->u.lins.set, b->u.lins.set);
+		return rel_cmp(a->u.lins.order, b->u.lins.order);
 	default:
 		return a < b ? -1 : a > b;
 	}
@@ -259,7 +264,10 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		for (int i = 0; i < coll->u.list.n; i++)
 			each(m, coll->u.list.items[i], arg);
 		return;
-default:
+	case V_LINS:
+		cat_each_linearisation(m, coll, each, arg);
+		return;
+	default:
 		type_error(pos, "set", coll);
 	}
 }
@@ -343,6 +351,17 @@ static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
 	return &empty_value;
 }
 
+/* A lazy set of linearisations as the set of values it stands for. */
+static struct cat_value *listed(struct cat_model *m, struct cat_value *v)
+{
+	struct vec items = { 0 };
+
+	if (v->kind != V_LINS)
+		return v;
+	cat_each_member(m, v, (struct srcpos){ 0 }, push_members, &items);
+	return cat_valset(m, &items);
+}
+
 static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
 				   struct cat_value *a, struct cat_value *b)
 {
@@ -371,6 +390,8 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 
 	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
 		return with_empty(op, a, b);
+	a = listed(m, a);
+	b = listed(m, b);
 	if (a->kind != b->kind)
 		die_at(e->pos, "operands of different types: %s and %s",
 		       kind_name(a->kind), kind_name(b->kind));
@@ -771,6 +792,8 @@ static bool test_holds(struct cat_model *m, struct cat_stmt *s)
 		holds = set_is_empty(v->u.set);
 	else if (s->test == TEST_EMPTY && v->kind == V_VALSET)
 		holds = v->u.list.n == 0;
+	else if (s->test == TEST_EMPTY && v->kind == V_LINS)
+		holds = false;	/* several orders, by construction */
 	else if (s->test == TEST_EMPTY)
 		holds = rel_is_empty(cat_as_rel(m, v, s->e->pos));
 	else if (s->test == TEST_ACYCLIC)
@@ -841,15 +864,86 @@ static bool partial_steps_fail(struct cat_model *m, int at);
 static void mono_analyse(struct cat_model *m);
 
 struct cross_walk {
-	struct cat_value **members;	/* each a set of relations */
+	struct cat_value **members;	/* those with a choice to make */
 	int n;
 	struct rel **acc;		/* acc[i]: the union of i picks */
 	struct cat_value *leaf;		/* holds acc[n] */
 	struct choice *choice;
 	bool prune;			/* judge the unions as they grow... */
-	struct cat_value *part;		/* ...holding acc[i] for that... */
-	int *choices_from;		/* ...when members from i on still choose */
+	struct cat_value *part;		/* ...holding acc[i] for that */
 };
+
+/*
+ * Whether the checks already fail with the with bound to part of its
+ * choice: a relation below every choice that extends it.
+ */
+static bool prefix_fails(struct cat_model *m, struct cross_walk *w, struct rel *part)
+{
+	bool fails;
+
+	w->part->u.rel = part;
+	renew_levels(m, w->choice->with->level);
+	set_slot(m, w->choice->with->binds[0].slot, w->part);
+	fails = partial_steps_fail(m, w->choice->next);
+	m->prefix_checks++;
+	m->prefix_cuts += fails;
+	return fails;
+}
+
+/*
+ * Judging a prefix costs about a tenth of a verdict, and where the
+ * model's checks do not depend much on the with (as is common, e.g. when
+ * most coherence orders are allowed) it cuts nothing.  So once the
+ * first 256 judgements of this event structure have cut fewer than one
+ * in 32, prefixes are no longer judged: only the speed changes.
+ */
+static bool prefixes_pay(const struct cat_model *m)
+{
+	return m->prefix_checks < 256 || m->prefix_cuts * 32 >= m->prefix_checks;
+}
+
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
+
+/*
+ * The linearisations of member i, one event at a time: the event placed
+ * next comes before every event still left, pairs that every order
+ * extending this prefix holds, so the prefix is judged as it grows and a
+ * failing one cuts all its orders at once.  acc[i + 1] grows in place.
+ */
+static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
+		       struct set *left, int nleft)
+{
+	const struct rel *order = w->members[i]->u.lins.order;
+	struct rel *acc = w->acc[i + 1];
+	int ready[nleft + 1], nready = 0;
+	uint64_t after[acc->words];	/* events after one still left */
+
+	if (!nleft) {
+		walk_cross(m, w, i + 1);
+		return;
+	}
+	memset(after, 0, sizeof(after));
+	for (int p = set_next(left, 0); p >= 0; p = set_next(left, p + 1))
+		for (int j = 0; j < acc->words; j++)
+			after[j] |= order->w[(size_t)p * acc->words + j];
+	for (int j = 0; j < acc->words; j++)
+		for (uint64_t bits = left->w[j] & ~after[j]; bits; bits &= bits - 1)
+			ready[nready++] = j * 64 + __builtin_ctzll(bits);
+	for (int k = 0; k < nready; k++) {
+		int e = ready[k];
+		uint64_t *row = acc->w + (size_t)e * acc->words, saved[acc->words];
+
+		left->w[e / 64] &= ~(UINT64_C(1) << (e % 64));
+		memcpy(saved, row, sizeof(saved));
+		for (int j = 0; j < acc->words; j++)
+			row[j] |= left->w[j];
+		if (!w->prune || nready == 1 || (nleft <= 2 && i + 1 == w->n) ||
+		    !prefix_fails(m, w, acc))
+			walk_order(m, w, i, left, nleft - 1);
+		memcpy(row, saved, sizeof(saved));
+		set_add(left, e);
+	}
+}
 
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 {
@@ -860,42 +954,82 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 		return;
 	}
 	member = w->members[i];
+	if (member->kind == V_LINS) {
+		struct set *left = cat_new_set(m)->u.set;
+		int nleft = 0;
+
+		set_copy(left, member->u.lins.set);
+		for (int e = set_next(left, 0); e >= 0; e = set_next(left, e + 1))
+			nleft++;
+		rel_copy(w->acc[i + 1], w->acc[i]);
+		walk_order(m, w, i, left, nleft);
+		return;
+	}
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (w->prune && member->u.list.n > 1 && w->choices_from[i + 1]) {
-			/* The union so far is below every union that extends it. */
-			w->part->u.rel = w->acc[i + 1];
-			renew_levels(m, w->choice->with->level);
-			set_slot(m, w->choice->with->binds[0].slot, w->part);
-			if (partial_steps_fail(m, w->choice->next))
-				continue;
-		}
+		if (w->prune && i + 1 < w->n && prefix_fails(m, w, w->acc[i + 1]))
+			continue;
 		walk_cross(m, w, i + 1);
 	}
 }
 
+static bool has_choice(const struct cat_value *member)
+{
+	return member->kind == V_LINS || member->u.list.n > 1;
+}
+
+/*
+ * What every choice of a member holds: the order a set of
+ * linearisations extends, its only relation, or the pairs common to a
+ * listed set.
+ */
+static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_value *member)
+{
+	struct rel *common;
+
+	if (member->kind == V_LINS) {
+		rel_union(acc, acc, member->u.lins.order);
+		return;
+	}
+	if (member->u.list.n == 1) {
+		rel_union(acc, acc, member->u.list.items[0]->u.rel);
+		return;
+	}
+	common = cat_new_rel(m)->u.rel;
+	rel_copy(common, member->u.list.items[0]->u.rel);
+	for (int j = 1; j < member->u.list.n; j++)
+		rel_inter(common, common, member->u.list.items[j]->u.rel);
+	rel_union(acc, acc, common);
+}
+
 /*
  * Every union of one relation from each member of a cross(...), built
- * in place: the choice is only valid until the next one.
+ * in place: the choice is only valid until the next one.  The unions
+ * start from what every choice holds, so that a prefix is judged with
+ * the members not chosen yet at their least, and only the members with
+ * a choice to make are walked (most locations have one order).
  */
 static void each_cross(struct cat_model *m, struct cat_value *cross,
 		       struct choice *c)
 {
-	int n = cross->u.list.n;
-	struct rel *acc[n + 1];
-	int choices_from[n + 1];
-	struct cross_walk w = { cross->u.list.items, n, acc,
-				cat_new_value(m, V_REL), c,
-				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
-				cat_new_value(m, V_REL), choices_from };
+	struct cat_value *choosing[cross->u.list.n + 1];
+	struct rel *acc[cross->u.list.n + 1];
+	struct cross_walk w = { choosing, 0, acc, cat_new_value(m, V_REL), c,
+				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC] &&
+				prefixes_pay(m),
+				cat_new_value(m, V_REL) };
 
-	choices_from[n] = 0;
-	for (int i = n - 1; i >= 0; i--)
-		choices_from[i] = choices_from[i + 1] + (cross->u.list.items[i]->u.list.n > 1);
+	acc[0] = cat_new_rel(m)->u.rel;
+	for (int i = 0; i < cross->u.list.n; i++) {
+		struct cat_value *member = cross->u.list.items[i];
 
-	for (int i = 0; i <= n; i++)
-		acc[i] = cat_new_rel(m)->u.rel;
-	w.leaf->u.rel = acc[n];
+		add_lower_bound(m, acc[0], member);
+		if (has_choice(member)) {
+			choosing[w.n++] = member;
+			acc[w.n] = cat_new_rel(m)->u.rel;
+		}
+	}
+	w.leaf->u.rel = acc[w.n];
 	walk_cross(m, &w, 0);
 }
 
@@ -1019,6 +1153,7 @@ static void mono_analyse(struct cat_model *m)
 	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
 		cat_mono_analyse(m);
 		m->mono_gen = m->gens[LEVEL_STATIC];
+		m->prefix_checks = m->prefix_cuts = 0;
 	}
 }
 

@@ -165,17 +165,23 @@ static struct cat_value *different_values(struct cat_model *m,
 	struct rel *r = cat_as_rel(m, args[0], pos);
 	struct cat_value *v = cat_new_rel(m);
 
-	for (int a = 0; a < r->n; a++)
-		for (int b = 0; b < r->n; b++)
-			if (rel_has(r, a, b) &&
-			    !same_value(&m->x->events[a], &m->x->events[b]))
-				rel_add(v->u.rel, a, b);
+	for (int a = 0; a < r->n; a++) {
+		const uint64_t *row = r->w + (size_t)a * r->words;
+
+		for (int i = 0; i < r->words; i++)
+			for (uint64_t bits = row[i]; bits; bits &= bits - 1) {
+				int b = i * 64 + __builtin_ctzll(bits);
+
+				if (!same_value(&m->x->events[a], &m->x->events[b]))
+					rel_add(v->u.rel, a, b);
+			}
+	}
 	return v;
 }
 
 struct mapping {
 	struct cat_value *f;
-	struct cat_value *acc;
+	struct vec items;
 	struct srcpos pos;
 };
 
@@ -183,19 +189,30 @@ static void map_one(struct cat_model *m, struct cat_value *v, void *arg)
 {
 	struct mapping *map = arg;
 
-	map->acc = cat_add(m, cat_apply(m, map->f, v, map->pos), map->acc,
-			   map->pos);
+	vec_push(&map->items, cat_apply(m, map->f, v, map->pos));
 }
 
-/* map f S: the set of the f e for e in S ({} when S is empty). */
+/*
+ * map f S: the set of the f e for e in S ({} when S is empty).  Events
+ * and pairs make an event set or a relation; other values are sorted
+ * into a set once, not added one by one.
+ */
 static struct cat_value *map(struct cat_model *m, struct cat_value **args,
 			     struct srcpos pos)
 {
-	struct mapping map = { args[0], args[1], pos };
+	struct mapping map = { args[0], { 0 }, pos };
+	struct cat_value *acc = cat_new_value(m, V_EMPTY), *first;
 
-	map.acc = cat_new_value(m, V_EMPTY);
 	cat_each_member(m, args[1], pos, map_one, &map);
-	return map.acc;
+	if (!map.items.len)
+		return acc;
+	first = map.items.items[0];
+	if (first->kind != V_EVENT && first->kind != V_PAIR)
+		return cat_valset(m, &map.items);
+	for (int i = 0; i < map.items.len; i++)
+		acc = cat_add(m, map.items.items[i], acc, pos);
+	vec_free(&map.items);
+	return acc;
 }
 
 /* classes-loc(S): S split by location, events without one left out. */
@@ -222,7 +239,8 @@ struct topo {
 	const struct rel *order;	/* must be respected */
 	int *placed;			/* the order so far */
 	struct set *left;
-	struct vec out;
+	void (*each)(struct cat_model *m, struct cat_value *v, void *arg);
+	void *arg;
 };
 
 /* Extend the order by each event of `left` with no predecessor left. */
@@ -236,7 +254,7 @@ static void topo_sorts(struct topo *t, int nplaced)
 		for (int i = 0; i < nplaced; i++)
 			for (int j = i + 1; j < nplaced; j++)
 				rel_add(r->u.rel, t->placed[i], t->placed[j]);
-		vec_push(&t->out, r);
+		t->each(t->m, r, t->arg);
 		return;
 	}
 	for (e = set_next(t->left, 0); e >= 0; e = set_next(t->left, e + 1)) {
@@ -254,26 +272,105 @@ static void topo_sorts(struct topo *t, int nplaced)
 	}
 }
 
+void cat_each_linearisation(struct cat_model *m, struct cat_value *lins,
+			    void (*each)(struct cat_model *m, struct cat_value *v,
+					 void *arg), void *arg)
+{
+	struct topo t = { m, lins->u.lins.order, NULL, cat_new_set(m)->u.set, each, arg };
+	int placed[m->x->nevents + 1];
+
+	set_copy(t.left, lins->u.lins.set);
+	t.placed = placed;
+	topo_sorts(&t, 0);
+}
+
+/*
+ * order = the transitive closure of r restricted to s, worked out on the
+ * rows of s only (a location's writes are a few of the events); order
+ * starts empty.  Whether it is irreflexive on s, i.e. r has no cycle
+ * there.
+ */
+static bool close_on(struct rel *order, const struct rel *r, const struct set *s)
+{
+	int words = order->words;
+
+	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
+		for (int i = 0; i < words; i++)
+			order->w[(size_t)x * words + i] = r->w[(size_t)x * words + i] & s->w[i];
+	for (int k = set_next(s, 0); k >= 0; k = set_next(s, k + 1))
+		for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
+			if (rel_has(order, x, k))
+				for (int i = 0; i < words; i++)
+					order->w[(size_t)x * words + i] |= order->w[(size_t)k * words + i];
+	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
+		if (rel_has(order, x, x))
+			return false;
+	return true;
+}
+
+/* Whether order relates every two events of s, one way or the other. */
+static bool total_on(const struct rel *order, const struct set *s)
+{
+	for (int a = set_next(s, 0); a >= 0; a = set_next(s, a + 1))
+		for (int b = set_next(s, a + 1); b >= 0; b = set_next(s, b + 1))
+			if (!rel_has(order, a, b) && !rel_has(order, b, a))
+				return false;
+	return true;
+}
+
+static int set_count(const struct set *s)
+{
+	int n = 0;
+
+	for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1))
+		n++;
+	return n;
+}
+
+/* The set of one order. */
+static struct cat_value *only_order(struct cat_model *m, struct rel *order)
+{
+	struct cat_value *v = cat_new_value(m, V_REL);
+	struct vec one = { 0 };
+
+	v->u.rel = order;
+	vec_push(&one, v);
+	return cat_valset(m, &one);
+}
+
 /*
  * linearisations(S, r): every strict total order of S that contains r
  * restricted to S, as a set of (transitive) relations; none if r cycles.
+ * When there are several, the set is kept lazy (V_LINS): `with` builds
+ * them one event at a time, judging each prefix (cateval.c), and any
+ * other use lists them.  It is held as S and the transitive closure of
+ * r on S, which determine it (a partial order is the intersection of
+ * its linear extensions), so that two such sets compare exactly.
  */
 static struct cat_value *linearisations(struct cat_model *m,
 					struct cat_value **args,
 					struct srcpos pos)
 {
-	struct cat_value *tuple = args[0];
-	struct topo t = { .m = m };
-	int placed[m->x->nevents + 1];
+	struct cat_value *tuple = args[0], *v;
+	struct set *s;
+	struct rel *order;
+	int n;
 
 	if (tuple->kind != V_TUPLE || tuple->u.list.n != 2)
 		die_at(pos, "linearisations expects (set, relation)");
-	t.order = cat_as_rel(m, tuple->u.list.items[1], pos);
-	t.left = cat_new_set(m)->u.set;
-	set_copy(t.left, cat_as_set(m, tuple->u.list.items[0], pos));
-	t.placed = placed;
-	topo_sorts(&t, 0);
-	return cat_valset(m, &t.out);
+	s = cat_as_set(m, tuple->u.list.items[0], pos);
+	order = cat_new_rel(m)->u.rel;
+	n = set_count(s);
+	if (n <= 1)
+		return only_order(m, order);	/* empty */
+	if (!close_on(order, cat_as_rel(m, tuple->u.list.items[1], pos), s))
+		return cat_valset(m, &(struct vec){ 0 });
+	if (total_on(order, s))
+		return only_order(m, order);	/* total already */
+	v = cat_new_value(m, V_LINS);
+	v->u.lins.set = s;
+	v->u.lins.order = order;
+	return v;
 }
 
 /*
@@ -296,6 +393,8 @@ static struct cat_value *cross(struct cat_model *m, struct cat_value **args,
 	for (int i = 0; i < s->u.list.n; i++) {
 		struct cat_value *member = s->u.list.items[i];
 
+		if (member->kind == V_LINS)
+			continue;
 		if (member->kind == V_EMPTY ||
 		    (member->kind == V_VALSET && !member->u.list.n))
 			return cat_new_value(m, V_EMPTY);
