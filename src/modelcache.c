@@ -461,24 +461,6 @@ bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const char *model
 	return true;
 }
 
-/* The directory and those above it, as mkdir -p would (private, as caches are). */
-static bool make_dirs(const char *dir)
-{
-	char *path = xstrdup(dir);
-	bool made;
-
-	for (char *p = path + 1; *p; p++) {
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(path, 0700);
-			*p = '/';
-		}
-	}
-	made = mkdir(path, 0700) == 0 || errno == EEXIST;
-	free(path);
-	return made;
-}
-
 static bool write_all(int fd, const char *bytes, size_t len)
 {
 	while (len) {
@@ -553,7 +535,7 @@ void model_cache_store(const struct lkmm *ctx, const char *cache_dir, const char
 		cache_file(ctx, &key, macros_text, &im, &file);
 	image_free(&im);
 	path = cache_path(cache_dir, &key);
-	if (file.len && make_dirs(cache_dir))
+	if (file.len && make_dirs(cache_dir, 0700))	/* private, as caches are */
 		write_atomically(path, file.buf, file.len);
 	free(path);
 	sb_free(&file);

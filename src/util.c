@@ -141,6 +141,23 @@ void write_file(const char *path, const char *text)
 		die(EXIT_BAD_INPUT, "cannot write %s: %s", path, strerror(errno));
 }
 
+bool make_dirs(const char *dir, mode_t mode)
+{
+	char *path = xstrdup(dir);
+	bool made = true;
+
+	/* Each directory above dir, at each slash but a leading one. */
+	for (char *p = path + (*path == '/'); made && (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		made = mkdir(path, mode) == 0 || errno == EEXIST;
+		*p = '/';
+	}
+	if (made)
+		made = mkdir(path, mode) == 0 || errno == EEXIST;
+	free(path);
+	return made;
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY);

@@ -7,8 +7,10 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit statuses, kept distinct so scripts can tell bad input from limits. */
 enum {
@@ -98,6 +100,8 @@ _Noreturn void die(int status, const char *fmt, ...)
 char *read_file(const char *path, size_t *len);
 /* Write text to path, replacing it; a failure ends the test (die()) naming the file. */
 void write_file(const char *path, const char *text);
+/* dir and the directories above it, as mkdir -p; false with errno set if one cannot be made. */
+bool make_dirs(const char *dir, mode_t mode);
 
 /* A growable array of pointer-sized things. */
 struct vec {
