@@ -123,6 +123,24 @@ static size_t place(struct writer *w, const void *p, size_t size, size_t align, 
 	return at;
 }
 
+/*
+ * The copy of the object at p in *at, made with place() unless made
+ * before: true when made now, so that its pointers are still to be
+ * linked; false when p is NULL (*at is NONE) or was copied already.
+ */
+static bool place_new(struct writer *w, const void *p, size_t size, size_t align,
+		      enum kind kind, size_t *at)
+{
+	if (!p) {
+		*at = NONE;
+		return false;
+	}
+	if (written(w, p, kind, at))
+		return false;
+	*at = place(w, p, size, align, kind);
+	return true;
+}
+
 /* The pointer at offset field points to the copy at target (NONE: NULL). */
 static void link(struct writer *w, size_t field, size_t target)
 {
@@ -148,11 +166,8 @@ static size_t put_string(struct writer *w, const void *p)
 {
 	size_t at;
 
-	if (!p)
-		return NONE;
-	if (written(w, p, K_STRING, &at))
-		return at;
-	return place(w, p, strlen(p) + 1, 1, K_STRING);
+	place_new(w, p, p ? strlen(p) + 1 : 0, 1, K_STRING, &at);
+	return at;
 }
 
 /* An array of n pointers (to any kind of object: all have one representation), each put. */
@@ -160,11 +175,8 @@ static size_t put_pointers(struct writer *w, const void *array, int n, put_fn *p
 {
 	size_t at;
 
-	if (!array)
-		return NONE;
-	if (written(w, array, K_POINTERS, &at))
+	if (!place_new(w, array, n * sizeof(void *), alignof(void *), K_POINTERS, &at))
 		return at;
-	at = place(w, array, n * sizeof(void *), alignof(void *), K_POINTERS);
 	for (int i = 0; i < n; i++) {
 		const void *item;
 
@@ -192,11 +204,8 @@ static size_t put_cat_binds(struct writer *w, const struct cat_bind *b, int n)
 {
 	size_t at;
 
-	if (!b)
-		return NONE;
-	if (written(w, b, K_CAT_BINDS, &at))
+	if (!place_new(w, b, n * sizeof(*b), alignof(struct cat_bind), K_CAT_BINDS, &at))
 		return at;
-	at = place(w, b, n * sizeof(*b), alignof(struct cat_bind), K_CAT_BINDS);
 	for (int i = 0; i < n; i++) {
 		size_t item = at + i * sizeof(*b);
 
@@ -212,11 +221,8 @@ static size_t put_cat_expr(struct writer *w, const void *p)
 	const struct cat_expr *e = p;
 	size_t at;
 
-	if (!e)
-		return NONE;
-	if (written(w, e, K_CAT_EXPR, &at))
+	if (!place_new(w, e, sizeof(*e), alignof(struct cat_expr), K_CAT_EXPR, &at))
 		return at;
-	at = place(w, e, sizeof(*e), alignof(struct cat_expr), K_CAT_EXPR);
 	LINK(at, struct cat_expr, pos.file, put_string(w, e->pos.file));
 	LINK(at, struct cat_expr, name, put_string(w, e->name));
 	LINK(at, struct cat_expr, args, put_pointers(w, e->args, e->n, put_cat_expr));
@@ -238,12 +244,8 @@ static size_t put_cat_stmt(struct writer *w, const void *p)
 	const struct cat_stmt *s = p;
 	size_t at;
 
-	if (!s)
-		return NONE;
-	if (written(w, s, K_CAT_STMT, &at))
-		return at;
-	at = place(w, s, sizeof(*s), alignof(struct cat_stmt), K_CAT_STMT);
-	link_cat_stmt(w, at, s);
+	if (place_new(w, s, sizeof(*s), alignof(struct cat_stmt), K_CAT_STMT, &at))
+		link_cat_stmt(w, at, s);
 	return at;
 }
 
@@ -305,11 +307,8 @@ static size_t put_expr(struct writer *w, const void *p)
 	const struct expr *e = p;
 	size_t at;
 
-	if (!e)
-		return NONE;
-	if (written(w, e, K_EXPR, &at))
+	if (!place_new(w, e, sizeof(*e), alignof(struct expr), K_EXPR, &at))
 		return at;
-	at = place(w, e, sizeof(*e), alignof(struct expr), K_EXPR);
 	LINK(at, struct expr, pos.file, put_string(w, e->pos.file));
 	LINK(at, struct expr, name, put_string(w, e->name));
 	LINK(at, struct expr, annot.tags, put_strings(w, e->annot.tags, e->annot.n));
@@ -322,11 +321,8 @@ static size_t put_stmt(struct writer *w, const void *p)
 	const struct stmt *s = p;
 	size_t at;
 
-	if (!s)
-		return NONE;
-	if (written(w, s, K_STMT, &at))
+	if (!place_new(w, s, sizeof(*s), alignof(struct stmt), K_STMT, &at))
 		return at;
-	at = place(w, s, sizeof(*s), alignof(struct stmt), K_STMT);
 	LINK(at, struct stmt, pos.file, put_string(w, s->pos.file));
 	LINK(at, struct stmt, name, put_string(w, s->name));
 	LINK(at, struct stmt, type, put_string(w, s->type));
