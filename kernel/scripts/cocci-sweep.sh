@@ -43,6 +43,11 @@ extract() {
 	xargs git -C "$KSRC" archive pristine -- | tar -x -C "$1"
 }
 
+# The names of the published fields (pass 1's "->name" lines), one a line.
+published_fields() {
+	awk '$1 ~ /^->/ { print substr($1, 3) }' "$OUT/publishers.txt" | sort -u
+}
+
 # Pass 2's files: for each published field, the files that name it; for
 # a common name (in more than FIELD_FILES_MAX files) of a known structure
 # type, only those that also name the structure.  (Not always: a reader
@@ -52,7 +57,7 @@ extract() {
 FIELD_FILES_MAX=${FIELD_FILES_MAX:-300}
 field_files() {
 	local fields structs
-	fields=$(awk '$1 ~ /^->/ { print substr($1, 3) }' "$OUT/publishers.txt" | sort -u | paste -sd'|' -)
+	fields=$(published_fields | paste -sd'|' -)
 	structs=$(awk '$1 ~ /^->/ && $2 != "-" { sub(/^struct:/, "", $2); print $2 }' \
 		"$OUT/publishers.txt" | sort -u | paste -sd'|' -)
 	[ -n "$fields" ] || return 0
@@ -93,7 +98,7 @@ field_files() {
 pass2_rule() {
 	local names
 	names=$({
-		awk '$1 ~ /^->/ { print substr($1, 3) }' "$OUT/publishers.txt"
+		published_fields
 		grep -rhoP 'cmpxchg\w*\(\s*&[^,;]*?(->|\.)\K\w+(?=\s*,\s*NULL)' "$OUT/pass2" || true
 	} | sort -u | paste -sd'|' -)
 	sed "s/^identifier fld;\$/identifier fld =~ \"^($names)\$\";/" "$OUT/onetime_init.cocci"
