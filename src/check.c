@@ -100,7 +100,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits);
-	enumerate(r->prog, c->model, c->opts, &r->outcomes);
+	enumerate(r->prog, c->models, c->nmodels, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -152,7 +152,7 @@ static void decide_variant(void *arg)
 bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok)
 {
 	struct check_options opts = *c->opts;
-	struct checker quick = { c->model, c->macros, &opts };
+	struct checker quick = { c->model, c->macros, &opts, &c->model, 1 };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 	bool reachable = false;
@@ -262,7 +262,9 @@ static void html_section(struct lkmm_result *r, const char *svg, struct run_outp
 int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
 		    struct lkmm_result **result)
 {
-	const struct checker c = { ctx->model, ctx->macros, opts };
+	const struct checker c = { ctx->model, ctx->macros, opts,
+				   ctx->nmodels ? ctx->models : &ctx->model,
+				   ctx->nmodels ? ctx->nmodels : 1 };
 	struct test_job job = { xcalloc(1, sizeof(**result)), path, &c, 0 };
 	int status = catch_die(run_test, &job);
 
@@ -311,8 +313,37 @@ int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
 	return status;
 }
 
+int lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+	       const char *cache_dir)
+{
+	struct lkmm *copies = xcalloc(nthreads, sizeof(*copies));
+	struct cat_model **models = xcalloc(nthreads, sizeof(*models));
+
+	models[0] = ctx->model;
+	for (int i = 1; i < nthreads; i++) {
+		int status = lkmm_open(&copies[i], model_dir, cfg_name, cache_dir);
+
+		if (status) {
+			while (--i > 0)
+				lkmm_close(&copies[i]);
+			free(copies);
+			free(models);
+			return status;
+		}
+		models[i] = copies[i].model;
+	}
+	ctx->copies = copies;
+	ctx->models = models;
+	ctx->nmodels = nthreads;
+	return 0;
+}
+
 void lkmm_close(struct lkmm *ctx)
 {
+	for (int i = 1; i < ctx->nmodels; i++)
+		lkmm_close(&ctx->copies[i]);
+	free(ctx->copies);
+	free(ctx->models);
 	if (ctx->macros)
 		macros_free(ctx->macros);
 	if (ctx->model)
@@ -503,6 +534,15 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 
 	if (worst)
 		return worst;
+	/* One test: its search gets the threads. */
+	if (opts->jobs > 1 && nfiles == 1) {
+		worst = lkmm_split(&ctx, opts->jobs, opts->model_dir, opts->cfg_name,
+				   opts->cache_dir);
+		if (worst) {
+			lkmm_close(&ctx);
+			return worst;
+		}
+	}
 	if (opts->html_file && !opts->graph_dir) {
 		if (!mkdtemp(scratch))
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));

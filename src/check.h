@@ -89,7 +89,13 @@ struct outcomes {
 
 struct cat_model;
 
-void enumerate(const struct program *p, struct cat_model *model,
+/*
+ * The candidate executions of p, judged by the model, tallied into out.
+ * Given several models (copies of one; each thread writes into its own),
+ * the search is split among as many threads when it is big enough and
+ * needs no order (no -speedcheck, no --explain): the output is the same.
+ */
+void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
 	       const struct check_options *opts, struct outcomes *out);
 void outcomes_free(struct outcomes *o);
 /* The variables of the final states herd7 prints, into o->vars. */
@@ -135,6 +141,8 @@ struct checker {
 	struct cat_model *model;
 	const struct macro_table *macros;
 	const struct check_options *opts;
+	struct cat_model *const *models;	/* to split a search among: enumerate() */
+	int nmodels;
 };
 
 /*

@@ -7,6 +7,8 @@
  * Coherence orders are not enumerated here: the model generates them
  * itself (lock.cat includes cos-opt.cat's "with co from ...").
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +31,19 @@ struct state_index {
 	int *slots;
 	size_t size;		/* a power of two, at least twice nstates */
 	int cap;		/* room in o->states */
+};
+
+/*
+ * One search split among threads (enumerate() given several models):
+ * the combinations of runs of the first `depth` processes are the jobs,
+ * taken in turn; the limits count for the whole search.
+ */
+struct shared_search {
+	int depth;
+	long njobs;
+	atomic_long next_job;
+	atomic_long candidates;
+	atomic_bool stop;		/* a limit or an error ended the search */
 };
 
 struct enumeration {
@@ -78,6 +93,7 @@ struct enumeration {
 	bool prune;
 	int npicked;		/* processes whose run is picked */
 	int nfixed;		/* locations whose final value is chosen */
+	struct shared_search *shared;	/* NULL when the search is not split */
 };
 
 static double elapsed(const struct enumeration *en)
@@ -97,8 +113,16 @@ static bool within_limits(struct enumeration *en)
 {
 	const struct check_options *o = en->opts;
 	struct strbuf why = { 0 };
+	long candidates = ++en->out->candidates;
 
-	if (++en->out->candidates > o->max_executions)
+	if (en->shared) {
+		candidates = atomic_fetch_add(&en->shared->candidates, 1) + 1;
+		if (atomic_load(&en->shared->stop)) {
+			en->stop = true;
+			return false;
+		}
+	}
+	if (candidates > o->max_executions)
 		sb_addf(&why, "%s: more than %ld candidate executions (raise -max-executions)",
 			en->prog->test->file, o->max_executions);
 	else if (o->timeout && (en->out->candidates & 255) == 0 && elapsed(en) > o->timeout)
@@ -108,6 +132,8 @@ static bool within_limits(struct enumeration *en)
 		return true;
 	en->out->limit = why.buf;
 	en->stop = true;
+	if (en->shared)
+		atomic_store(&en->shared->stop, true);
 	return false;
 }
 
@@ -306,7 +332,8 @@ static void grow_index(struct state_index *ix, const struct outcomes *o)
 		ix->slots[state_slot(ix, o, o->states[k].vals)] = k + 1;
 }
 
-static void record_state(struct state_index *ix, struct outcomes *o, const struct value *vals)
+static void record_state(struct state_index *ix, struct outcomes *o, const struct value *vals,
+			 long count)
 {
 	size_t i;
 
@@ -314,7 +341,7 @@ static void record_state(struct state_index *ix, struct outcomes *o, const struc
 		grow_index(ix, o);
 	i = state_slot(ix, o, vals);
 	if (ix->slots[i]) {
-		o->states[ix->slots[i] - 1].count++;
+		o->states[ix->slots[i] - 1].count += count;
 		return;
 	}
 	if (o->nstates == ix->cap) {
@@ -323,7 +350,7 @@ static void record_state(struct state_index *ix, struct outcomes *o, const struc
 	}
 	o->states[o->nstates].vals = xmalloc((o->nvars ? o->nvars : 1) * sizeof(*vals));
 	memcpy(o->states[o->nstates].vals, vals, o->nvars * sizeof(*vals));
-	o->states[o->nstates++].count = 1;
+	o->states[o->nstates++].count = count;
 	ix->slots[i] = o->nstates;
 }
 
@@ -554,7 +581,7 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 	}
 	for (i = 0; i < o->nvars; i++)
 		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
-	record_state(&en->states, o, en->state);
+	record_state(&en->states, o, en->state, 1);
 	if (cond && en->opts->keep_executions && !o->witness)
 		o->witness = take_snapshot(en, NULL);
 	if (cond)
@@ -963,60 +990,244 @@ void outcomes_choose_vars(const struct program *p, struct outcomes *o)
 		qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
 }
 
-void enumerate(const struct program *p, struct cat_model *model,
-	       const struct check_options *opts, struct outcomes *out)
+/* Set en up to search p's executions with model, tallying into out. */
+static void start_search(struct enumeration *en, const struct program *p,
+			 struct cat_model *model, const struct check_options *opts,
+			 struct outcomes *out)
 {
-	struct enumeration en = { .prog = p, .model = model, .opts = opts, .out = out };
 	int i;
 
+	memset(en, 0, sizeof(*en));
+	en->prog = p;
+	en->model = model;
+	en->opts = opts;
+	en->out = out;
 	memset(out, 0, sizeof(*out));
 	outcomes_choose_vars(p, out);
-	clock_gettime(CLOCK_MONOTONIC, &en.start);
-	en.pick = xcalloc(p->nprocs, sizeof(*en.pick));
-	en.base = xcalloc(p->nprocs, sizeof(*en.base));
-	en.final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.final));
-	en.fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.fw));
-	en.state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en.state));
-	en.observed = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en.observed));
+	clock_gettime(CLOCK_MONOTONIC, &en->start);
+	en->pick = xcalloc(p->nprocs, sizeof(*en->pick));
+	en->base = xcalloc(p->nprocs, sizeof(*en->base));
+	en->final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->final));
+	en->fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->fw));
+	en->state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en->state));
+	en->observed = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->observed));
 	for (i = 0; i < out->nvars; i++)
 		if (out->vars[i].proc < 0)
-			en.observed[out->vars[i].index] = true;
-	prop_each_loc(p->test->filter, observe_loc, &en);
+			en->observed[out->vars[i].index] = true;
+	prop_each_loc(p->test->filter, observe_loc, en);
 	/*
 	 * Pruning changes the order executions are judged in, which only
 	 * shows in what -speedcheck reports and in the execution --explain
 	 * and --graph pick: those keep the order.
 	 */
-	en.prune = !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
-	en.x.nlocs = p->nlocs;
-	en.x.loc_names = (const char **)p->loc_names;
-	summarize_runs(&en);
-	each_combination(&en, 0);
-	free_summaries(&en);
-	free(en.pick);
-	free(en.base);
-	free(en.final);
-	free(en.fw);
-	free(en.state);
-	free(en.states.slots);
-	free(en.observed);
-	free(en.reads);
-	free(en.read_of);
-	free(en.ncands);
-	free(en.cands);
-	free(en.cand_store);
-	free(en.known);
-	free(en.rf_pick);
-	free(en.choices_from);
-	free(en.x.events);
-	free(en.x.po);
-	free(en.x.rmw);
-	free(en.x.addr);
-	free(en.x.data);
-	free(en.x.ctrl);
-	free(en.x.rf);
-	free(en.x.iw);
-	free(en.x.fw);
+	en->prune = !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
+	en->x.nlocs = p->nlocs;
+	en->x.loc_names = (const char **)p->loc_names;
+	summarize_runs(en);
+}
+
+static void end_search(struct enumeration *en)
+{
+	free_summaries(en);
+	free(en->pick);
+	free(en->base);
+	free(en->final);
+	free(en->fw);
+	free(en->state);
+	free(en->states.slots);
+	free(en->observed);
+	free(en->reads);
+	free(en->read_of);
+	free(en->ncands);
+	free(en->cands);
+	free(en->cand_store);
+	free(en->known);
+	free(en->rf_pick);
+	free(en->choices_from);
+	free(en->x.events);
+	free(en->x.po);
+	free(en->x.rmw);
+	free(en->x.addr);
+	free(en->x.data);
+	free(en->x.ctrl);
+	free(en->x.rf);
+	free(en->x.iw);
+	free(en->x.fw);
+}
+
+/*
+ * How deep the jobs of a search split among nthreads go: the fewest
+ * processes whose combinations of runs make enough jobs to share out
+ * evenly; 0 when the search is too small to split.
+ */
+static int split_depth(const struct program *p, int nthreads)
+{
+	long jobs = 1;
+
+	for (int d = 0; d < p->nprocs; d++) {
+		jobs *= p->procs[d].ntraces;
+		if (jobs >= 16L * nthreads)
+			return d + 1;
+	}
+	return jobs >= 2L * nthreads ? p->nprocs : 0;
+}
+
+/* The job's runs for the first depth processes, the first varying slowest. */
+static void pick_job(struct enumeration *en, long job)
+{
+	for (int i = en->shared->depth - 1; i >= 0; i--) {
+		int n = en->prog->procs[i].ntraces;
+
+		en->pick[i] = (int)(job % n);
+		job /= n;
+	}
+}
+
+/* One thread of a split search; its errors are its own to report. */
+struct search_thread {
+	struct enumeration en;
+	struct outcomes out;
+	struct strbuf errors;
+	int status;
+	pthread_t thread;
+};
+
+static void search_jobs(void *arg)
+{
+	struct enumeration *en = arg;
+
+	for (;;) {
+		long job = atomic_fetch_add(&en->shared->next_job, 1);
+
+		if (job >= en->shared->njobs || en->stop || atomic_load(&en->shared->stop))
+			break;
+		pick_job(en, job);
+		each_combination(en, en->shared->depth);
+	}
+}
+
+static void *search_thread(void *arg)
+{
+	struct search_thread *t = arg;
+
+	die_output = &t->errors;
+	t->status = catch_die(search_jobs, &t->en);
+	die_output = NULL;
+	if (t->status)
+		atomic_store(&t->en.shared->stop, true);
+	return NULL;
+}
+
+/* Add what one thread found to out. */
+static void merge_outcomes(struct enumeration *en, struct outcomes *out, struct outcomes *part)
+{
+	for (int i = 0; i < part->nstates; i++)
+		record_state(&en->states, out, part->states[i].vals, part->states[i].count);
+	out->positive += part->positive;
+	out->negative += part->negative;
+	out->candidates += part->candidates;
+	out->combinations += part->combinations;
+	out->verdicts += part->verdicts;
+	for (int i = 0; i < part->nflags; i++) {
+		if (find_flag(out, part->flags[i]) >= 0)
+			continue;
+		out->flags = xrealloc(out->flags, (out->nflags + 1) * sizeof(*out->flags));
+		out->flags[out->nflags++] = xstrdup(part->flags[i]);
+	}
+	if (part->limit && !out->limit) {
+		out->limit = part->limit;
+		part->limit = NULL;
+	}
+}
+
+/*
+ * The search split among one thread per model.  Executions are found in
+ * another order than one thread's, which changes nothing printed: the
+ * states are sorted, the counts summed.  An error in a thread is raised
+ * here, after all have stopped.
+ */
+static void split_search(struct enumeration *en, struct cat_model *const *models, int nmodels,
+			 int depth)
+{
+	struct shared_search shared = { .depth = depth, .njobs = 1 };
+	struct search_thread *threads = xcalloc(nmodels, sizeof(*threads));
+	int started, failed = -1;
+
+	for (int d = 0; d < depth; d++)
+		shared.njobs *= en->prog->procs[d].ntraces;
+	for (started = 0; started < nmodels; started++) {
+		struct search_thread *t = &threads[started];
+
+		start_search(&t->en, en->prog, models[started], en->opts, &t->out);
+		t->en.shared = &shared;
+		if (pthread_create(&t->thread, NULL, search_thread, t)) {
+			end_search(&t->en);
+			outcomes_free(&t->out);
+			break;
+		}
+	}
+	if (!started)
+		die(EXIT_INTERNAL, "cannot start a thread to search %s", en->prog->test->file);
+	for (int i = 0; i < started; i++) {
+		struct search_thread *t = &threads[i];
+
+		pthread_join(t->thread, NULL);
+		if (t->status && failed < 0)
+			failed = i;
+		else
+			merge_outcomes(en, en->out, &t->out);
+	}
+	for (int i = 0; i < started; i++) {
+		end_search(&threads[i].en);
+		outcomes_free(&threads[i].out);
+	}
+	if (failed >= 0) {
+		struct strbuf errors = threads[failed].errors;
+		int status = threads[failed].status;
+
+		for (int i = 0; i < started; i++)
+			if (i != failed)
+				sb_free(&threads[i].errors);
+		free(threads);
+		die_with_message(status, &errors);
+	}
+	for (int i = 0; i < started; i++)
+		sb_free(&threads[i].errors);
+	free(threads);
+}
+
+/* What search() needs, under catch_die(). */
+struct search_job {
+	struct enumeration *en;
+	struct cat_model *const *models;
+	int nmodels;
+};
+
+static void search(void *arg)
+{
+	struct search_job *job = arg;
+	int depth = job->nmodels > 1 && job->en->prune ? split_depth(job->en->prog, job->nmodels)
+						       : 0;
+
+	if (depth)
+		split_search(job->en, job->models, job->nmodels, depth);
+	else
+		each_combination(job->en, 0);
+}
+
+/* An error in the model ends the search: what it holds is freed, then the error passed on. */
+void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
+	       const struct check_options *opts, struct outcomes *out)
+{
+	struct enumeration en;
+	struct search_job job = { &en, models, nmodels };
+	int status;
+
+	start_search(&en, p, models[0], opts, out);
+	status = catch_die(search, &job);
+	end_search(&en);
+	if (status)
+		die_again(status);
 }
 
 void outcomes_free(struct outcomes *o)

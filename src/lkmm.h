@@ -33,6 +33,13 @@ struct lkmm {
 	struct macro_table *macros;
 	void *image;		/* what holds both, when read from the cache: mapped */
 	size_t image_size;
+	/*
+	 * What one test's search is split among (lkmm_split()): models[0] is
+	 * model, the others are the models of copies of this context.
+	 */
+	struct cat_model **models;
+	int nmodels;
+	struct lkmm *copies;
 };
 
 /*
@@ -44,6 +51,14 @@ struct lkmm {
 int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
 	      const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
+
+/*
+ * Let the search of each test checked with ctx use nthreads threads, each
+ * with a copy of the model opened here (as lkmm_open() would): for one
+ * heavy test.  0, or the status of opening a copy (then ctx is as it was).
+ */
+int lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+	       const char *cache_dir);
 
 /* What deciding one test leaves. */
 struct lkmm_result {

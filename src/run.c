@@ -73,7 +73,7 @@ static void prepare_test(void *arg)
 	litmus_expand(rt->expanded, job->rn->ctx.macros);
 	rt->prog = xcalloc(1, sizeof(*rt->prog));
 	program_build(rt->prog, rt->expanded, &o->check.limits);
-	enumerate(rt->prog, job->rn->ctx.model, &o->check, &rt->model);
+	enumerate(rt->prog, &job->rn->ctx.model, 1, &o->check, &rt->model);
 	if (rt->model.limit)
 		die(EXIT_LIMIT, "%s", rt->model.limit);
 	if (rt->as_written->nprocs * o->ninst > o->cpus)

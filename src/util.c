@@ -78,13 +78,18 @@ static _Noreturn void vdie(int status, const struct srcpos *pos, const char *wha
 		sb_addf(&msg, "lkmm: ");
 	sb_vaddf(&msg, fmt, ap);
 	sb_addf(&msg, "\n");
+	die_with_message(status, &msg);
+}
+
+void die_with_message(int status, struct strbuf *msg)
+{
 	if (die_output) {
-		sb_addf(die_output, "%s", msg.buf);
+		sb_addf(die_output, "%s", msg->buf ? msg->buf : "");
 	} else {
 		fflush(stdout);
-		fputs(msg.buf, stderr);
+		fputs(msg->buf ? msg->buf : "", stderr);
 	}
-	sb_free(&msg);
+	sb_free(msg);
 	die_again(status);
 }
 

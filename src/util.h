@@ -78,12 +78,16 @@ int catch_die(void (*fn)(void *arg), void *arg);
  */
 _Noreturn void die_again(int status);
 
+struct strbuf;
+
+/* Die with msg (freed), a whole message another thread's die() made. */
+_Noreturn void die_with_message(int status, struct strbuf *msg);
+
 /*
  * Where die_at() and die() write their message instead of standard error,
  * when set: a -j worker keeps each test's messages with its result, for
  * them to come out in the order the tests were given.  One per thread.
  */
-struct strbuf;
 extern _Thread_local struct strbuf *die_output;
 
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */

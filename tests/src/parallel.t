@@ -14,8 +14,15 @@ ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/
 # Good and malformed tests, taken in turn.
 paste -d '\n' <(ls "$model_dir"/litmus-tests/*.litmus | head -13) <(ls "$top"/tests/src/bad/*.litmus) \
 	> "$work/mixed"
+# One test alone: -j splits its search among threads.
+heavy=$top/tests/src/corpus/paulmck-sample/litmus/manual/kernel/C-seqlock.litmus
+cat "$work/list" "$work/kernel" > "$work/alone"
+echo "$heavy" >> "$work/alone"
+# A model whose type error shows only when an execution is judged.
+cp -r "$model_dir" "$work/badmodel"
+printf '\nacyclic (rf | W) as mistyped\n' >> "$work/badmodel/linux-kernel.cat"
 set -- $LKMM_BINARIES
-plan $(( $# * 5 ))
+plan $(( $# * 8 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -52,6 +59,42 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -j 2 -I "$model_dir" -max-executions 6 \
 		"$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus" \
 		"$model_dir/litmus-tests/MP+pooncerelease+poacquireonce.litmus"
+	while read -r f; do
+		"$lkmm" check -j 1 -I "$model_dir" "$f" 2>&1
+		echo "status $?"
+	done < "$work/alone" | grep -v '^Time ' > "$work/alone1"
+	while read -r f; do
+		"$lkmm" check -j 3 -I "$model_dir" "$f" 2>&1
+		echo "status $?"
+	done < "$work/alone" | grep -v '^Time ' > "$work/alone3"
+	if [ "$(grep -c '^Observation' "$work/alone1")" -ge 150 ] &&
+		diff -u "$work/alone1" "$work/alone3" > "$work/diff"; then
+		ok "$tag: one test, its search split among 3 threads, prints what -j 1 prints"
+	else
+		not_ok "$tag: one test, its search split among 3 threads, prints what -j 1 prints"
+		diag < "$work/diff"
+	fi
+	"$lkmm" check -j 1 -I "$model_dir" -max-executions 300 "$heavy" > "$work/lim1" 2>&1
+	status1=$?
+	"$lkmm" check -j 2 -I "$model_dir" -max-executions 300 "$heavy" > "$work/lim2" 2>&1
+	status2=$?
+	if [ "$status1" = 3 ] && [ "$status2" = 3 ] && diff -u "$work/lim1" "$work/lim2" > "$work/diff"; then
+		ok "$tag: a limit counts for the whole split search: one message, status 3"
+	else
+		not_ok "$tag: a limit counts for the whole split search (status $status1, $status2)"
+		diag < "$work/diff"
+	fi
+	"$lkmm" check -j 1 --no-model-cache -I "$work/badmodel" "$heavy" > "$work/bad1" 2>&1
+	status1=$?
+	"$lkmm" check -j 2 --no-model-cache -I "$work/badmodel" "$heavy" > "$work/bad2" 2>&1
+	status2=$?
+	if [ "$status1" = 2 ] && [ "$status2" = 2 ] && grep -q 'linux-kernel.cat:.*error:' "$work/bad2" &&
+		diff -u "$work/bad1" "$work/bad2" > "$work/diff"; then
+		ok "$tag: a model error in a search thread is reported once, as with -j 1"
+	else
+		not_ok "$tag: a model error in a search thread (status $status1, $status2)"
+		cat "$work/bad2" "$work/diff" | diag
+	fi
 	parallel --will-cite -S : -k --pipe -N 10 "$lkmm" check -I "$model_dir" - < "$work/list" 2>&1 |
 		grep -v '^Time ' > "$work/parallel"
 	if [ -s "$work/sequential" ] && diff -u "$work/sequential" "$work/parallel" > "$work/diff"; then
