@@ -127,11 +127,17 @@ fidelity-sweep: all build/randlitmus
 	scripts/setup.sh checker
 	scripts/fidelity-sweep.sh $(N) $(SEED)
 
+# Every C test of paulmckrcu/litmus (PAULMCK_LITMUS=a checkout of it),
+# by hand: its results are recorded in docs/paulmck-sweep.md.
+paulmck-sweep: all
+	scripts/setup.sh checker
+	scripts/paulmck-sweep.sh
+
 # Times lkmm (and herd7, when HERD7=/path/to/herd7 is given) on the corpus.
 bench: all
 	scripts/bench.sh
 
-.PHONY: all clean demo check bench fuzz fidelity-sweep
+.PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep
 clean:
 	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.* \
-		build/test-cache build/bench-cache
+		build/test-cache build/bench-cache build/paulmck-sweep

@@ -88,9 +88,9 @@ void value_print(const struct program *p, struct value v, struct strbuf *out)
 	if (value_is_symbolic(v))
 		sb_addf(out, "S");	/* herd7 numbers its symbols: S16, ... */
 	else if (v.is_addr)
-		sb_addf(out, "%s", p->loc_names[v.n]);
+		sb_adds(out, p->loc_names[v.n]);
 	else
-		sb_addf(out, "%lld", v.n);
+		sb_add_int(out, v.n);
 }
 
 struct value value_at_loc(const struct program *p, int loc, struct value v)

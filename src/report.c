@@ -39,10 +39,15 @@ static int flag_order(const void *a, const void *b)
 
 static void print_var(const struct state_var *v, struct strbuf *out)
 {
-	if (v->proc >= 0)
-		sb_addf(out, "%d:%s", v->proc, v->name);
-	else
-		sb_addf(out, "[%s]", v->name);
+	if (v->proc >= 0) {
+		sb_add_int(out, v->proc);
+		sb_adds(out, ":");
+		sb_adds(out, v->name);
+	} else {
+		sb_adds(out, "[");
+		sb_adds(out, v->name);
+		sb_adds(out, "]");
+	}
 }
 
 void states_sort(const struct program *p, struct outcomes *o)
@@ -69,10 +74,10 @@ void state_print(const struct program *p, const struct outcomes *o, const struct
 
 	for (v = 0; v < o->nvars; v++) {
 		print_var(&o->vars[v], out);
-		sb_addf(out, "=");
+		sb_adds(out, "=");
 		value_print(p, o->vars[v].proc < 0 ?
 			    value_at_loc(p, o->vars[v].index, vals[v]) : vals[v], out);
-		sb_addf(out, ";%s", v + 1 < o->nvars ? " " : "");
+		sb_adds(out, v + 1 < o->nvars ? "; " : ";");
 	}
 }
 
@@ -85,7 +90,7 @@ static void print_states(const struct program *p, const struct outcomes *o,
 	sb_addf(out, "States %d\n", o->nstates);
 	for (i = 0; i < o->nstates; i++) {
 		state_print(p, o, o->states[i].vals, out);
-		sb_addf(out, "\n");
+		sb_adds(out, "\n");
 	}
 }
 

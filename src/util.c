@@ -262,6 +262,24 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_add_int(struct strbuf *sb, long long n)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long long u = n < 0 ? -(unsigned long long)n : (unsigned long long)n;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (n < 0)
+		*--p = '-';
+	sb_add(sb, p, (size_t)(digits + sizeof(digits) - p));
+}
+
 void sb_free(struct strbuf *sb)
 {
 	free(sb->buf);

@@ -128,6 +128,12 @@ void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* n bytes of data, which may hold NULs. */
 void sb_add(struct strbuf *sb, const void *data, size_t n);
+/*
+ * A string, a number in decimal: without printf's parsing, for what is
+ * printed once per final state (a test may have 2^18).
+ */
+void sb_adds(struct strbuf *sb, const char *s);
+void sb_add_int(struct strbuf *sb, long long n);
 void sb_free(struct strbuf *sb);
 
 /*

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# paulmck-sweep.sh - every C test of Paul McKenney's litmus collection.
+#
+#   PAULMCK_LITMUS=DIR scripts/paulmck-sweep.sh     (make paulmck-sweep PAULMCK_LITMUS=DIR)
+#
+# DIR is a checkout of https://github.com/paulmckrcu/litmus.  Checks each
+# of its C tests once, in one lkmm process with -j (JOBS, default: every
+# CPU) and -timeout 60, as herd7's sweep (tools/memory-model/scripts/
+# initlitmushist.sh) is bounded; then prints the wall time, the tests
+# decided, those that hit the timeout or were refused, the slowest 20,
+# and each verdict held against the test's own "Result:" comment (the
+# collection records herd7's verdict there).  Only the summary lines of
+# each test are kept (build/paulmck-sweep/summary): the full output has
+# every final state, gigabytes for the tests with 2^18 of them.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=${PAULMCK_LITMUS:?give PAULMCK_LITMUS=DIR, a checkout of https://github.com/paulmckrcu/litmus}
+model=$top/build/kernel-model/tools/memory-model
+dir=$top/build/paulmck-sweep
+jobs=${JOBS:-$(nproc)}
+limit=${SWEEP_TIMEOUT:-60}
+
+rm -rf "$dir" && mkdir -p "$dir"
+src=$(cd "$src" && pwd)
+find "$src" -name '*.litmus' | sort | while read -r f; do
+	[ "$(head -c 2 "$f")" = "C " ] && echo "$f"
+done > "$dir/list"
+echo "sweep: $(wc -l < "$dir/list") C tests in $src, -j $jobs, -timeout $limit"
+
+start=$EPOCHREALTIME
+"$top/bin/lkmm" check -j "$jobs" -timeout "$limit" -I "$model" @"$dir/list" \
+	2> "$dir/errors" | grep -E '^(Test|Observation|Time|Flag) ' > "$dir/summary" || true
+wall=$(echo "$EPOCHREALTIME - $start" | bc)
+
+decided=$(grep -c '^Observation ' "$dir/summary" || true)
+timeouts=$(grep -c 'no verdict within' "$dir/errors" || true)
+refused=$(grep -c ': error: ' "$dir/errors" || true)
+printf 'sweep: %.0f s wall; %d decided, %d timed out, %d refused (errors in %s)\n' \
+	"$wall" "$decided" "$timeouts" "$refused" "$dir/errors"
+echo "sweep: the slowest 20 (seconds, test):"
+awk '/^Time / { print $3, $2 }' "$dir/summary" | sort -rn | head -20 | sed 's/^/  /'
+
+# The verdict each test's comment records, by test name (as herd7 names
+# it: the path below the collection, without .litmus).
+while read -r f; do
+	name=$(head -1 "$f" | awk '{ print $2 }')
+	result=$(grep -m1 -o 'Result: *[A-Za-z]*' "$f" | awk '{ print $2 }' || true)
+	echo "$name ${result:-none}"
+done < "$dir/list" | sort > "$dir/recorded"
+awk '/^Observation / { print $2, $3 }' "$dir/summary" | sort > "$dir/ours"
+join "$dir/recorded" "$dir/ours" > "$dir/both"
+agree=$(awk '$2 == $3' "$dir/both" | wc -l)
+unrecorded=$(awk '$2 == "none"' "$dir/both" | wc -l)
+differ=$(awk '$2 != "none" && $2 != $3' "$dir/both" | wc -l)
+echo "sweep: against the Result: comments: $agree agree, $differ differ, $unrecorded have none"
+awk '$2 != "none" && $2 != $3 { print "  differs:", $0 }' "$dir/both"
