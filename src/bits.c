@@ -186,43 +186,51 @@ static uint64_t *row(const struct rel *r, int a)
 	return (uint64_t *)r->w + (size_t)a * r->words;
 }
 
+/*
+ * The loops over rows below are written once for any number of words a
+ * row and inlined where that number is a constant: 1 word (up to 64
+ * events) and 2 (up to 128, e.g. 19 processes of 4 events) are the
+ * cases that matter, and the compiler unrolls the word loops there.
+ */
+#define ROWS_INLINE static inline __attribute__((always_inline))
+
+ROWS_INLINE void seq_rows(struct rel *dst, const struct rel *a, const struct rel *b, int words)
+{
+	for (int x = 0; x < a->n; x++) {
+		uint64_t out[words];
+		const uint64_t *in = row(a, x);
+
+		for (int i = 0; i < words; i++)
+			out[i] = 0;
+		for (int i = 0; i < words; i++)
+			for (uint64_t bits = in[i]; bits; bits &= bits - 1) {
+				const uint64_t *by = row(b, i * 64 + __builtin_ctzll(bits));
+
+				for (int j = 0; j < words; j++)
+					out[j] |= by[j];
+			}
+		memcpy(row(dst, x), out, sizeof(out));
+	}
+}
+
 /* dst = a ; b: the row of x is the union of the rows of b at a's row. */
 void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
 {
-	int words = a->words;
-
-	if (words == 1) {	/* the common case: up to 64 events */
-		for (int x = 0; x < a->n; x++) {
-			uint64_t in = a->w[x], out = 0;
-
-			for (; in; in &= in - 1)
-				out |= b->w[__builtin_ctzll(in)];
-			dst->w[x] = out;
-		}
-		return;
-	}
-	for (int x = 0; x < a->n; x++) {
-		uint64_t *out = row(dst, x);
-		const uint64_t *in = row(a, x);
-
-		memset(out, 0, words * sizeof(uint64_t));
-		for (int y = words_next(in, words, 0); y >= 0;
-		     y = words_next(in, words, y + 1)) {
-			const uint64_t *by = row(b, y);
-
-			for (int i = 0; i < words; i++)
-				out[i] |= by[i];
-		}
-	}
+	if (a->words == 1)
+		seq_rows(dst, a, b, 1);
+	else if (a->words == 2)
+		seq_rows(dst, a, b, 2);
+	else
+		seq_rows(dst, a, b, a->words);
 }
 
 void rel_inverse(struct rel *dst, const struct rel *a)
 {
 	rel_init(dst, a->n);
 	for (int x = 0; x < a->n; x++)
-		for (int y = words_next(row(a, x), a->words, 0); y >= 0;
-		     y = words_next(row(a, x), a->words, y + 1))
-			rel_add(dst, y, x);
+		for (int i = 0; i < a->words; i++)
+			for (uint64_t bits = row(a, x)[i]; bits; bits &= bits - 1)
+				rel_add(dst, i * 64 + __builtin_ctzll(bits), x);
 }
 
 /* Warshall's algorithm, one row of words at a time. */
@@ -231,10 +239,41 @@ void rel_inverse(struct rel *dst, const struct rel *a)
  * only events with edges out gain any: sparse relations close fast.
  * Neither set grows meanwhile.
  */
+ROWS_INLINE void close_rows(struct rel *dst, int words)
+{
+	uint64_t from[words], to[words];	/* rows not empty, their union */
+
+	for (int i = 0; i < words; i++)
+		from[i] = to[i] = 0;
+	for (int x = 0; x < dst->n; x++) {
+		const uint64_t *rx = row(dst, x);
+		uint64_t any = 0;
+
+		for (int i = 0; i < words; i++) {
+			to[i] |= rx[i];
+			any |= rx[i];
+		}
+		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
+	}
+	for (int ki = 0; ki < words; ki++)
+		for (uint64_t ks = from[ki] & to[ki]; ks; ks &= ks - 1) {
+			int k = ki * 64 + __builtin_ctzll(ks);
+			const uint64_t *rk = row(dst, k);
+
+			for (int xi = 0; xi < words; xi++)
+				for (uint64_t xs = from[xi]; xs; xs &= xs - 1) {
+					uint64_t *rx = row(dst, xi * 64 + __builtin_ctzll(xs));
+
+					if (rx[ki] >> (k % 64) & 1)
+						for (int i = 0; i < words; i++)
+							rx[i] |= rk[i];
+				}
+		}
+}
+
 void rel_closure(struct rel *dst, const struct rel *a)
 {
 	int words = a->words;
-	uint64_t from[words], to[words];	/* rows not empty, their union */
 
 	if (dst != a)
 		rel_copy(dst, a);
@@ -256,31 +295,10 @@ void rel_closure(struct rel *dst, const struct rel *a)
 		}
 		return;
 	}
-	memset(from, 0, sizeof(from));
-	memset(to, 0, sizeof(to));
-	for (int x = 0; x < a->n; x++) {
-		const uint64_t *rx = row(dst, x);
-
-		for (int i = 0; i < words; i++) {
-			to[i] |= rx[i];
-			if (rx[i])
-				from[x / 64] |= UINT64_C(1) << (x % 64);
-		}
-	}
-	for (int k = words_next(from, words, 0); k >= 0; k = words_next(from, words, k + 1)) {
-		const uint64_t *rk = row(dst, k);
-
-		if (!(to[k / 64] >> (k % 64) & 1))
-			continue;
-		for (int x = words_next(from, words, 0); x >= 0;
-		     x = words_next(from, words, x + 1)) {
-			uint64_t *rx = row(dst, x);
-
-			if (rx[k / 64] >> (k % 64) & 1)
-				for (int i = 0; i < words; i++)
-					rx[i] |= rk[i];
-		}
-	}
+	if (words == 2)
+		close_rows(dst, 2);
+	else
+		close_rows(dst, words);
 }
 
 void rel_add_id(struct rel *dst, const struct set *s)
@@ -290,32 +308,40 @@ void rel_add_id(struct rel *dst, const struct set *s)
 			dst->w[__builtin_ctzll(xs)] |= xs & -xs;
 		return;
 	}
-	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
-		rel_add(dst, x, x);
+	for (int i = 0; i < dst->words; i++)
+		for (uint64_t xs = s->w[i]; xs; xs &= xs - 1)
+			row(dst, i * 64 + __builtin_ctzll(xs))[i] |= xs & -xs;
 }
 
 void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b)
 {
 	rel_init(dst, a->n);
-	for (int x = set_next(a, 0); x >= 0; x = set_next(a, x + 1))
-		memcpy(row(dst, x), b->w, dst->words * sizeof(uint64_t));
+	for (int i = 0; i < dst->words; i++)
+		for (uint64_t xs = a->w[i]; xs; xs &= xs - 1)
+			memcpy(row(dst, i * 64 + __builtin_ctzll(xs)), b->w,
+			       dst->words * sizeof(uint64_t));
+}
+
+ROWS_INLINE void restrict_rows(struct rel *dst, const struct set *dom, const struct set *ran,
+			       int words)
+{
+	for (int x = 0; x < dst->n; x++) {
+		uint64_t *rx = row(dst, x), keep = -(dom->w[x / 64] >> (x % 64) & 1);
+
+		for (int i = 0; i < words; i++)
+			rx[i] &= ran->w[i] & keep;
+	}
 }
 
 /* Keep the pairs of dst whose source is in dom and target in ran. */
 void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
 {
-	if (dst->words == 1) {
-		for (int x = 0; x < dst->n; x++)
-			dst->w[x] &= ran->w[0] & -(dom->w[0] >> x & 1);
-		return;
-	}
-	for (int x = 0; x < dst->n; x++) {
-		uint64_t *rx = row(dst, x);
-		bool keep = set_has(dom, x);
-
-		for (int i = 0; i < dst->words; i++)
-			rx[i] = keep ? rx[i] & ran->w[i] : 0;
-	}
+	if (dst->words == 1)
+		restrict_rows(dst, dom, ran, 1);
+	else if (dst->words == 2)
+		restrict_rows(dst, dom, ran, 2);
+	else
+		restrict_rows(dst, dom, ran, dst->words);
 }
 
 void rel_domain(struct set *dst, const struct rel *r)

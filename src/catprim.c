@@ -220,17 +220,22 @@ static struct cat_value *classes_loc(struct cat_model *m,
 				     struct cat_value **args, struct srcpos pos)
 {
 	struct set *s = cat_as_set(m, args[0], pos);
+	struct cat_value *by_loc[m->x->nlocs + 1];
 	struct vec classes = { 0 };
 
-	for (int loc = 0; loc < m->x->nlocs; loc++) {
-		struct cat_value *c = cat_new_set(m);
+	memset(by_loc, 0, sizeof(by_loc));
+	for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1)) {
+		int loc = m->x->events[e].loc;
 
-		for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1))
-			if (m->x->events[e].loc == loc)
-				set_add(c->u.set, e);
-		if (!set_is_empty(c->u.set))
-			vec_push(&classes, c);
+		if (loc < 0 || loc >= m->x->nlocs)
+			continue;
+		if (!by_loc[loc])
+			by_loc[loc] = cat_new_set(m);
+		set_add(by_loc[loc]->u.set, e);
 	}
+	for (int loc = 0; loc < m->x->nlocs; loc++)
+		if (by_loc[loc])
+			vec_push(&classes, by_loc[loc]);
 	return cat_valset(m, &classes);
 }
 
@@ -322,8 +327,8 @@ static int set_count(const struct set *s)
 {
 	int n = 0;
 
-	for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1))
-		n++;
+	for (int i = 0; i < (s->n + 63) / 64; i++)
+		n += __builtin_popcountll(s->w[i]);
 	return n;
 }
 

@@ -70,6 +70,8 @@ struct enumeration {
 	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
 	int *choices_from;	/* [k]: reads from k on with more than one write */
+	int *first_write;	/* per location: its first write, -1 if none */
+	int *next_write;	/* per write: the next of its location, -1 if none */
 
 	struct value *state;	/* scratch: the state of one execution */
 	struct state_index states;	/* out->states by value */
@@ -255,6 +257,16 @@ static bool collect_rf_candidates(struct enumeration *en)
 	en->cands = xrealloc(en->cands, n * sizeof(*en->cands));
 	en->cand_store = xrealloc(en->cand_store, (size_t)n * n * sizeof(*en->cand_store));
 	en->known = xrealloc(en->known, n * sizeof(*en->known));
+	/* The writes of each location, in order, chained: first_write, next_write. */
+	en->first_write = xrealloc(en->first_write, (x->nlocs + 1) * sizeof(*en->first_write));
+	en->next_write = xrealloc(en->next_write, n * sizeof(*en->next_write));
+	for (i = 0; i < x->nlocs; i++)
+		en->first_write[i] = -1;
+	for (i = n - 1; i >= 0; i--)
+		if (x->events[i].kind == EV_WRITE && x->events[i].loc >= 0) {
+			en->next_write[i] = en->first_write[x->events[i].loc];
+			en->first_write[x->events[i].loc] = i;
+		}
 	for (i = 0; i < n; i++) {
 		const struct event *r = &x->events[i];
 		int k = en->nreads;
@@ -266,12 +278,9 @@ static bool collect_rf_candidates(struct enumeration *en)
 		en->reads[k] = i;
 		en->ncands[k] = 0;
 		en->cands[k] = en->cand_store + (size_t)k * n;
-		for (j = 0; j < n; j++) {
-			const struct event *w = &x->events[j];
-
-			if (w->kind == EV_WRITE && w->loc == r->loc && value_eq(w->val, r->val))
+		for (j = r->loc >= 0 ? en->first_write[r->loc] : -1; j >= 0; j = en->next_write[j])
+			if (value_eq(x->events[j].val, r->val))
 				en->cands[k][en->ncands[k]++] = j;
-		}
 		en->nreads++;
 		if (!en->ncands[k])
 			return false;
@@ -1044,6 +1053,8 @@ static void end_search(struct enumeration *en)
 	free(en->known);
 	free(en->rf_pick);
 	free(en->choices_from);
+	free(en->first_write);
+	free(en->next_write);
 	free(en->x.events);
 	free(en->x.po);
 	free(en->x.rmw);
