@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Time lkmm on the kernel's litmus corpus, test by test; with
 # HERD7=/path/to/herd7, time herd7 on the same tests in the same run and
-# print the ratio.  BENCH_SET=paulmck adds the paulmckrcu/litmus sample.
+# print the ratio.  BENCH_SET=paulmck adds the paulmckrcu/litmus sample;
+# PAULMCK_LITMUS=DIR (a checkout of paulmckrcu/litmus) adds the sweep of
+# all of it (scripts/paulmck-sweep.sh).  A heavy test checked alone uses
+# every CPU (its search is split among threads, lkmm check's default -j).
 #
 # Then `lkmm run` in the QEMU guest: iterations per second of each test's
 # module; with KLITMUS7=/path/to/klitmus7, klitmus7's own modules for the
@@ -180,6 +183,12 @@ row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
 	"$(bounded "$lkmm" check -timeout "$limit" \
 		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")" \
 	"$(herd_heavy "$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")"
+
+# The whole of paulmckrcu/litmus, when a checkout is given.
+if [ -n "${PAULMCK_LITMUS:-}" ]; then
+	echo
+	"$top/scripts/paulmck-sweep.sh"
+fi
 
 [ "${BENCH_KERNEL:-1}" = 0 ] && exit 0
 

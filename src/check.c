@@ -92,6 +92,18 @@ struct test_job {
 	int status;
 };
 
+/* The copies' models, opened once; how many models there are. */
+static int open_copies(struct lkmm_threads *t)
+{
+	while (t->nopen < t->n &&
+	       !lkmm_open(&t->copies[t->nopen], t->model_dir, t->cfg_name, t->cache_dir)) {
+		t->models[t->nopen] = t->copies[t->nopen].model;
+		t->nopen++;
+	}
+	t->n = t->nopen;	/* one that failed is not tried again */
+	return t->nopen;
+}
+
 /* Parse, expand, generate and enumerate r->text. */
 static void decide(struct lkmm_result *r, const char *path, const struct checker *c)
 {
@@ -100,7 +112,10 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits);
-	enumerate(r->prog, c->models, c->nmodels, c->opts, &r->outcomes);
+	if (c->threads && search_splits(r->prog, c->threads->n) && open_copies(c->threads) > 1)
+		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
+	else
+		enumerate(r->prog, &c->model, 1, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -152,7 +167,7 @@ static void decide_variant(void *arg)
 bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok)
 {
 	struct check_options opts = *c->opts;
-	struct checker quick = { c->model, c->macros, &opts, &c->model, 1 };
+	struct checker quick = { c->model, c->macros, &opts, NULL };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 	bool reachable = false;
@@ -262,9 +277,7 @@ static void html_section(struct lkmm_result *r, const char *svg, struct run_outp
 int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
 		    struct lkmm_result **result)
 {
-	const struct checker c = { ctx->model, ctx->macros, opts,
-				   ctx->nmodels ? ctx->models : &ctx->model,
-				   ctx->nmodels ? ctx->nmodels : 1 };
+	const struct checker c = { ctx->model, ctx->macros, opts, ctx->threads };
 	struct test_job job = { xcalloc(1, sizeof(**result)), path, &c, 0 };
 	int status = catch_die(run_test, &job);
 
@@ -313,37 +326,36 @@ int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
 	return status;
 }
 
-int lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
-	       const char *cache_dir)
+void lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+		const char *cache_dir)
 {
-	struct lkmm *copies = xcalloc(nthreads, sizeof(*copies));
-	struct cat_model **models = xcalloc(nthreads, sizeof(*models));
+	struct lkmm_threads *t = xcalloc(1, sizeof(*t));
 
-	models[0] = ctx->model;
-	for (int i = 1; i < nthreads; i++) {
-		int status = lkmm_open(&copies[i], model_dir, cfg_name, cache_dir);
-
-		if (status) {
-			while (--i > 0)
-				lkmm_close(&copies[i]);
-			free(copies);
-			free(models);
-			return status;
-		}
-		models[i] = copies[i].model;
-	}
-	ctx->copies = copies;
-	ctx->models = models;
-	ctx->nmodels = nthreads;
-	return 0;
+	t->n = nthreads;
+	t->nopen = 1;
+	t->models = xcalloc(nthreads, sizeof(*t->models));
+	t->models[0] = ctx->model;
+	t->copies = xcalloc(nthreads, sizeof(*t->copies));
+	t->model_dir = model_dir ? xstrdup(model_dir) : NULL;
+	t->cfg_name = xstrdup(cfg_name);
+	t->cache_dir = cache_dir ? xstrdup(cache_dir) : NULL;
+	ctx->threads = t;
 }
 
 void lkmm_close(struct lkmm *ctx)
 {
-	for (int i = 1; i < ctx->nmodels; i++)
-		lkmm_close(&ctx->copies[i]);
-	free(ctx->copies);
-	free(ctx->models);
+	struct lkmm_threads *t = ctx->threads;
+
+	for (int i = 1; t && i < t->nopen; i++)
+		lkmm_close(&t->copies[i]);
+	if (t) {
+		free(t->copies);
+		free(t->models);
+		free(t->model_dir);
+		free(t->cfg_name);
+		free(t->cache_dir);
+		free(t);
+	}
 	if (ctx->macros)
 		macros_free(ctx->macros);
 	if (ctx->model)
@@ -535,14 +547,8 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	if (worst)
 		return worst;
 	/* One test: its search gets the threads. */
-	if (opts->jobs > 1 && nfiles == 1) {
-		worst = lkmm_split(&ctx, opts->jobs, opts->model_dir, opts->cfg_name,
-				   opts->cache_dir);
-		if (worst) {
-			lkmm_close(&ctx);
-			return worst;
-		}
-	}
+	if (opts->jobs > 1 && nfiles == 1)
+		lkmm_split(&ctx, opts->jobs, opts->model_dir, opts->cfg_name, opts->cache_dir);
 	if (opts->html_file && !opts->graph_dir) {
 		if (!mkdtemp(scratch))
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));

@@ -97,6 +97,8 @@ struct cat_model;
  */
 void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
 	       const struct check_options *opts, struct outcomes *out);
+/* Whether enumerate() would split p's search among nthreads. */
+bool search_splits(const struct program *p, int nthreads);
 void outcomes_free(struct outcomes *o);
 /* The variables of the final states herd7 prints, into o->vars. */
 void outcomes_choose_vars(const struct program *p, struct outcomes *o);
@@ -141,8 +143,7 @@ struct checker {
 	struct cat_model *model;
 	const struct macro_table *macros;
 	const struct check_options *opts;
-	struct cat_model *const *models;	/* to split a search among: enumerate() */
-	int nmodels;
+	struct lkmm_threads *threads;	/* to split a search among, or NULL */
 };
 
 /*

@@ -1066,6 +1066,9 @@ static void end_search(struct enumeration *en)
 	free(en->x.fw);
 }
 
+/* Fewer combinations of runs than this take milliseconds: not worth threads. */
+enum { MIN_SPLIT = 256 };
+
 /*
  * How deep the jobs of a search split among nthreads go: the fewest
  * processes whose combinations of runs make enough jobs to share out
@@ -1073,14 +1076,24 @@ static void end_search(struct enumeration *en)
  */
 static int split_depth(const struct program *p, int nthreads)
 {
-	long jobs = 1;
+	long jobs = 1, all = 1;
+	int depth = 0;
 
 	for (int d = 0; d < p->nprocs; d++) {
-		jobs *= p->procs[d].ntraces;
-		if (jobs >= 16L * nthreads)
-			return d + 1;
+		all *= p->procs[d].ntraces;
+		if (jobs < 16L * nthreads) {
+			jobs = all;
+			depth = d + 1;
+		}
+		if (all >= MIN_SPLIT)
+			break;
 	}
-	return jobs >= 2L * nthreads ? p->nprocs : 0;
+	return nthreads > 1 && all >= MIN_SPLIT && jobs >= 2L * nthreads ? depth : 0;
+}
+
+bool search_splits(const struct program *p, int nthreads)
+{
+	return split_depth(p, nthreads) > 0;
 }
 
 /* The job's runs for the first depth processes, the first varying slowest. */

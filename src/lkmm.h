@@ -33,13 +33,19 @@ struct lkmm {
 	struct macro_table *macros;
 	void *image;		/* what holds both, when read from the cache: mapped */
 	size_t image_size;
-	/*
-	 * What one test's search is split among (lkmm_split()): models[0] is
-	 * model, the others are the models of copies of this context.
-	 */
+	struct lkmm_threads *threads;	/* lkmm_split(), else NULL */
+};
+
+/*
+ * The copies of a context that one test's search may be split among,
+ * opened when a test first needs them (a small test never does).
+ */
+struct lkmm_threads {
+	int n;			/* threads wanted */
+	int nopen;		/* models open: models[0] is the context's own */
 	struct cat_model **models;
-	int nmodels;
 	struct lkmm *copies;
+	char *model_dir, *cfg_name, *cache_dir;
 };
 
 /*
@@ -53,12 +59,12 @@ int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
 void lkmm_close(struct lkmm *ctx);
 
 /*
- * Let the search of each test checked with ctx use nthreads threads, each
- * with a copy of the model opened here (as lkmm_open() would): for one
- * heavy test.  0, or the status of opening a copy (then ctx is as it was).
+ * Let the search of a heavy test checked with ctx use nthreads threads,
+ * each with its own copy of the model, opened (as lkmm_open() would) when
+ * a test first needs them; a copy that cannot be opened is done without.
  */
-int lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
-	       const char *cache_dir);
+void lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+		const char *cache_dir);
 
 /* What deciding one test leaves. */
 struct lkmm_result {
