@@ -196,12 +196,18 @@ static uint64_t *row(const struct rel *r, int a)
 
 ROWS_INLINE void seq_rows(struct rel *dst, const struct rel *a, const struct rel *b, int words)
 {
+	/* Most rows of most relations are empty: clear all at once, skip those. */
+	memset(dst->w, 0, rel_words(dst) * sizeof(uint64_t));
 	for (int x = 0; x < a->n; x++) {
-		uint64_t out[words];
+		uint64_t out[words], any = 0;
 		const uint64_t *in = row(a, x);
 
-		for (int i = 0; i < words; i++)
+		for (int i = 0; i < words; i++) {
 			out[i] = 0;
+			any |= in[i];
+		}
+		if (!any)
+			continue;
 		for (int i = 0; i < words; i++)
 			for (uint64_t bits = in[i]; bits; bits &= bits - 1) {
 				const uint64_t *by = row(b, i * 64 + __builtin_ctzll(bits));
@@ -325,11 +331,20 @@ void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b)
 ROWS_INLINE void restrict_rows(struct rel *dst, const struct set *dom, const struct set *ran,
 			       int words)
 {
-	for (int x = 0; x < dst->n; x++) {
-		uint64_t *rx = row(dst, x), keep = -(dom->w[x / 64] >> (x % 64) & 1);
+	uint64_t to[words];	/* a copy: the compiler cannot tell ran from dst */
 
-		for (int i = 0; i < words; i++)
-			rx[i] &= ran->w[i] & keep;
+	for (int i = 0; i < words; i++)
+		to[i] = ran->w[i];
+	for (int i = 0; i < words; i++) {
+		uint64_t from = dom->w[i];
+		int last = dst->n - i * 64 < 64 ? dst->n - i * 64 : 64;
+
+		for (int b = 0; b < last; b++) {
+			uint64_t *rx = row(dst, i * 64 + b), keep = -(from >> b & 1);
+
+			for (int j = 0; j < words; j++)
+				rx[j] &= to[j] & keep;
+		}
 	}
 }
 
