@@ -39,7 +39,7 @@ refused=$(grep -c ': error: ' "$dir/errors" || true)
 printf 'sweep: %.0f s wall; %d decided, %d timed out, %d refused (errors in %s)\n' \
 	"$wall" "$decided" "$timeouts" "$refused" "$dir/errors"
 echo "sweep: the slowest 20 (seconds, test):"
-awk '/^Time / { print $3, $2 }' "$dir/summary" | sort -rn | head -20 | sed 's/^/  /'
+awk '/^Time / { print $3, $2 }' "$dir/summary" | sort -rn | awk 'NR <= 20 { print "  " $0 }'
 
 # The verdict each test's comment records, by test name (as herd7 names
 # it: the path below the collection, without .litmus).
