@@ -75,6 +75,12 @@ void rel_init(struct rel *r, int n)
 	r->words = words_for(n);
 }
 
+void rel_shape(struct rel *r, int n)
+{
+	r->n = n;
+	r->words = words_for(n);
+}
+
 void set_copy(struct set *dst, const struct set *a)
 {
 	memcpy(dst, a, set_bytes(a->n));

@@ -36,6 +36,7 @@ size_t set_bytes(int n);
 size_t rel_bytes(int n);
 void set_init(struct set *s, int n);	/* empty set of universe n */
 void rel_init(struct rel *r, int n);	/* empty relation of universe n */
+void rel_shape(struct rel *r, int n);	/* of universe n, its pairs left as they are */
 void set_copy(struct set *dst, const struct set *a);
 void rel_copy(struct rel *dst, const struct rel *a);
 

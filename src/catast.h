@@ -191,8 +191,7 @@ struct cat_model {
 	int nlevels;
 
 	/* Evaluation: values are computed when first needed. */
-	struct vec keys[2];		/* event structures: of the values... */
-	int key;			/* ...is keys[!key], keys[key] is spare */
+	struct shape *shape;		/* what the static values are of (enter()) */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
 	unsigned *gens;			/* level -> generation */

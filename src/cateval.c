@@ -103,6 +103,19 @@ struct cat_value *cat_new_rel(struct cat_model *m)
 	return v;
 }
 
+/*
+ * A relation whose every word the caller is about to write (a union, a
+ * sequence, a copy): not cleared first, as most relations an execution
+ * makes are.
+ */
+static struct rel *rel_to_fill(struct cat_model *m)
+{
+	struct rel *r = run_alloc(m, rel_bytes(m->x->nevents));
+
+	rel_shape(r, m->x->nevents);
+	return r;
+}
+
 static _Noreturn void type_error(struct srcpos pos, const char *want,
 				 const struct cat_value *v)
 {
@@ -406,7 +419,8 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 			set_diff(r->u.set, a->u.set, b->u.set);
 		return r;
 	case V_REL:
-		r = cat_new_rel(m);
+		r = cat_new_value(m, V_REL);
+		r->u.rel = rel_to_fill(m);
 		if (op == X_UNION)
 			rel_union(r->u.rel, a->u.rel, b->u.rel);
 		else if (op == X_INTER)
@@ -438,7 +452,7 @@ static struct cat_value *identity(struct cat_model *m, const struct set *s);
 static struct rel *restricted(struct cat_model *m, const struct rel *r,
 			      const struct set *dom, const struct set *ran)
 {
-	struct rel *out = cat_new_rel(m)->u.rel;
+	struct rel *out = rel_to_fill(m);
 
 	rel_copy(out, r);
 	rel_restrict(out, dom, ran);
@@ -476,9 +490,12 @@ static struct cat_value *eval_seq(struct cat_model *m, struct cat_expr *e,
 				dom = d;
 			}
 		} else if (!acc) {
-			acc = restricted(m, cat_as_rel(m, v, arg->pos), dom, m->all);
+			struct rel *first = cat_as_rel(m, v, arg->pos);
+
+			/* Unfiltered and not last, it is only read: the next step makes a new one. */
+			acc = dom == m->all && i + 1 < e->n ? first : restricted(m, first, dom, m->all);
 		} else {
-			struct rel *r = cat_new_rel(m)->u.rel;
+			struct rel *r = rel_to_fill(m);
 
 			rel_seq(r, acc, cat_as_rel(m, v, arg->pos));
 			acc = r;
@@ -1070,64 +1087,101 @@ static void run_from(struct cat_model *m, int at)
 	accept(m);
 }
 
-/* Run for every word of every execution's key: the push is inline once there is room. */
-static inline void key_add(struct vec *key, uintptr_t word)
-{
-	if (key->len < key->cap)
-		key->items[key->len++] = (void *)word;
-	else
-		vec_push(key, (void *)word);
-}
-
-static void key_add_rel(struct vec *key, const struct rel *r)
-{
-	for (size_t i = 0; i < (size_t)r->n * r->words; i++)
-		key_add(key, (uintptr_t)r->w[i]);
-}
-
 /*
  * What the static level depends on: the events and the relations among
  * them.  Not the values they read or write: only different-values looks
  * at those, and it is not of the static level (catprim.c), so runs that
- * differ only in the values read (e.g. every read 0 or 1) share it.
+ * differ only in the values read (e.g. every read 0 or 1) share it.  The
+ * tags are copied: the model outlives the test whose events they were.
  */
-static void structure_key(const struct execution *x, struct vec *key)
+struct shape {
+	int nevents;
+	struct event *events;	/* values not used */
+	struct rel *rels[5];	/* po, rmw, addr, data, ctrl */
+	struct set *iw;
+	struct strbuf tags;	/* each event's tags, NUL-terminated, in turn */
+};
+
+static void shape_rels(const struct execution *x, const struct rel *rels[5])
 {
-	const struct rel *rels[] = { x->po, x->rmw, x->addr, x->data, x->ctrl };
+	rels[0] = x->po;
+	rels[1] = x->rmw;
+	rels[2] = x->addr;
+	rels[3] = x->data;
+	rels[4] = x->ctrl;
+}
 
-	key_add(key, (uintptr_t)x->nevents);
+static void shape_free(struct shape *s)
+{
+	if (!s)
+		return;
+	free(s->events);
+	for (int i = 0; i < 5; i++)
+		free(s->rels[i]);
+	free(s->iw);
+	sb_free(&s->tags);
+	free(s);
+}
+
+static struct shape *shape_of(const struct execution *x)
+{
+	struct shape *s = xcalloc(1, sizeof(*s));
+	const struct rel *rels[5];
+
+	s->nevents = x->nevents;
+	s->events = xmalloc((x->nevents + 1) * sizeof(*s->events));
+	memcpy(s->events, x->events, x->nevents * sizeof(*s->events));
+	shape_rels(x, rels);
+	for (int i = 0; i < 5; i++) {
+		s->rels[i] = rel_new(x->nevents);
+		rel_copy(s->rels[i], rels[i]);
+	}
+	s->iw = set_new(x->nevents);
+	set_copy(s->iw, x->iw);
+	for (int i = 0; i < x->nevents; i++)
+		for (int t = 0; t < x->events[i].ntags; t++)
+			sb_add(&s->tags, x->events[i].tags[t], strlen(x->events[i].tags[t]) + 1);
+	return s;
+}
+
+/* Run for every execution: most often the shape is the last one's. */
+static bool same_shape(const struct shape *s, const struct execution *x)
+{
+	const struct rel *rels[5];
+	const char *tag;
+
+	if (!s || s->nevents != x->nevents)
+		return false;
+	tag = s->tags.buf;
 	for (int i = 0; i < x->nevents; i++) {
-		const struct event *e = &x->events[i];
+		const struct event *a = &s->events[i], *b = &x->events[i];
 
-		key_add(key, (uintptr_t)e->proc << 32 | (uint32_t)e->poi);
-		key_add(key, (uintptr_t)e->kind << 8 | e->atomic << 1 | e->has_val);
-		key_add(key, (uintptr_t)e->loc);
-		key_add(key, (uintptr_t)e->ntags);
-		for (int t = 0; t < e->ntags; t++) {
-			for (const char *c = e->tags[t]; *c; c++)
-				key_add(key, (unsigned char)*c);
-			key_add(key, 0);
+		if (a->proc != b->proc || a->poi != b->poi || a->kind != b->kind ||
+		    a->atomic != b->atomic || a->has_val != b->has_val || a->loc != b->loc ||
+		    a->ntags != b->ntags)
+			return false;
+		for (int t = 0; t < b->ntags; t++) {
+			if (strcmp(tag, b->tags[t]))
+				return false;
+			tag += strlen(tag) + 1;
 		}
 	}
-	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++)
-		key_add_rel(key, rels[i]);
-	for (int w = 0; w < (x->nevents + 63) / 64; w++)
-		key_add(key, (uintptr_t)x->iw->w[w]);
+	shape_rels(x, rels);
+	for (int i = 0; i < 5; i++)
+		if (rel_cmp(s->rels[i], rels[i]))
+			return false;
+	return !set_cmp(s->iw, x->iw);
 }
 
 /* Make x the execution at hand: its static values are kept if they hold. */
 static void enter(struct cat_model *m, const struct execution *x)
 {
-	struct vec *key = &m->keys[m->key], *last = &m->keys[!m->key];
-
 	m->x = x;
-	key->len = 0;
-	structure_key(x, key);
-	if (key->len == last->len &&
-	    !memcmp(key->items, last->items, key->len * sizeof(void *))) {
+	if (same_shape(m->shape, x)) {
 		renew_levels(m, LEVEL_EXECUTION);
 	} else {
-		m->key = !m->key;
+		shape_free(m->shape);
+		m->shape = shape_of(x);
 		renew_levels(m, LEVEL_STATIC);
 		m->arena = LEVEL_STATIC;
 		m->all = run_alloc(m, set_bytes(x->nevents));
@@ -1256,8 +1310,7 @@ void cat_free(struct cat_model *m)
 		free_vec(&m->arenas[i].blocks);
 	free(m->arenas);
 	free(m->gens);
-	vec_free(&m->keys[0]);
-	vec_free(&m->keys[1]);
+	shape_free(m->shape);
 	vec_free(&m->bell_tags);
 	cat_free_syntax(m);
 	vec_free(&m->steps);
