@@ -1096,7 +1096,7 @@ static void run_from(struct cat_model *m, int at)
  */
 struct shape {
 	int nevents;
-	struct event *events;	/* values not used */
+	struct event *events;	/* neither values nor tags read: tags has them */
 	struct rel *rels[5];	/* po, rmw, addr, data, ctrl */
 	struct set *iw;
 	struct strbuf tags;	/* each event's tags, NUL-terminated, in turn */

@@ -112,7 +112,8 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits);
-	if (c->threads && search_splits(r->prog, c->threads->n) && open_copies(c->threads) > 1)
+	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
+	    open_copies(c->threads) > 1)
 		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
 	else
 		enumerate(r->prog, &c->model, 1, c->opts, &r->outcomes);

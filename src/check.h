@@ -97,8 +97,8 @@ struct cat_model;
  */
 void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
 	       const struct check_options *opts, struct outcomes *out);
-/* Whether enumerate() would split p's search among nthreads. */
-bool search_splits(const struct program *p, int nthreads);
+/* Whether enumerate() would split p's search under opts among nthreads. */
+bool search_splits(const struct program *p, const struct check_options *opts, int nthreads);
 void outcomes_free(struct outcomes *o);
 /* The variables of the final states herd7 prints, into o->vars. */
 void outcomes_choose_vars(const struct program *p, struct outcomes *o);

@@ -302,6 +302,15 @@ static int find_flag(const struct outcomes *o, const char *flag)
 	return -1;
 }
 
+/* Note that some counted execution raised flag, once. */
+static void add_flag(struct outcomes *o, const char *flag)
+{
+	if (find_flag(o, flag) >= 0)
+		return;
+	o->flags = xrealloc(o->flags, (o->nflags + 1) * sizeof(*o->flags));
+	o->flags[o->nflags++] = xstrdup(flag);
+}
+
 static size_t state_hash(const struct value *vals, int nvars)
 {
 	uint64_t h = 14695981039346656037u;	/* FNV-1a over the values */
@@ -597,12 +606,8 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 		o->positive++;
 	else
 		o->negative++;
-	for (i = 0; i < co->nflags; i++) {
-		if (find_flag(o, co->flags[i]) >= 0)
-			continue;
-		o->flags = xrealloc(o->flags, (o->nflags + 1) * sizeof(*o->flags));
-		o->flags[o->nflags++] = xstrdup(co->flags[i]);
-	}
+	for (i = 0; i < co->nflags; i++)
+		add_flag(o, co->flags[i]);
 }
 
 /* A flag some counted execution raised already need not be evaluated. */
@@ -999,6 +1004,16 @@ void outcomes_choose_vars(const struct program *p, struct outcomes *o)
 		qsort(o->vars, o->nvars, sizeof(*o->vars), var_order);
 }
 
+/*
+ * Whether the search may judge executions in any order (prune, split
+ * among threads).  The order only shows in what -speedcheck reports and
+ * in the execution --explain and --graph pick: those keep it.
+ */
+static bool order_free(const struct check_options *opts)
+{
+	return !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
+}
+
 /* Set en up to search p's executions with model, tallying into out. */
 static void start_search(struct enumeration *en, const struct program *p,
 			 struct cat_model *model, const struct check_options *opts,
@@ -1024,12 +1039,7 @@ static void start_search(struct enumeration *en, const struct program *p,
 		if (out->vars[i].proc < 0)
 			en->observed[out->vars[i].index] = true;
 	prop_each_loc(p->test->filter, observe_loc, en);
-	/*
-	 * Pruning changes the order executions are judged in, which only
-	 * shows in what -speedcheck reports and in the execution --explain
-	 * and --graph pick: those keep the order.
-	 */
-	en->prune = !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
+	en->prune = order_free(opts);
 	en->x.nlocs = p->nlocs;
 	en->x.loc_names = (const char **)p->loc_names;
 	summarize_runs(en);
@@ -1072,13 +1082,16 @@ enum { MIN_SPLIT = 256 };
 /*
  * How deep the jobs of a search split among nthreads go: the fewest
  * processes whose combinations of runs make enough jobs to share out
- * evenly; 0 when the search is too small to split.
+ * evenly; 0 when the search is too small to split or keeps its order.
  */
-static int split_depth(const struct program *p, int nthreads)
+static int split_depth(const struct program *p, const struct check_options *opts,
+		       int nthreads)
 {
 	long jobs = 1, all = 1;
 	int depth = 0;
 
+	if (!order_free(opts))
+		return 0;
 	for (int d = 0; d < p->nprocs; d++) {
 		all *= p->procs[d].ntraces;
 		if (jobs < 16L * nthreads) {
@@ -1091,9 +1104,9 @@ static int split_depth(const struct program *p, int nthreads)
 	return nthreads > 1 && all >= MIN_SPLIT && jobs >= 2L * nthreads ? depth : 0;
 }
 
-bool search_splits(const struct program *p, int nthreads)
+bool search_splits(const struct program *p, const struct check_options *opts, int nthreads)
 {
-	return split_depth(p, nthreads) > 0;
+	return split_depth(p, opts, nthreads) > 0;
 }
 
 /* The job's runs for the first depth processes, the first varying slowest. */
@@ -1152,12 +1165,8 @@ static void merge_outcomes(struct enumeration *en, struct outcomes *out, struct 
 	out->candidates += part->candidates;
 	out->combinations += part->combinations;
 	out->verdicts += part->verdicts;
-	for (int i = 0; i < part->nflags; i++) {
-		if (find_flag(out, part->flags[i]) >= 0)
-			continue;
-		out->flags = xrealloc(out->flags, (out->nflags + 1) * sizeof(*out->flags));
-		out->flags[out->nflags++] = xstrdup(part->flags[i]);
-	}
+	for (int i = 0; i < part->nflags; i++)
+		add_flag(out, part->flags[i]);
 	if (part->limit && !out->limit) {
 		out->limit = part->limit;
 		part->limit = NULL;
@@ -1190,16 +1199,18 @@ static void split_search(struct enumeration *en, struct cat_model *const *models
 			break;
 		}
 	}
-	if (!started)
+	if (!started) {
+		free(threads);
 		die(EXIT_INTERNAL, "cannot start a thread to search %s", en->prog->test->file);
+	}
 	for (int i = 0; i < started; i++) {
 		struct search_thread *t = &threads[i];
 
 		pthread_join(t->thread, NULL);
-		if (t->status && failed < 0)
-			failed = i;
-		else
+		if (!t->status)
 			merge_outcomes(en, en->out, &t->out);
+		else if (failed < 0)
+			failed = i;
 	}
 	for (int i = 0; i < started; i++) {
 		end_search(&threads[i].en);
@@ -1230,8 +1241,7 @@ struct search_job {
 static void search(void *arg)
 {
 	struct search_job *job = arg;
-	int depth = job->nmodels > 1 && job->en->prune ? split_depth(job->en->prog, job->nmodels)
-						       : 0;
+	int depth = split_depth(job->en->prog, job->en->opts, job->nmodels);
 
 	if (depth)
 		split_search(job->en, job->models, job->nmodels, depth);
