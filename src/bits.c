@@ -200,6 +200,11 @@ static uint64_t *row(const struct rel *r, int a)
  */
 #define ROWS_INLINE static inline __attribute__((always_inline))
 
+/* fn(args..., words), with words a constant where it is 1 or 2. */
+#define BY_WORDS(words, fn, ...)						\
+	((words) == 1 ? fn(__VA_ARGS__, 1) :					\
+	 (words) == 2 ? fn(__VA_ARGS__, 2) : fn(__VA_ARGS__, (words)))
+
 ROWS_INLINE void seq_rows(struct rel *dst, const struct rel *a, const struct rel *b, int words)
 {
 	/* Most rows of most relations are empty: clear all at once, skip those. */
@@ -228,12 +233,7 @@ ROWS_INLINE void seq_rows(struct rel *dst, const struct rel *a, const struct rel
 /* dst = a ; b: the row of x is the union of the rows of b at a's row. */
 void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
 {
-	if (a->words == 1)
-		seq_rows(dst, a, b, 1);
-	else if (a->words == 2)
-		seq_rows(dst, a, b, 2);
-	else
-		seq_rows(dst, a, b, a->words);
+	BY_WORDS(a->words, seq_rows, dst, a, b);
 }
 
 void rel_inverse(struct rel *dst, const struct rel *a)
@@ -357,12 +357,7 @@ ROWS_INLINE void restrict_rows(struct rel *dst, const struct set *dom, const str
 /* Keep the pairs of dst whose source is in dom and target in ran. */
 void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
 {
-	if (dst->words == 1)
-		restrict_rows(dst, dom, ran, 1);
-	else if (dst->words == 2)
-		restrict_rows(dst, dom, ran, 2);
-	else
-		restrict_rows(dst, dom, ran, dst->words);
+	BY_WORDS(dst->words, restrict_rows, dst, dom, ran);
 }
 
 void rel_domain(struct set *dst, const struct rel *r)
