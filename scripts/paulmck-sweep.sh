@@ -23,9 +23,8 @@ limit=${SWEEP_TIMEOUT:-60}
 
 rm -rf "$dir" && mkdir -p "$dir"
 src=$(cd "$src" && pwd)
-find "$src" -name '*.litmus' | sort | while read -r f; do
-	[ "$(head -c 2 "$f")" = "C " ] && echo "$f"
-done > "$dir/list"
+find "$src" -name '*.litmus' -print0 | sort -z |
+	xargs -0 awk 'FNR == 1 { if (/^C /) print FILENAME; nextfile }' > "$dir/list"
 echo "sweep: $(wc -l < "$dir/list") C tests in $src, -j $jobs, -timeout $limit"
 
 start=$EPOCHREALTIME
@@ -41,13 +40,18 @@ printf 'sweep: %.0f s wall; %d decided, %d timed out, %d refused (errors in %s)\
 echo "sweep: the slowest 20 (seconds, test):"
 awk '/^Time / { print $3, $2 }' "$dir/summary" | sort -rn | awk 'NR <= 20 { print "  " $0 }'
 
-# The verdict each test's comment records, by test name (as herd7 names
-# it: the path below the collection, without .litmus).
-while read -r f; do
-	name=$(head -1 "$f" | awk '{ print $2 }')
-	result=$(grep -m1 -o 'Result: *[A-Za-z]*' "$f" | awk '{ print $2 }' || true)
-	echo "$name ${result:-none}"
-done < "$dir/list" | sort > "$dir/recorded"
+# The verdict each test's comment records, by test name (the second word
+# of its first line, as herd7 names it), in one pass over the files.
+tr '\n' '\0' < "$dir/list" | xargs -0 awk '
+	function done_file() { if (name != "") print name, result }
+	FNR == 1 { done_file(); name = $2; result = "none"; seen = 0 }
+	!seen && match($0, /Result: *[A-Za-z]*/) {
+		seen = 1
+		split(substr($0, RSTART, RLENGTH), w, / +/)
+		if (w[2] != "")
+			result = w[2]
+	}
+	END { done_file() }' | sort > "$dir/recorded"
 awk '/^Observation / { print $2, $3 }' "$dir/summary" | sort > "$dir/ours"
 join "$dir/recorded" "$dir/ours" > "$dir/both"
 agree=$(awk '$2 == $3' "$dir/both" | wc -l)
