@@ -51,6 +51,7 @@ struct cat_expr {
 	struct cat_bind *binds;	/* X_LET, X_LETREC */
 	int nbinds;
 	bool use_handler;	/* X_TRY: args[0] has an unbound name */
+	bool empty_here;	/* {} for this event structure (catlevel.c) */
 };
 
 struct cat_bind {
@@ -256,6 +257,12 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 void cat_each_linearisation(struct cat_model *m, struct cat_value *lins,
 			    void (*each)(struct cat_model *m, struct cat_value *v,
 					 void *arg), void *arg);
+
+/*
+ * catlevel.c: mark the terms empty for the event structure of m->x and
+ * lower the levels of what only reads others through them.
+ */
+void cat_level_analyse(struct cat_model *m);
 
 /* catmono.c: set `prunes` of the steps, for the event structure of m->x. */
 void cat_mono_analyse(struct cat_model *m);

@@ -666,6 +666,8 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 {
 	struct cat_value *a, *b, *r;
 
+	if (e->empty_here)
+		return &empty_value;
 	switch (e->kind) {
 	case X_VAR:
 		return lookup(m, e, env);
@@ -1187,6 +1189,7 @@ static void enter(struct cat_model *m, const struct execution *x)
 		m->all = run_alloc(m, set_bytes(x->nevents));
 		set_init(m->all, x->nevents);
 		set_fill(m->all);
+		cat_level_analyse(m);
 	}
 }
 

@@ -16,9 +16,8 @@
  *
  * Polarities are bit sets: GROWS (may gain pairs as the inputs grow),
  * SHRINKS (may lose pairs); 0 is a value that does not move, and both
- * bits one we know nothing of.  A sequence or intersection with an
- * operand that is empty for this event structure (a static value) is
- * empty whatever the rest does: the analysis is redone whenever the
+ * bits one we know nothing of.  A term empty for this event structure
+ * (catlevel.c) does not move: the analysis is redone whenever the
  * event structure changes, so that e.g. a term about locks is ignored in
  * a test with none.
  */
@@ -50,22 +49,6 @@ static int expr_pol(struct mono *a, struct cat_expr *e, const struct penv *env);
 static int flip(int pol)
 {
 	return (pol & GROWS ? SHRINKS : 0) | (pol & SHRINKS ? GROWS : 0);
-}
-
-/* Whether e is a static value that is empty for this event structure. */
-static bool statically_empty(struct mono *a, const struct cat_expr *e)
-{
-	struct cat_value *v;
-
-	if (e->kind == X_TOID)
-		e = e->args[0];
-	if (e->kind == X_ZERO || e->kind == X_EMPTY)
-		return true;
-	if (e->kind != X_VAR || e->slot < 0 || a->m->slots[e->slot].level != LEVEL_STATIC)
-		return false;
-	v = cat_slot_value(a->m, e->slot);
-	return v->kind == V_EMPTY || (v->kind == V_SET && set_is_empty(v->u.set)) ||
-	       (v->kind == V_REL && rel_is_empty(v->u.rel));
 }
 
 /* The names of pat, all of polarity pol, in cells. */
@@ -187,20 +170,14 @@ static int slot_pol(struct mono *a, int slot);
 
 static int expr_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
 {
+	if (e->empty_here)
+		return 0;
 	switch (e->kind) {
 	case X_VAR:
 		return e->slot >= 0 ? slot_pol(a, e->slot) : local_pol(e, env);
 	case X_TAG: case X_ZERO: case X_EMPTY: case X_UNIV:
 		return 0;
-	case X_SEQ:
-	case X_INTER:
-		for (int i = 0; i < e->n; i++)
-			if (statically_empty(a, e->args[i]))
-				return 0;
-		return operands_pol(a, e, env);
 	case X_DIFF:
-		if (statically_empty(a, e->args[0]))
-			return 0;
 		return expr_pol(a, e->args[0], env) | flip(expr_pol(a, e->args[1], env));
 	case X_COMP:
 		return flip(expr_pol(a, e->args[0], env));

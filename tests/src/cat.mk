@@ -4,7 +4,8 @@
 
 CAT_TEST := build/tests/cat_test
 CAT_TEST_SRCS := tests/src/cat_test.c src/bits.c src/util.c src/catparse.c \
-	src/catresolve.c src/cateval.c src/catprim.c src/catmono.c
+	src/catresolve.c src/cateval.c src/catprim.c src/catmono.c \
+	src/catlevel.c
 
 $(CAT_TEST): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
 	@mkdir -p $(dir $@)

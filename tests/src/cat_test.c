@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "bits.h"
-#include "cat.h"
+#include "catast.h"	/* the levels of slots */
 
 static const char *model_dir(void)
 {
@@ -469,6 +469,50 @@ static void test_map_and_cross(void **state)
 	assert_int_equal(v.rejected, 0);
 }
 
+/* The level of the last slot named `name`. */
+static int level_of(const struct cat_model *m, const char *name)
+{
+	for (int i = m->nslots - 1; i >= 0; i--)
+		if (!strcmp(m->slots[i].name, name))
+			return m->slots[i].level;
+	fail_msg("no slot %s", name);
+	return -1;
+}
+
+/*
+ * A term empty for the event structure at hand (no fence: [F] ; c) does
+ * not tie what reads it to the with, nor does a let rec that is empty;
+ * with fences, both vary with the choice again.
+ */
+static void test_levels_for_structure(void **state)
+{
+	char *dir = model_with("\"levels\"\n"
+			       "with c from {po, rf}\n"
+			       "let late = rf | ([F] ; c)\n"
+			       "let rec t = ([F] ; c) | (t ; c)\n"
+			       "acyclic late | t as checked\n");
+	struct cat_model *m = cat_load(dir, "bad.cfg");
+	struct verdict v;
+	int with_level;
+
+	(void)state;
+	v = sb(m, false);
+	assert_int_equal(v.accepted, 2);
+	with_level = level_of(m, "c");
+	assert_true(with_level > LEVEL_EXECUTION);
+	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
+	assert_int_equal(level_of(m, "t"), LEVEL_STATIC);
+	v = sb(m, true);
+	assert_int_equal(v.accepted, 2);
+	assert_int_equal(level_of(m, "late"), with_level);
+	assert_int_equal(level_of(m, "t"), with_level);
+	v = sb(m, false);
+	assert_int_equal(v.accepted, 2);
+	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
+	cat_free(m);
+	remove_model(dir);
+}
+
 static void test_failing_check(void **state)
 {
 	struct verdict v = sb_under("\"fail\"\nirreflexive po? as opt\n");
@@ -636,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_functions_and_rec),
 		cmocka_unit_test(test_with_and_flags),
 		cmocka_unit_test(test_map_and_cross),
+		cmocka_unit_test(test_levels_for_structure),
 		cmocka_unit_test(test_failing_check),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unbound_name),
