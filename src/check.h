@@ -78,6 +78,7 @@ struct outcomes {
 	/* How much of the search ran, for --stats (see stats_print()). */
 	long combinations;		/* combinations of runs given reads-from */
 	long verdicts;			/* accept or reject calls of the model */
+	int twins;			/* processes with a twin (enumerate.c) */
 	/* Why candidates satisfying the condition were rejected, for --explain. */
 	int nreasons;
 	const char **reasons;

@@ -46,6 +46,27 @@ struct shared_search {
 	atomic_bool stop;		/* a limit or an error ended the search */
 };
 
+/*
+ * Twin processes have the same runs: the same code, the same registers.
+ * An execution and the one where two twins swap runs differ only in
+ * which process is which, which nothing a model reads can tell (po, rf,
+ * int, ext... relate events, not processes), so they get one verdict;
+ * their final states differ only in whose registers are whose.  So the
+ * runs of twins are picked in order (a process's run is never before its
+ * previous twin's), and an accepted execution counts once for every
+ * distinct arrangement of its twins' runs, each process showing the
+ * registers of the twin whose run it takes: the counts are herd7's,
+ * which builds all of them.  Not where the search keeps its order, nor
+ * with a filter (it may reject a combination but not its arrangement).
+ */
+struct twins {
+	int nclasses;		/* classes of two or more twins */
+	int *len;		/* each class's size */
+	int *procs;		/* their processes, class after class, in order */
+	int *prev;		/* per process: its previous twin, -1 for none */
+	bool *used;		/* scratch of arrange() */
+};
+
 struct enumeration {
 	const struct program *prog;
 	struct cat_model *model;
@@ -93,6 +114,8 @@ struct enumeration {
 	 * checks may read FW in any way, but only rf grows in the search.
 	 */
 	bool prune;
+	struct twins twins;
+	int *src;		/* per process: the twin whose registers it shows */
 	int npicked;		/* processes whose run is picked */
 	int nfixed;		/* locations whose final value is chosen */
 	struct shared_search *shared;	/* NULL when the search is not split */
@@ -376,7 +399,7 @@ static void record_state(struct state_index *ix, struct outcomes *o, const struc
 static struct value final_value(const struct enumeration *en, int proc, int index)
 {
 	if (proc >= 0)
-		return picked(en, proc)->regs[index];
+		return picked(en, en->src[proc])->regs[index];
 	return en->final[index];
 }
 
@@ -576,15 +599,14 @@ void snapshot_free(struct snapshot *s)
 	free(s);
 }
 
-static void accept_execution(void *arg, const struct cat_outcome *co)
+/* Count the execution at hand, its registers as en->src says. */
+static void count_execution(struct enumeration *en, const struct cat_outcome *co)
 {
-	struct enumeration *en = arg;
 	struct outcomes *o = en->out;
 	const struct litmus *t = en->prog->test;
 	bool cond;
 	int i;
 
-	o->verdicts++;
 	if (t->filter && !holds(en, t->filter))
 		return;
 	cond = holds(en, t->cond);
@@ -608,6 +630,50 @@ static void accept_execution(void *arg, const struct cat_outcome *co)
 		o->negative++;
 	for (i = 0; i < co->nflags; i++)
 		add_flag(o, co->flags[i]);
+}
+
+/*
+ * Count the execution at hand once for each distinct arrangement of the
+ * runs of class cls (its processes from twins.procs[at]) on, from
+ * position pos of that class.  A class's runs are in order, so twins with
+ * the same run are neighbours: of those, only the first one not placed
+ * yet is tried, and each arrangement comes once.
+ */
+static void arrange(struct enumeration *en, const struct cat_outcome *co, int cls, int at,
+		    int pos)
+{
+	struct twins *tw = &en->twins;
+	int len, i;
+
+	if (cls == tw->nclasses) {
+		count_execution(en, co);
+		return;
+	}
+	len = tw->len[cls];
+	if (pos == len) {
+		arrange(en, co, cls + 1, at + len, 0);
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		int from = tw->procs[at + i];
+
+		if (tw->used[at + i] || (i > 0 && !tw->used[at + i - 1] &&
+					 en->pick[from] == en->pick[tw->procs[at + i - 1]]))
+			continue;
+		tw->used[at + i] = true;
+		en->src[tw->procs[at + pos]] = from;
+		arrange(en, co, cls, at, pos + 1);
+		tw->used[at + i] = false;
+	}
+	en->src[tw->procs[at + pos]] = tw->procs[at + pos];
+}
+
+static void accept_execution(void *arg, const struct cat_outcome *co)
+{
+	struct enumeration *en = arg;
+
+	en->out->verdicts++;
+	arrange(en, co, 0, 0, 0);
 }
 
 /* A flag some counted execution raised already need not be evaluated. */
@@ -916,6 +982,23 @@ static bool feasible(struct enumeration *en, int proc)
 	return true;
 }
 
+/* The first run proc may take: none before its previous twin's. */
+static int first_run(const struct enumeration *en, int proc)
+{
+	int prev = en->twins.prev[proc];
+
+	return prev >= 0 ? en->pick[prev] : 0;
+}
+
+/* Whether the runs of the first n processes keep their twins in order. */
+static bool twins_in_order(const struct enumeration *en, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (en->pick[i] < first_run(en, i))
+			return false;
+	return true;
+}
+
 static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
@@ -934,8 +1017,8 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
-	for (en->pick[proc] = 0; en->pick[proc] < p->procs[proc].ntraces && !en->stop;
-	     en->pick[proc]++)
+	for (en->pick[proc] = first_run(en, proc); en->pick[proc] < p->procs[proc].ntraces &&
+	     !en->stop; en->pick[proc]++)
 		each_combination(en, proc + 1);
 }
 
@@ -1014,6 +1097,89 @@ static bool order_free(const struct check_options *opts)
 	return !opts->keep_executions && opts->speedcheck == SPEEDCHECK_FALSE;
 }
 
+static bool same_event(const struct trace_event *a, const struct trace_event *b)
+{
+	if (a->kind != b->kind || a->atomic != b->atomic || a->ntags != b->ntags ||
+	    a->loc != b->loc || !value_eq(a->val, b->val) || a->has_val != b->has_val ||
+	    a->rmw_read != b->rmw_read || a->addr_deps != b->addr_deps ||
+	    a->data_deps != b->data_deps || a->ctrl_deps != b->ctrl_deps ||
+	    a->pinned != b->pinned || a->pin_deps != b->pin_deps)
+		return false;
+	for (int i = 0; i < a->ntags; i++)
+		if (strcmp(a->tags[i], b->tags[i]))
+			return false;
+	return true;
+}
+
+static bool same_trace(const struct trace *a, const struct trace *b, int nregs)
+{
+	if (a->nevents != b->nevents)
+		return false;
+	for (int i = 0; i < a->nevents; i++)
+		if (!same_event(&a->events[i], &b->events[i]))
+			return false;
+	for (int i = 0; i < nregs; i++)
+		if (!value_eq(a->regs[i], b->regs[i]))
+			return false;
+	return true;
+}
+
+/* Whether processes a and b are twins: the same registers, the same runs. */
+static bool are_twins(const struct proc_info *a, const struct proc_info *b)
+{
+	if (a->nregs != b->nregs || a->ntraces != b->ntraces)
+		return false;
+	for (int i = 0; i < a->nregs; i++)
+		if (strcmp(a->reg_names[i], b->reg_names[i]))
+			return false;
+	for (int t = 0; t < a->ntraces; t++)
+		if (!same_trace(&a->traces[t], &b->traces[t], a->nregs))
+			return false;
+	return true;
+}
+
+/* Group p's processes into classes of twins, when the search may use them. */
+static void find_twins(struct enumeration *en, const struct program *p, bool allowed)
+{
+	struct twins *tw = &en->twins;
+	size_t size = p->nprocs + 1;
+	int *class_of = xcalloc(size, sizeof(*class_of));	/* its first twin */
+	int nclasses = 0, n = 0;
+
+	tw->prev = xcalloc(size, sizeof(*tw->prev));
+	tw->len = xcalloc(size, sizeof(*tw->len));
+	tw->procs = xcalloc(size, sizeof(*tw->procs));
+	tw->used = xcalloc(size, sizeof(*tw->used));
+	for (int i = 0; i < p->nprocs; i++) {
+		tw->prev[i] = -1;
+		class_of[i] = i;
+		for (int j = i - 1; j >= 0 && allowed; j--) {
+			if (class_of[j] == j && are_twins(&p->procs[j], &p->procs[i])) {
+				class_of[i] = j;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < p->nprocs; i++) {
+		int len = 0, last = -1;
+
+		for (int j = i; j < p->nprocs; j++) {
+			if (class_of[j] != i)
+				continue;
+			tw->procs[n + len++] = j;
+			tw->prev[j] = last;
+			last = j;
+		}
+		if (len < 2)
+			continue;
+		tw->len[nclasses++] = len;
+		n += len;
+	}
+	tw->nclasses = nclasses;
+	en->out->twins = n;
+	free(class_of);
+}
+
 /* Set en up to search p's executions with model, tallying into out. */
 static void start_search(struct enumeration *en, const struct program *p,
 			 struct cat_model *model, const struct check_options *opts,
@@ -1040,6 +1206,10 @@ static void start_search(struct enumeration *en, const struct program *p,
 			en->observed[out->vars[i].index] = true;
 	prop_each_loc(p->test->filter, observe_loc, en);
 	en->prune = order_free(opts);
+	find_twins(en, p, en->prune && !p->test->filter);
+	en->src = xcalloc(p->nprocs + 1, sizeof(*en->src));
+	for (i = 0; i < p->nprocs; i++)
+		en->src[i] = i;
 	en->x.nlocs = p->nlocs;
 	en->x.loc_names = (const char **)p->loc_names;
 	summarize_runs(en);
@@ -1048,6 +1218,11 @@ static void start_search(struct enumeration *en, const struct program *p,
 static void end_search(struct enumeration *en)
 {
 	free_summaries(en);
+	free(en->twins.len);
+	free(en->twins.procs);
+	free(en->twins.prev);
+	free(en->twins.used);
+	free(en->src);
 	free(en->pick);
 	free(en->base);
 	free(en->final);
@@ -1139,7 +1314,8 @@ static void search_jobs(void *arg)
 		if (job >= en->shared->njobs || en->stop || atomic_load(&en->shared->stop))
 			break;
 		pick_job(en, job);
-		each_combination(en, en->shared->depth);
+		if (twins_in_order(en, en->shared->depth))
+			each_combination(en, en->shared->depth);
 	}
 }
 

@@ -161,8 +161,8 @@ static bool condition_ok(const struct litmus *t, const struct outcomes *o)
 
 void stats_print(const struct outcomes *o, struct strbuf *out)
 {
-	sb_addf(out, "Stats combinations=%ld executions=%ld verdicts=%ld\n",
-		o->combinations, o->candidates, o->verdicts);
+	sb_addf(out, "Stats combinations=%ld executions=%ld verdicts=%ld twins=%d\n",
+		o->combinations, o->candidates, o->verdicts, o->twins);
 }
 
 const char *observation(const struct outcomes *o)
