@@ -247,6 +247,8 @@ struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
 		       struct srcpos pos);
 /* The value of a top-level slot, computed if need be. */
 struct cat_value *cat_slot_value(struct cat_model *m, int slot);
+/* Whether v is {}, or an empty event set or relation. */
+bool cat_is_empty(const struct cat_value *v);
 /* Call each() on every member of a set, relation or set of values. */
 void cat_each_member(struct cat_model *m, struct cat_value *coll,
 		     struct srcpos pos,

@@ -346,8 +346,7 @@ static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
 	die_internal_at(e->pos, "'%s' has no value", e->name);
 }
 
-/* Whether v is {}, or an empty event set or relation. */
-static bool is_empty(const struct cat_value *v)
+bool cat_is_empty(const struct cat_value *v)
 {
 	return v->kind == V_EMPTY || (v->kind == V_SET && set_is_empty(v->u.set)) ||
 	       (v->kind == V_REL && rel_is_empty(v->u.rel));
@@ -699,7 +698,7 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 		 * access, need not compute the costly ww-nonrace.
 		 */
 		a = eval(m, e->args[0], env);
-		if (is_empty(a))
+		if (cat_is_empty(a))
 			return a;
 		return set_op(m, e, a, eval(m, e->args[1], env));
 	case X_CART:

@@ -18,7 +18,6 @@
  * text's, so the steps keep their order.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "catast.h"
 
@@ -37,7 +36,6 @@ static int slot_level(struct levels *a, int slot);
 static bool empty_operand(struct levels *a, const struct cat_expr *e)
 {
 	const struct cat_slot *sl;
-	struct cat_value *v;
 
 	if (e->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY)
 		return true;
@@ -48,9 +46,7 @@ static bool empty_operand(struct levels *a, const struct cat_expr *e)
 	sl = &a->m->slots[e->slot];
 	if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
 		return false;
-	v = cat_slot_value(a->m, e->slot);
-	return v->kind == V_EMPTY || (v->kind == V_SET && set_is_empty(v->u.set)) ||
-	       (v->kind == V_REL && rel_is_empty(v->u.rel));
+	return cat_is_empty(cat_slot_value(a->m, e->slot));
 }
 
 /*

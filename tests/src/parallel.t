@@ -18,6 +18,8 @@ paste -d '\n' <(ls "$model_dir"/litmus-tests/*.litmus | head -13) <(ls "$top"/te
 heavy=$top/tests/src/corpus/paulmck-sample/litmus/manual/kernel/C-seqlock.litmus
 cat "$work/list" "$work/kernel" > "$work/alone"
 echo "$heavy" >> "$work/alone"
+# Twins: their runs taken in order, also in the jobs of a split search.
+ls "$top"/tests/src/fidelity/twins-*.litmus >> "$work/alone"
 # A model whose type error shows only when an execution is judged.
 cp -r "$model_dir" "$work/badmodel"
 printf '\nacyclic (rf | W) as mistyped\n' >> "$work/badmodel/linux-kernel.cat"
