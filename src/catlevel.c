@@ -81,6 +81,7 @@ static bool empty_term(struct levels *a, const struct cat_expr *e)
 	}
 }
 
+/* An operand marked empty reads nothing: its level is LEVEL_STATIC. */
 static int operands_level(struct levels *a, struct cat_expr **args, int n)
 {
 	int level = LEVEL_STATIC;
@@ -88,7 +89,20 @@ static int operands_level(struct levels *a, struct cat_expr **args, int n)
 	for (int i = 0; i < n; i++) {
 		int l = expr_level(a, args[i]);
 
-		if (l > level && !(args[i]->empty_here))
+		if (l > level)
+			level = l;
+	}
+	return level;
+}
+
+static int binds_level(struct levels *a, struct cat_bind *binds, int n)
+{
+	int level = LEVEL_STATIC;
+
+	for (int i = 0; i < n; i++) {
+		int l = expr_level(a, binds[i].e);
+
+		if (l > level)
 			level = l;
 	}
 	return level;
@@ -96,15 +110,9 @@ static int operands_level(struct levels *a, struct cat_expr **args, int n)
 
 static int let_level(struct levels *a, struct cat_expr *e)
 {
-	int level = expr_level(a, e->args[0]);
+	int level = expr_level(a, e->args[0]), l = binds_level(a, e->binds, e->nbinds);
 
-	for (int i = 0; i < e->nbinds; i++) {
-		int l = expr_level(a, e->binds[i].e);
-
-		if (l > level)
-			level = l;
-	}
-	return level;
+	return l > level ? l : level;
 }
 
 /* Every node below e is marked, so that evaluation never meets a stale mark. */
@@ -136,19 +144,6 @@ static int first_slot(const struct cat_stmt *s)
 	return s->nbinds ? s->binds[0].slot : s->end_slot;
 }
 
-static int binds_level(struct levels *a, struct cat_stmt *s)
-{
-	int level = LEVEL_STATIC;
-
-	for (int i = 0; i < s->nbinds; i++) {
-		int l = expr_level(a, s->binds[i].e);
-
-		if (l > level)
-			level = l;
-	}
-	return level;
-}
-
 static void set_level(struct levels *a, struct cat_stmt *s, int level, int state)
 {
 	s->level = level;
@@ -172,7 +167,7 @@ static void letrec_level(struct levels *a, struct cat_stmt *s)
 	for (int slot = first_slot(s); slot < s->end_slot; slot++)
 		a->assumed_empty[slot] = true;
 	set_level(a, s, LEVEL_STATIC, BUSY);
-	binds_level(a, s);
+	binds_level(a, s->binds, s->nbinds);
 	for (int i = 0; i < s->nbinds; i++)
 		all_empty &= empty_operand(a, s->binds[i].e);
 	for (int slot = first_slot(s); slot < s->end_slot; slot++)
@@ -180,7 +175,7 @@ static void letrec_level(struct levels *a, struct cat_stmt *s)
 	/* Empty, the marks made with the names empty hold. */
 	if (!all_empty) {
 		do {
-			int grown = binds_level(a, s);
+			int grown = binds_level(a, s->binds, s->nbinds);
 
 			level = s->level;
 			set_level(a, s, grown > level ? grown : level, BUSY);
@@ -200,7 +195,7 @@ static int slot_level(struct levels *a, int slot)
 	if (s->kind == S_LETREC)
 		letrec_level(a, s);
 	else
-		set_level(a, s, binds_level(a, s), DONE);
+		set_level(a, s, binds_level(a, s->binds, s->nbinds), DONE);
 	return sl->level;
 }
 
@@ -215,7 +210,7 @@ void cat_level_analyse(struct cat_model *m)
 		if (s->kind == S_CHECK || s->kind == S_FLAG)
 			s->level = expr_level(&a, s->e);
 		else if (s->kind == S_WITH)
-			binds_level(&a, s);
+			binds_level(&a, s->binds, s->nbinds);
 		else if (first_slot(s) < s->end_slot)
 			slot_level(&a, first_slot(s));
 	}
