@@ -133,6 +133,15 @@ bool set_is_empty(const struct set *s)
 	return true;
 }
 
+int set_count(const struct set *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < words_for(s->n); i++)
+		n += __builtin_popcountll(s->w[i]);
+	return n;
+}
+
 bool set_subset(const struct set *a, const struct set *b)
 {
 	for (int i = 0; i < words_for(a->n); i++)
@@ -236,13 +245,22 @@ void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
 	BY_WORDS(a->words, seq_rows, dst, a, b);
 }
 
-void rel_inverse(struct rel *dst, const struct rel *a)
+ROWS_INLINE void inverse_rows(struct rel *dst, const struct rel *a, int words)
 {
 	rel_init(dst, a->n);
-	for (int x = 0; x < a->n; x++)
-		for (int i = 0; i < a->words; i++)
-			for (uint64_t bits = row(a, x)[i]; bits; bits &= bits - 1)
-				rel_add(dst, i * 64 + __builtin_ctzll(bits), x);
+	for (int x = 0; x < a->n; x++) {
+		const uint64_t *rx = row(a, x);
+		uint64_t bit = UINT64_C(1) << (x % 64);
+
+		for (int i = 0; i < words; i++)
+			for (uint64_t bits = rx[i]; bits; bits &= bits - 1)
+				row(dst, i * 64 + __builtin_ctzll(bits))[x / 64] |= bit;
+	}
+}
+
+void rel_inverse(struct rel *dst, const struct rel *a)
+{
+	BY_WORDS(a->words, inverse_rows, dst, a);
 }
 
 /* Warshall's algorithm, one row of words at a time. */
@@ -283,12 +301,37 @@ ROWS_INLINE void close_rows(struct rel *dst, int words)
 		}
 }
 
+/*
+ * Whether a ; a is within a: then a is its own closure.  Relations
+ * closed again are often so already (an order chosen by a with, closed
+ * by a model that also adds edges to it in other tests), and a failing
+ * row usually shows early, so the test costs little next to Warshall.
+ */
+ROWS_INLINE bool transitive_rows(const struct rel *a, int words)
+{
+	for (int x = 0; x < a->n; x++) {
+		const uint64_t *rx = row(a, x);
+
+		for (int i = 0; i < words; i++)
+			for (uint64_t bits = rx[i]; bits; bits &= bits - 1) {
+				const uint64_t *ry = row(a, i * 64 + __builtin_ctzll(bits));
+
+				for (int j = 0; j < words; j++)
+					if (ry[j] & ~rx[j])
+						return false;
+			}
+	}
+	return true;
+}
+
 void rel_closure(struct rel *dst, const struct rel *a)
 {
 	int words = a->words;
 
 	if (dst != a)
 		rel_copy(dst, a);
+	if (BY_WORDS(words, transitive_rows, a))
+		return;
 	if (words == 1) {
 		uint64_t *w = dst->w, out = 0, in = 0;
 
@@ -393,55 +436,51 @@ bool rel_is_irreflexive(const struct rel *r)
 }
 
 /*
- * Peel off, round after round, the events with no successor left; the
- * relation is acyclic when nothing remains.  Cheaper than a closure.
+ * Depth-first search with the states as bit masks: a successor still on
+ * the stack closes a cycle.  Each event is pushed once and its row is
+ * read again only when a child is done, so the cost is linear in the
+ * events, not in the events times the length of the longest path.
  */
+ROWS_INLINE bool acyclic_rows(const struct rel *r, int words)
+{
+	uint64_t done[words], on_stack[words];
+	int stack[r->n + 1], depth = 0;
+
+	for (int i = 0; i < words; i++)
+		done[i] = on_stack[i] = 0;
+	for (int root = 0; root < r->n; root++) {
+		if (done[root / 64] >> (root % 64) & 1)
+			continue;
+		stack[depth++] = root;
+		on_stack[root / 64] |= UINT64_C(1) << (root % 64);
+		while (depth) {
+			int x = stack[depth - 1], next = -1;
+			const uint64_t *rx = row(r, x);
+
+			for (int i = 0; i < words; i++) {
+				uint64_t succ = rx[i] & ~done[i];
+
+				if (succ & on_stack[i])
+					return false;
+				if (succ && next < 0)
+					next = i * 64 + __builtin_ctzll(succ);
+			}
+			if (next >= 0) {
+				stack[depth++] = next;
+				on_stack[next / 64] |= UINT64_C(1) << (next % 64);
+			} else {
+				depth--;
+				on_stack[x / 64] &= ~(UINT64_C(1) << (x % 64));
+				done[x / 64] |= UINT64_C(1) << (x % 64);
+			}
+		}
+	}
+	return true;
+}
+
 bool rel_is_acyclic(const struct rel *r)
 {
-	uint64_t left[words_for(r->n) + 1];
-	bool progress = true;
-	int nleft = r->n;
-
-	if (r->words == 1) {
-		uint64_t rest = r->n == 64 ? ~UINT64_C(0)
-					   : (UINT64_C(1) << r->n) - 1;
-
-		while (rest) {
-			uint64_t sinks = 0;
-
-			for (uint64_t todo = rest; todo; todo &= todo - 1) {
-				int x = __builtin_ctzll(todo);
-
-				if (!(r->w[x] & rest))
-					sinks |= UINT64_C(1) << x;
-			}
-			if (!sinks)
-				return false;
-			rest &= ~sinks;
-		}
-		return true;
-	}
-	memset(left, 0, sizeof(left));
-	for (int x = 0; x < r->n; x++)
-		left[x / 64] |= UINT64_C(1) << (x % 64);
-	while (nleft && progress) {
-		progress = false;
-		for (int x = 0; x < r->n; x++) {
-			const uint64_t *rx = row(r, x);
-			bool sink = true;
-
-			if (!(left[x / 64] >> (x % 64) & 1))
-				continue;
-			for (int i = 0; i < r->words && sink; i++)
-				sink = !(rx[i] & left[i]);
-			if (sink) {
-				left[x / 64] &= ~(UINT64_C(1) << (x % 64));
-				nleft--;
-				progress = true;
-			}
-		}
-	}
-	return nleft == 0;
+	return BY_WORDS(r->words, acyclic_rows, r);
 }
 
 bool rel_subset(const struct rel *a, const struct rel *b)

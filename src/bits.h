@@ -45,6 +45,7 @@ void set_union(struct set *dst, const struct set *a, const struct set *b);
 void set_inter(struct set *dst, const struct set *a, const struct set *b);
 void set_diff(struct set *dst, const struct set *a, const struct set *b);
 bool set_is_empty(const struct set *s);
+int set_count(const struct set *s);
 bool set_subset(const struct set *a, const struct set *b);
 int set_cmp(const struct set *a, const struct set *b);
 int set_next(const struct set *s, int from);	/* first member >= from, or -1 */

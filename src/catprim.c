@@ -323,15 +323,6 @@ static bool total_on(const struct rel *order, const struct set *s)
 	return true;
 }
 
-static int set_count(const struct set *s)
-{
-	int n = 0;
-
-	for (int i = 0; i < (s->n + 63) / 64; i++)
-		n += __builtin_popcountll(s->w[i]);
-	return n;
-}
-
 /* The set of one order. */
 static struct cat_value *only_order(struct cat_model *m, struct rel *order)
 {
