@@ -227,6 +227,9 @@ static void fresh_rel(struct rel **r, int n)
 	*r = rel_new(n);
 }
 
+/* Identities of the event structures built, for struct execution's structure. */
+static atomic_ulong structures;
+
 /* The relations fixed by the picked runs: po, rmw and dependencies. */
 static void build_static_relations(struct enumeration *en)
 {
@@ -260,6 +263,7 @@ static void build_static_relations(struct enumeration *en)
 			add_deps(x->ctrl, b, te->ctrl_deps, b + j);
 		}
 	}
+	x->structure = atomic_fetch_add(&structures, 1) + 1;
 }
 
 /*

@@ -76,6 +76,13 @@ struct execution {
 	/* Predefined sets. */
 	struct set *iw;		/* IW: initial writes */
 	struct set *fw;		/* FW: the write chosen as final per location */
+
+	/*
+	 * Executions with the same nonzero structure have the same events,
+	 * tags and relations but rf (values may differ): the evaluator then
+	 * keeps its static values without comparing.  Never reused in a process.
+	 */
+	unsigned long structure;
 };
 
 #endif
