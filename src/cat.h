@@ -51,8 +51,9 @@ struct cat_visitor {
 	bool (*wants_flag)(void *arg, const char *flag);
 	/*
 	 * Whether choices the model rejects may be skipped without a call
-	 * to reject(): then a with's choice built part by part (cross) is
-	 * judged as it grows, as cat_partial_fails() judges an execution.
+	 * to reject(), and the choices come in any order: then a with's
+	 * choice built part by part (cross) is judged as it grows, as
+	 * cat_partial_fails() judges an execution.
 	 */
 	bool skip_rejected;
 };

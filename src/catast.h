@@ -52,6 +52,7 @@ struct cat_expr {
 	int nbinds;
 	bool use_handler;	/* X_TRY: args[0] has an unbound name */
 	bool empty_here;	/* {} for this event structure (catlevel.c) */
+	int kept;		/* 1 + its entry in m->kept, or 0 (catlevel.c) */
 };
 
 struct cat_bind {
@@ -172,6 +173,22 @@ struct cat_arena {
  * own (malloc), either way.  A pointer field added to the syntax needs
  * its line in modelimage.c, which copies the model into an image.
  */
+/*
+ * The value of a term that varies less than the statement it is part of,
+ * for this event structure: kept for a generation of its level.
+ */
+struct cat_kept {
+	int level;
+	unsigned gen;		/* m->gens[level] when v was computed; 0: never */
+	struct cat_value *v;
+};
+
+/* A static value the level analysis read, and whether it was empty. */
+struct level_read {
+	int slot;
+	bool empty;
+};
+
 struct cat_model {
 	char *dir;
 	char *macros;		/* the cfg's macros file, as a path */
@@ -193,6 +210,7 @@ struct cat_model {
 
 	/* Evaluation: values are computed when first needed. */
 	struct shape *shape;		/* what the static values are of (enter()) */
+	unsigned long structure;	/* ...and the structure it was taken from */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
 	unsigned *gens;			/* level -> generation */
@@ -203,6 +221,17 @@ struct cat_model {
 	struct vec flags;
 	struct cat_stmt *failed;	/* the check being rejected, if any */
 	unsigned mono_gen;		/* static generation `prunes` is for */
+
+	/*
+	 * What cat_level_analyse() last read of static values, in order
+	 * (catlevel.c): the marks and levels it left hold while every one
+	 * reads the same.
+	 */
+	struct level_read *level_reads;
+	int nlevel_reads, level_reads_cap;
+	bool levels_known;
+	struct cat_kept *kept;		/* terms kept apart, by cat_expr.kept */
+	int nkept, kept_cap;
 	long prefix_checks, prefix_cuts;	/* by withs, in this structure */
 };
 
@@ -265,6 +294,9 @@ void cat_each_linearisation(struct cat_model *m, struct cat_value *lins,
  * lower the levels of what only reads others through them.
  */
 void cat_level_analyse(struct cat_model *m);
+
+/* catresolve.c: whether keeping e's value apart saves work. */
+bool cat_worth_keeping(const struct cat_expr *e);
 
 /* catmono.c: set `prunes` of the steps, for the event structure of m->x. */
 void cat_mono_analyse(struct cat_model *m);

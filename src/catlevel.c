@@ -16,6 +16,22 @@
  * and every slot and statement that is not a `with` gets the highest
  * level of the terms it still reads.  A level can only go down from the
  * text's, so the steps keep their order.
+ *
+ * The analysis is a function of the static values it reads (is this
+ * one empty?), in the order it reads them.  Structures in turn mostly
+ * answer alike (a test's runs differ in a branch, not in the kinds of
+ * access they make), so the answers are kept: when every one is the
+ * same again, the marks and levels already in place are the ones the
+ * analysis would make, and it is not run.  Each value read again is one
+ * the analysis would have read in that state, so nothing is evaluated
+ * at a level it would not have.
+ *
+ * A term that varies less than the term it is part of is kept apart
+ * (`kept`), computed once per generation of its own level: in the LKMM
+ * without locks, prop is computed for every coherence order, but its
+ * cumul-fence* only for every reads-from.  Not inside a function or a
+ * let, whose local names the levels do not follow, nor in a let rec,
+ * whose names change from one round of its fixpoint to the next.
  */
 #include <stdlib.h>
 
@@ -27,10 +43,39 @@ struct levels {
 	struct cat_model *m;
 	unsigned char *state;	/* per slot */
 	bool *assumed_empty;	/* a let rec's names, on the first round */
+	int local;		/* > 0 where terms may read local names */
 };
 
 static int expr_level(struct levels *a, struct cat_expr *e);
 static int slot_level(struct levels *a, int slot);
+
+/* Whether a static value is empty, kept among the answers. */
+static bool read_empty(struct cat_model *m, int slot)
+{
+	bool empty = cat_is_empty(cat_slot_value(m, slot));
+
+	if (m->nlevel_reads == m->level_reads_cap) {
+		m->level_reads_cap = m->level_reads_cap ? 2 * m->level_reads_cap : 32;
+		m->level_reads = xrealloc(m->level_reads,
+					  m->level_reads_cap * sizeof(*m->level_reads));
+	}
+	m->level_reads[m->nlevel_reads++] = (struct level_read){ slot, empty };
+	return empty;
+}
+
+/* Whether the last analysis holds: its reads, in turn, answer as then. */
+static bool same_answers(struct cat_model *m)
+{
+	if (!m->levels_known)
+		return false;
+	for (int i = 0; i < m->nlevel_reads; i++) {
+		const struct level_read *r = &m->level_reads[i];
+
+		if (cat_is_empty(cat_slot_value(m, r->slot)) != r->empty)
+			return false;
+	}
+	return true;
+}
 
 /* Whether e's value is {}, an empty set or an empty relation here. */
 static bool empty_operand(struct levels *a, const struct cat_expr *e)
@@ -46,7 +91,7 @@ static bool empty_operand(struct levels *a, const struct cat_expr *e)
 	sl = &a->m->slots[e->slot];
 	if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
 		return false;
-	return cat_is_empty(cat_slot_value(a->m, e->slot));
+	return read_empty(a->m, e->slot);
 }
 
 /*
@@ -81,17 +126,35 @@ static bool empty_term(struct levels *a, const struct cat_expr *e)
 	}
 }
 
-/* An operand marked empty reads nothing: its level is LEVEL_STATIC. */
+/* e, of `level`, is kept apart from a term of a higher one. */
+static void keep(struct levels *a, struct cat_expr *e, int level)
+{
+	struct cat_model *m = a->m;
+
+	if (m->nkept == m->kept_cap) {
+		m->kept_cap = m->kept_cap ? 2 * m->kept_cap : 32;
+		m->kept = xrealloc(m->kept, m->kept_cap * sizeof(*m->kept));
+	}
+	m->kept[m->nkept] = (struct cat_kept){ level, 0, NULL };
+	e->kept = ++m->nkept;
+}
+
+/*
+ * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
+ * operands of a lower level than the highest are kept apart.
+ */
 static int operands_level(struct levels *a, struct cat_expr **args, int n)
 {
-	int level = LEVEL_STATIC;
+	int level = LEVEL_STATIC, levels[n + 1];
 
 	for (int i = 0; i < n; i++) {
-		int l = expr_level(a, args[i]);
-
-		if (l > level)
-			level = l;
+		levels[i] = expr_level(a, args[i]);
+		if (levels[i] > level)
+			level = levels[i];
 	}
+	for (int i = 0; i < n && !a->local; i++)
+		if (levels[i] < level && !args[i]->empty_here && cat_worth_keeping(args[i]))
+			keep(a, args[i], levels[i]);
 	return level;
 }
 
@@ -110,8 +173,12 @@ static int binds_level(struct levels *a, struct cat_bind *binds, int n)
 
 static int let_level(struct levels *a, struct cat_expr *e)
 {
-	int level = expr_level(a, e->args[0]), l = binds_level(a, e->binds, e->nbinds);
+	int level, l;
 
+	a->local++;
+	level = expr_level(a, e->args[0]);
+	l = binds_level(a, e->binds, e->nbinds);
+	a->local--;
 	return l > level ? l : level;
 }
 
@@ -121,11 +188,15 @@ static int expr_level(struct levels *a, struct cat_expr *e)
 	int level;
 
 	e->empty_here = false;
+	e->kept = 0;
 	switch (e->kind) {
 	case X_VAR:
 		return e->slot < 0 ? LEVEL_STATIC : slot_level(a, e->slot);
 	case X_FUN:
-		return expr_level(a, e->args[0]);
+		a->local++;
+		level = expr_level(a, e->args[0]);
+		a->local--;
+		return level;
 	case X_LET:
 	case X_LETREC:
 		return let_level(a, e);
@@ -164,6 +235,7 @@ static void letrec_level(struct levels *a, struct cat_stmt *s)
 	bool all_empty = true;
 	int level;
 
+	a->local++;
 	for (int slot = first_slot(s); slot < s->end_slot; slot++)
 		a->assumed_empty[slot] = true;
 	set_level(a, s, LEVEL_STATIC, BUSY);
@@ -182,6 +254,7 @@ static void letrec_level(struct levels *a, struct cat_stmt *s)
 		} while (s->level != level);
 	}
 	set_level(a, s, s->level, DONE);
+	a->local--;
 }
 
 static int slot_level(struct levels *a, int slot)
@@ -189,21 +262,31 @@ static int slot_level(struct levels *a, int slot)
 	struct cat_slot *sl = &a->m->slots[slot];
 	struct cat_stmt *s = sl->definer;
 
+	int local = a->local;
+
 	if (a->state[slot] != UNSEEN || sl->predef || s->kind == S_WITH)
 		return sl->level;
 	a->state[slot] = BUSY;
+	a->local = 0;	/* a statement of its own, wherever it is first read */
 	if (s->kind == S_LETREC)
 		letrec_level(a, s);
 	else
 		set_level(a, s, binds_level(a, s->binds, s->nbinds), DONE);
+	a->local = local;
 	return sl->level;
 }
 
 /* Mark the terms empty for the event structure of m->x, and set the levels. */
 void cat_level_analyse(struct cat_model *m)
 {
-	struct levels a = { m, xcalloc(m->nslots + 1, 1), xcalloc(m->nslots + 1, sizeof(bool)) };
+	struct levels a;
 
+	if (same_answers(m))
+		return;
+	m->levels_known = false;	/* until the analysis is whole */
+	m->nlevel_reads = 0;
+	m->nkept = 0;
+	a = (struct levels){ m, xcalloc(m->nslots + 1, 1), xcalloc(m->nslots + 1, sizeof(bool)), 0 };
 	for (int i = 0; i < m->stmts.len; i++) {
 		struct cat_stmt *s = m->stmts.items[i];
 
@@ -221,4 +304,5 @@ void cat_level_analyse(struct cat_model *m)
 	}
 	free(a.state);
 	free(a.assumed_empty);
+	m->levels_known = true;
 }

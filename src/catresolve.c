@@ -224,8 +224,8 @@ static int closed_level(struct cat_model *m, struct cat_expr *e)
 	return level;
 }
 
-/* Whether keeping e's value saves work ([S] stays a filter, see eval). */
-static bool worth_keeping(const struct cat_expr *e)
+/* [S] stays a filter (see eval), a name is kept already. */
+bool cat_worth_keeping(const struct cat_expr *e)
 {
 	switch (e->kind) {
 	case X_VAR: case X_TAG: case X_ZERO: case X_EMPTY: case X_UNIV:
@@ -329,7 +329,7 @@ static void hoist(struct cat_model *m, struct cat_expr **ep, int level)
 		return;
 	}
 	l = closed_level(m, e);
-	if (l >= 0 && l < level && worth_keeping(e)) {
+	if (l >= 0 && l < level && cat_worth_keeping(e)) {
 		*ep = keep(m, e, l);
 		return;
 	}
