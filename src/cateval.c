@@ -665,8 +665,12 @@ static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
 	return eval(m, e->args[0], inner);
 }
 
-static struct cat_value *eval_term(struct cat_model *m, struct cat_expr *e,
-				   struct cat_frame *env);
+/*
+ * Inlined into eval() and kept_value() both: a call between them for
+ * every term costs more than a second copy of the switch.
+ */
+static inline __attribute__((always_inline)) struct cat_value *
+eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env);
 
 /* A term kept apart: computed in its level's arena, as a slot would be. */
 static struct cat_value *kept_value(struct cat_model *m, struct cat_expr *e,
@@ -694,8 +698,8 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 	return eval_term(m, e, env);
 }
 
-static struct cat_value *eval_term(struct cat_model *m, struct cat_expr *e,
-				   struct cat_frame *env)
+static inline __attribute__((always_inline)) struct cat_value *
+eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env)
 {
 	struct cat_value *a, *b, *r;
 
