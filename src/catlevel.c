@@ -261,7 +261,6 @@ static int slot_level(struct levels *a, int slot)
 {
 	struct cat_slot *sl = &a->m->slots[slot];
 	struct cat_stmt *s = sl->definer;
-
 	int local = a->local;
 
 	if (a->state[slot] != UNSEEN || sl->predef || s->kind == S_WITH)
