@@ -271,32 +271,35 @@ static void test_mp_plain_races(void **state)
 	assert_string_equal(v.flags, "data-race ");
 }
 
+enum { SB_FENCES = 1, SB_REREAD = 2, SB_FROM_WRITES = 4 };
+
 /*
- * SB: each process writes one location and reads the other's initial 0;
- * with reread, P1 then reads x again (0 too).
+ * SB: each process writes one location and reads the other's initial 0
+ * or, with SB_FROM_WRITES, the other's write; SB_FENCES puts an mb
+ * between; with SB_REREAD, P1 then reads x again (what it read first).
  */
-static struct verdict sb_shape(struct cat_model *m, bool fences, bool reread)
+static struct verdict sb_shape(struct cat_model *m, int how)
 {
 	struct builder b;
 	struct verdict v;
-	int wx, wy, rx, ry, rx2 = -1;
+	int wx, wy, rx, ry, rx2 = -1, seen = !!(how & SB_FROM_WRITES);
 
 	start_xy(&b);
 	wx = add(&b, 0, EV_WRITE, 0, 1, "once");
-	if (fences)
+	if (how & SB_FENCES)
 		add(&b, 0, EV_FENCE, -1, 0, "mb");
-	ry = add(&b, 0, EV_READ, 1, 0, "once");
+	ry = add(&b, 0, EV_READ, 1, seen, "once");
 	wy = add(&b, 1, EV_WRITE, 1, 1, "once");
-	if (fences)
+	if (how & SB_FENCES)
 		add(&b, 1, EV_FENCE, -1, 0, "mb");
-	rx = add(&b, 1, EV_READ, 0, 0, "once");
-	if (reread)
-		rx2 = add(&b, 1, EV_READ, 0, 0, "once");
+	rx = add(&b, 1, EV_READ, 0, seen, "once");
+	if (how & SB_REREAD)
+		rx2 = add(&b, 1, EV_READ, 0, seen, "once");
 	finish(&b);
-	rel_add(b.x.rf, 1, ry);
-	rel_add(b.x.rf, 0, rx);
-	if (reread)
-		rel_add(b.x.rf, 0, rx2);
+	rel_add(b.x.rf, seen ? wy : 1, ry);
+	rel_add(b.x.rf, seen ? wx : 0, rx);
+	if (how & SB_REREAD)
+		rel_add(b.x.rf, seen ? wx : 0, rx2);
 	set_add(b.x.fw, wx);
 	set_add(b.x.fw, wy);
 	v = judge(m, &b);
@@ -306,7 +309,7 @@ static struct verdict sb_shape(struct cat_model *m, bool fences, bool reread)
 
 static struct verdict sb(struct cat_model *m, bool fences)
 {
-	return sb_shape(m, fences, false);
+	return sb_shape(m, fences ? SB_FENCES : 0);
 }
 
 static void test_sb_allowed(void **state)
@@ -526,38 +529,16 @@ static void test_levels_for_structure(void **state)
 	 * one's keeps the analysis (its reads answer the same); one with
 	 * fences does not, even right after.
 	 */
-	v = sb_shape(m, false, true);
+	v = sb_shape(m, SB_REREAD);
 	assert_int_equal(v.accepted, 2);
 	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
 	assert_int_equal(level_of(m, "t"), LEVEL_STATIC);
-	v = sb_shape(m, true, true);
+	v = sb_shape(m, SB_FENCES | SB_REREAD);
 	assert_int_equal(v.accepted, 2);
 	assert_int_equal(level_of(m, "late"), with_level);
 	assert_int_equal(level_of(m, "t"), with_level);
 	cat_free(m);
 	remove_model(dir);
-}
-
-/* SB, each read from the initial write or, with from_writes, the other's. */
-static struct verdict sb_reading(struct cat_model *m, bool from_writes)
-{
-	struct builder b;
-	struct verdict v;
-	int wx, wy, rx, ry;
-
-	start_xy(&b);
-	wx = add(&b, 0, EV_WRITE, 0, 1, "once");
-	ry = add(&b, 0, EV_READ, 1, from_writes, "once");
-	wy = add(&b, 1, EV_WRITE, 1, 1, "once");
-	rx = add(&b, 1, EV_READ, 0, from_writes, "once");
-	finish(&b);
-	rel_add(b.x.rf, from_writes ? wy : 1, ry);
-	rel_add(b.x.rf, from_writes ? wx : 0, rx);
-	set_add(b.x.fw, wx);
-	set_add(b.x.fw, wy);
-	v = judge(m, &b);
-	release(&b);
-	return v;
 }
 
 /*
@@ -578,14 +559,14 @@ static void test_kept_terms(void **state)
 	struct verdict v;
 
 	(void)state;
-	v = sb_reading(m, false);
+	v = sb_shape(m, 0);
 	assert_int_equal(v.accepted, 1);
 	assert_int_equal(v.rejected, 1);
 	assert_true(m->nkept >= 1);
-	v = sb_reading(m, true);
+	v = sb_shape(m, SB_FROM_WRITES);
 	assert_int_equal(v.accepted, 0);
 	assert_int_equal(v.rejected, 2);
-	v = sb_reading(m, false);
+	v = sb_shape(m, 0);
 	assert_int_equal(v.accepted, 1);
 	cat_free(m);
 	remove_model(dir);
