@@ -54,11 +54,8 @@ static bool read_empty(struct cat_model *m, int slot)
 {
 	bool empty = cat_is_empty(cat_slot_value(m, slot));
 
-	if (m->nlevel_reads == m->level_reads_cap) {
-		m->level_reads_cap = m->level_reads_cap ? 2 * m->level_reads_cap : 32;
-		m->level_reads = xrealloc(m->level_reads,
-					  m->level_reads_cap * sizeof(*m->level_reads));
-	}
+	m->level_reads = grow_array(m->level_reads, m->nlevel_reads, &m->level_reads_cap,
+				    sizeof(*m->level_reads));
 	m->level_reads[m->nlevel_reads++] = (struct level_read){ slot, empty };
 	return empty;
 }
@@ -131,10 +128,7 @@ static void keep(struct levels *a, struct cat_expr *e, int level)
 {
 	struct cat_model *m = a->m;
 
-	if (m->nkept == m->kept_cap) {
-		m->kept_cap = m->kept_cap ? 2 * m->kept_cap : 32;
-		m->kept = xrealloc(m->kept, m->kept_cap * sizeof(*m->kept));
-	}
+	m->kept = grow_array(m->kept, m->nkept, &m->kept_cap, sizeof(*m->kept));
 	m->kept[m->nkept] = (struct cat_kept){ level, 0, NULL };
 	e->kept = ++m->nkept;
 }

@@ -389,10 +389,7 @@ static void record_state(struct state_index *ix, struct outcomes *o, const struc
 		o->states[ix->slots[i] - 1].count += count;
 		return;
 	}
-	if (o->nstates == ix->cap) {
-		ix->cap = ix->cap ? ix->cap * 2 : 16;
-		o->states = xrealloc(o->states, ix->cap * sizeof(*o->states));
-	}
+	o->states = grow_array(o->states, o->nstates, &ix->cap, sizeof(*o->states));
 	o->states[o->nstates].vals = xmalloc((o->nvars ? o->nvars : 1) * sizeof(*vals));
 	memcpy(o->states[o->nstates].vals, vals, o->nvars * sizeof(*vals));
 	o->states[o->nstates++].count = count;

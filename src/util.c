@@ -203,12 +203,17 @@ char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+void *grow_array(void *items, int len, int *cap, size_t size)
+{
+	if (len < *cap)
+		return items;
+	*cap = *cap ? *cap * 2 : 8;
+	return xrealloc(items, *cap * size);
+}
+
 void vec_push(struct vec *v, void *item)
 {
-	if (v->len == v->cap) {
-		v->cap = v->cap ? v->cap * 2 : 8;
-		v->items = xrealloc(v->items, v->cap * sizeof(*v->items));
-	}
+	v->items = grow_array(v->items, v->len, &v->cap, sizeof(*v->items));
 	v->items[v->len++] = item;
 }
 

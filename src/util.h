@@ -107,6 +107,12 @@ void write_file(const char *path, const char *text);
 /* dir and the directories above it, as mkdir -p; false with errno set if one cannot be made. */
 bool make_dirs(const char *dir, mode_t mode);
 
+/*
+ * Room for one more item in an array of len items of size bytes that has
+ * room for *cap: the array, moved if it had to grow (to twice its room).
+ */
+void *grow_array(void *items, int len, int *cap, size_t size);
+
 /* A growable array of pointer-sized things. */
 struct vec {
 	void **items;
