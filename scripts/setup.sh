@@ -2,7 +2,12 @@
 # Make this machine ready for the README's commands, and do nothing when it
 # already is: install the Debian packages that are missing (as root; otherwise
 # print the apt-get line and stop), then unpack the kernel's memory model and
-# litmus tests from Debian's linux-source package into build/kernel-model/.
+# litmus tests from Debian's linux-source package into build/kernel-model/,
+# and beside it build/kernel-model-6.15/: the same files with the seven
+# patches of "LKMM updates for v6.15" applied (the model of every kernel
+# since 6.15, which no Debian 12 package carries; the patches are read
+# from the project's shared folder, $LKMM_SHARED_DIR, else ../shared
+# beside the checkout, else /work/shared).
 #
 # Usage: scripts/setup.sh [checker|all|fuzz]   (default: checker)
 set -euo pipefail
@@ -12,7 +17,7 @@ what=${1:-checker}
 
 # Packages the checker and its tests need, by Debian name; the kernel
 # harness checks its own (kernel/scripts/deps.sh).
-checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc)
+checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc patch)
 fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
 # Graphviz renders and parses --graph's files, chromium loads --html's page, and
@@ -64,9 +69,47 @@ unpack_model() {
 	echo "$version" > "$dest/VERSION"
 }
 
+shared_dir() {
+	local d
+	for d in "${LKMM_SHARED_DIR:-}" "$top/../shared" /work/shared; do
+		if [ -n "$d" ] && [ -d "$d/models/linux-6.15/patches" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# The 6.12 files with the 6.15 series applied in order, each cleanly
+# (patch fails on any hunk that does not apply); again when the 6.12 tree
+# or a patch changes.
+make_model_615() {
+	local shared patches dest=$top/build/kernel-model-6.15 stamp p
+	if ! shared=$(shared_dir); then
+		echo "setup: no models/linux-6.15/patches in \$LKMM_SHARED_DIR, $top/../shared or /work/shared:" >&2
+		echo "  the tests of the 6.15 model need them" >&2
+		return 1
+	fi
+	patches=$shared/models/linux-6.15/patches
+	stamp=$(cat "$top/build/kernel-model/VERSION" "$patches"/*.patch | md5sum)
+	if [ -f "$dest/STAMP" ] && [ "$(cat "$dest/STAMP")" = "$stamp" ]; then
+		return 0
+	fi
+	echo "setup: making build/kernel-model-6.15 (the 6.12 model with $patches/*.patch)"
+	rm -rf "$dest"
+	cp -r "$top/build/kernel-model" "$dest"
+	rm -f "$dest/VERSION"
+	for p in "$patches"/*.patch; do
+		patch -s -p1 -d "$dest" < "$p"
+	done
+	echo "$stamp" > "$dest/STAMP"
+}
+
 case $what in
-checker) install_packages "${checker_packages[@]}"; unpack_model ;;
+checker) install_packages "${checker_packages[@]}"; unpack_model
+	 make_model_615 || true ;;
 all)     install_packages "${checker_packages[@]}" "${test_packages[@]}"; unpack_model
+	 make_model_615
 	 "$top/kernel/scripts/deps.sh" ;;
 fuzz)    install_packages "${checker_packages[@]}" "${fuzz_packages[@]}"; unpack_model ;;
 *) echo "usage: $0 [checker|all|fuzz]" >&2; exit 2 ;;

@@ -16,10 +16,28 @@
 struct cat_model;
 
 /*
- * Read model_dir/cfg_name and the bell and cat files it names.  Includes
- * are looked up in model_dir, then in the library built into the binary.
+ * Which model: its directory, the cfg file there, and the variants set
+ * beyond those of the cfg's `variant` lines (herd7's -variant: names
+ * separated by commas, NULL for none).
  */
-struct cat_model *cat_load(const char *model_dir, const char *cfg_name);
+struct model_spec {
+	const char *dir;
+	const char *cfg_name;
+	const char *variants;
+};
+
+/*
+ * Read the cfg and the bell and cat files it names.  Includes are looked
+ * up in the model's directory, then in the library built into the binary.
+ */
+struct cat_model *cat_load(const struct model_spec *spec);
+
+/*
+ * Whether the model was loaded under variant `name` (any case): the
+ * model's `if "NAME"` reads it, and so does event generation for the
+ * variants herd7 defines for C (lkmmv2: annotations as the macros say).
+ */
+bool cat_variant(const struct cat_model *m, const char *name);
 
 /* The cfg's "macros" file as a path (NULL if none), for the front end. */
 const char *cat_macros_file(const struct cat_model *m);

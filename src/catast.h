@@ -52,6 +52,7 @@ struct cat_expr {
 	int nbinds;
 	bool use_handler;	/* X_TRY: args[0] has an unbound name */
 	bool empty_here;	/* {} for this event structure (catlevel.c) */
+	bool empty_set;		/* ...and an event set: ~ must see a set, not {} */
 	int kept;		/* 1 + its entry in m->kept, or 0 (catlevel.c) */
 };
 
@@ -84,7 +85,7 @@ struct cat_stmt {
 	int index;		/* position in the source */
 	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
 	int end_slot;		/* its bindings have the slots before this */
-	unsigned gen;		/* checks, flags: `holds` is valid for this... */
+	unsigned long gen;	/* checks, flags: `holds` is valid for this... */
 	bool holds;		/* ...generation of their level */
 	bool prunes;		/* checks: can judge a partial execution (catmono.c) */
 };
@@ -156,7 +157,7 @@ struct cat_slot {
 	int level;
 	const struct cat_predef *predef;	/* NULL for a let or with */
 	struct cat_stmt *definer;		/* the statement binding it */
-	unsigned gen;		/* the value is valid for this generation */
+	unsigned long gen;	/* the value is valid for this generation */
 };
 
 /* Bump allocation, reset all at once. */
@@ -172,7 +173,7 @@ struct cat_arena {
  */
 struct cat_kept {
 	int level;
-	unsigned gen;		/* m->gens[level] when v was computed; 0: never */
+	unsigned long gen;	/* m->gens[level] when v was computed; 0: never */
 	struct cat_value *v;
 };
 
@@ -198,6 +199,7 @@ struct cat_model {
 	struct vec files;	/* file names, for srcpos */
 	struct vec texts;	/* file contents as read (for the cache's key), for freeing */
 	struct vec bell_tags;	/* annotations declared by `instructions` */
+	struct vec variants;	/* set by -variant and the cfg: interned, lower case */
 	struct cat_predef *tag_sets;	/* their event sets */
 	struct arena syntax;	/* the statements, their trees, the strings */
 	struct vec stmts;	/* every statement, includes spliced in */
@@ -213,14 +215,15 @@ struct cat_model {
 	unsigned long structure;	/* ...and the structure it was taken from */
 	const struct execution *x;
 	struct cat_value **vals;	/* slot -> value */
-	unsigned *gens;			/* level -> generation */
+	unsigned long *gens;		/* level -> generation */
+	unsigned long last_gen;		/* the last generation given (renew_levels()) */
 	struct cat_arena *arenas;	/* level -> its arena */
 	int arena;			/* the one allocating */
 	struct set *all;		/* every event */
 	const struct cat_visitor *visitor;
 	struct vec flags;
 	struct cat_stmt *failed;	/* the check being rejected, if any */
-	unsigned mono_gen;		/* static generation `prunes` is for */
+	unsigned long mono_gen;		/* static generation `prunes` is for */
 	long prefix_checks, prefix_cuts;	/* by withs, in this structure */
 
 	/*
@@ -245,7 +248,7 @@ extern const int cat_lib_nfiles;
 
 /* catparse.c */
 const char *cat_intern(struct cat_model *m, const char *s, size_t len);
-void cat_parse_cfg(struct cat_model *m, const char *cfg_name);
+void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec);
 void cat_free_syntax(struct cat_model *m);
 /*
  * Call fn on each file the load read, in order: its path and text, or

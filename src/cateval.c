@@ -55,11 +55,16 @@ static void *run_alloc(struct cat_model *m, size_t size)
 	return b->data + a->used - size;
 }
 
-/* A new generation for `level` and the levels after it. */
+/*
+ * A new generation for `level` and the levels after it.  Generations are
+ * drawn from one counter for all levels: a value computed at one level
+ * never passes for current at another, as it could when the level
+ * analysis (catlevel.c) moves a name from one level to another.
+ */
 static void renew_levels(struct cat_model *m, int level)
 {
 	for (; level < m->nlevels; level++) {
-		m->gens[level]++;
+		m->gens[level] = ++m->last_gen;
 		m->arenas[level].cur = 0;
 		m->arenas[level].used = 0;
 	}
@@ -692,7 +697,7 @@ static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
 			      struct cat_frame *env)
 {
 	if (e->empty_here)
-		return &empty_value;
+		return e->empty_set ? cat_new_set(m) : &empty_value;
 	if (e->kept)
 		return kept_value(m, e, env);
 	return eval_term(m, e, env);
@@ -1316,25 +1321,25 @@ bool cat_partial_fails(struct cat_model *m, const struct execution *x)
 /* What load_model() fills under catch_die(). */
 struct load_job {
 	struct cat_model *m;
-	const char *cfg_name;
+	const struct model_spec *spec;
 };
 
 static void load_model(void *arg)
 {
 	struct load_job *job = arg;
 
-	cat_parse_cfg(job->m, job->cfg_name);
+	cat_parse_cfg(job->m, job->spec);
 	cat_resolve(job->m);
 }
 
 /* An error in the model frees what was loaded of it, then goes on as die() would. */
-struct cat_model *cat_load(const char *model_dir, const char *cfg_name)
+struct cat_model *cat_load(const struct model_spec *spec)
 {
 	struct cat_model *m = xcalloc(1, sizeof(*m));
-	struct load_job job = { m, cfg_name };
+	struct load_job job = { m, spec };
 	int status;
 
-	m->dir = xstrdup(model_dir);
+	m->dir = xstrdup(spec->dir);
 	status = catch_die(load_model, &job);
 	if (status) {
 		cat_free(m);
@@ -1349,8 +1354,7 @@ void cat_ready(struct cat_model *m)
 	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
 	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
 	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
-	for (int i = 0; i < m->nlevels; i++)
-		m->gens[i] = 1;	/* slots start at 0: not computed */
+	renew_levels(m, 0);	/* slots start at 0: not computed */
 }
 
 const char *cat_macros_file(const struct cat_model *m)
@@ -1379,6 +1383,7 @@ void cat_free(struct cat_model *m)
 	free(m->level_reads);
 	free(m->kept);
 	vec_free(&m->bell_tags);
+	vec_free(&m->variants);
 	cat_free_syntax(m);
 	vec_free(&m->steps);
 	vec_free(&m->flag_stmts);

@@ -12,7 +12,8 @@
  * cumul-fence...) be computed again for every coherence order.
  *
  * So each time the event structure changes, the terms empty for it are
- * marked (`empty_here`: evaluation returns {} without looking inside),
+ * marked (`empty_here`: evaluation returns {} without looking inside, an
+ * empty event set where the term is a set, for ~ to complement),
  * and every slot and statement that is not a `with` gets the highest
  * level of the terms it still reads.  A level can only go down from the
  * text's, so the steps keep their order.
@@ -89,6 +90,34 @@ static bool empty_operand(struct levels *a, const struct cat_expr *e)
 	if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
 		return false;
 	return read_empty(a->m, e->slot);
+}
+
+/* Whether e's value is of its operands' kind: a set when they are sets. */
+static bool is_set_operation(const struct cat_expr *e)
+{
+	return e->kind == X_DIFF || e->kind == X_INTER || e->kind == X_UNION;
+}
+
+/* Whether e is an event set, as far as the marks and static values say. */
+static bool is_event_set(struct levels *a, const struct cat_expr *e)
+{
+	const struct cat_slot *sl;
+
+	switch (e->kind) {
+	case X_VAR:
+		if (e->slot < 0 || a->assumed_empty[e->slot])
+			return false;
+		sl = &a->m->slots[e->slot];
+		if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
+			return false;
+		return cat_slot_value(a->m, e->slot)->kind == V_SET;
+	case X_UNIV:
+		return true;
+	default:
+		if (!is_set_operation(e))
+			return false;
+		return e->empty_here ? e->empty_set : is_event_set(a, e->args[0]);
+	}
 }
 
 /*
@@ -182,6 +211,7 @@ static int expr_level(struct levels *a, struct cat_expr *e)
 	int level;
 
 	e->empty_here = false;
+	e->empty_set = false;
 	e->kept = 0;
 	switch (e->kind) {
 	case X_VAR:
@@ -199,6 +229,7 @@ static int expr_level(struct levels *a, struct cat_expr *e)
 	default:
 		level = operands_level(a, e->args, e->n);
 		e->empty_here = empty_term(a, e);
+		e->empty_set = e->empty_here && is_set_operation(e) && is_event_set(a, e->args[0]);
 		return e->empty_here ? LEVEL_STATIC : level;
 	}
 }

@@ -7,22 +7,25 @@
  * loosest to tightest:  |  ++  ;  \  &  then ~, postfix * + ?, cartesian *,
  * then ^-1, then application.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catast.h"
 
 enum tok {
 	T_EOF, T_NAME, T_TAGNAME, T_STRING,
 	T_LPAR, T_RPAR, T_LACC, T_RACC, T_LBRAC, T_RBRAC,
-	T_UNDERSCORE, T_ZERO, T_BAR, T_BARBAR, T_AMP, T_STAR, T_TILDE,
+	T_UNDERSCORE, T_ZERO, T_BAR, T_BARBAR, T_AMP, T_AMPAMP, T_STAR, T_TILDE,
 	T_PLUS, T_PLUSPLUS, T_HAT, T_INV, T_BACKSLASH, T_QUESTION, T_EQUAL,
 	T_SEMI, T_COMMA, T_ARROW,
 	/* keywords */
 	T_LET, T_REC, T_AND, T_IN, T_FUN, T_TRY, T_WITH, T_FROM, T_AS,
 	T_ACYCLIC, T_IRREFLEXIVE, T_EMPTYKW, T_FLAG, T_SHOW, T_UNSHOW,
 	T_INCLUDE, T_ENUM, T_INSTRUCTIONS, T_DEFAULT, T_BEGIN, T_END,
+	T_IF, T_THEN, T_ELSE, T_VARIANT, T_NOT,
 	T_UNSUPPORTED,		/* a keyword of herd's we do not implement */
 };
 
@@ -35,14 +38,14 @@ static const struct { const char *word; enum tok tok; } keywords[] = {
 	{ "include", T_INCLUDE }, { "enum", T_ENUM },
 	{ "instructions", T_INSTRUCTIONS }, { "default", T_DEFAULT },
 	{ "begin", T_BEGIN }, { "end", T_END },
+	{ "if", T_IF }, { "then", T_THEN }, { "else", T_ELSE },
+	{ "variant", T_VARIANT }, { "not", T_NOT },
 	{ "when", T_UNSUPPORTED }, { "subset", T_UNSUPPORTED },
 	{ "undefined_unless", T_UNSUPPORTED }, { "assert", T_UNSUPPORTED },
-	{ "variant", T_UNSUPPORTED }, { "procedure", T_UNSUPPORTED },
+	{ "procedure", T_UNSUPPORTED },
 	{ "call", T_UNSUPPORTED }, { "debug", T_UNSUPPORTED },
 	{ "match", T_UNSUPPORTED }, { "forall", T_UNSUPPORTED },
-	{ "do", T_UNSUPPORTED }, { "if", T_UNSUPPORTED },
-	{ "then", T_UNSUPPORTED }, { "else", T_UNSUPPORTED },
-	{ "catdep", T_UNSUPPORTED }, { "not", T_UNSUPPORTED },
+	{ "do", T_UNSUPPORTED }, { "catdep", T_UNSUPPORTED },
 };
 
 struct parser {
@@ -248,7 +251,7 @@ static enum tok either(struct parser *ps, enum tok one, char second, enum tok tw
 	return two;
 }
 
-/* An operator: its first character decides, but for || ++ -> -1. */
+/* An operator: its first character decides, but for || && ++ -> -1. */
 static enum tok lex_operator(struct parser *ps)
 {
 	switch (*ps->p++) {
@@ -265,7 +268,7 @@ static enum tok lex_operator(struct parser *ps)
 	case '[': return T_LBRAC;
 	case ']': return T_RBRAC;
 	case '0': return T_ZERO;
-	case '&': return T_AMP;
+	case '&': return either(ps, T_AMP, '&', T_AMPAMP);
 	case '*': return T_STAR;
 	case '~': return T_TILDE;
 	case '^': return T_HAT;
@@ -669,6 +672,87 @@ static struct cat_expr *function(struct parser *ps, struct srcpos pos,
 	return e;
 }
 
+/*
+ * Whether a variant is set: given on the command line or by the cfg
+ * (herd7's -variant, case does not matter).  lkmm knows the variants it
+ * acts on, lkmmv1 and lkmmv2; another name, as herd7 does, is warned of
+ * and taken as unset.
+ */
+static bool variant_set(struct parser *ps, const char *name, struct srcpos pos)
+{
+	static const char *const known[] = { "lkmmv1", "lkmmv2" };
+
+	if (cat_variant(ps->m, name))
+		return true;
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+		if (!strcasecmp(known[i], name))
+			return false;
+	warn_at(pos, "unknown variant \"%s\", taken as unset", name);
+	return false;
+}
+
+static bool variant_any(struct parser *ps);
+
+/* "NAME", variant "NAME", not C, (C): herd7's tightest-binding conditions. */
+static bool variant_term(struct parser *ps)
+{
+	struct srcpos pos = ps->pos;
+	const char *name;
+	bool set;
+
+	if (accept(ps, T_NOT))
+		return !variant_term(ps);
+	if (accept(ps, T_LPAR)) {
+		set = variant_any(ps);
+		expect(ps, T_RPAR, "')'");
+		return set;
+	}
+	accept(ps, T_VARIANT);
+	name = ps->text;
+	if (ps->tok != T_STRING)
+		syntax_error(ps, "a variant condition (\"NAME\", not, &&, ||)");
+	next(ps);
+	return variant_set(ps, name, pos);
+}
+
+/* C && C ..., tighter than ||.  Both sides are read, whatever the first says. */
+static bool variant_all(struct parser *ps)
+{
+	bool set = variant_term(ps);
+
+	while (accept(ps, T_AMPAMP))
+		set = variant_term(ps) && set;
+	return set;
+}
+
+static bool variant_any(struct parser *ps)
+{
+	bool set = variant_all(ps);
+
+	while (accept(ps, T_BARBAR))
+		set = variant_all(ps) || set;
+	return set;
+}
+
+/*
+ * "if COND then E1 else E2", after the 'if'.  The variants are known when
+ * the model is read, so the condition is decided here and the branch not
+ * taken dropped, as herd7 never evaluates it: what follows sees a plain
+ * expression.  (herd7's other conditions, E = E, E subset E, E in E, are
+ * not used by any kernel's model and not supported.)
+ */
+static struct cat_expr *if_variant(struct parser *ps)
+{
+	bool set = variant_any(ps);
+	struct cat_expr *then, *otherwise;
+
+	expect(ps, T_THEN, "'then'");
+	then = expr(ps);
+	expect(ps, T_ELSE, "'else'");
+	otherwise = expr(ps);
+	return set ? then : otherwise;
+}
+
 static struct cat_expr *expr(struct parser *ps)
 {
 	struct srcpos pos = ps->pos;
@@ -688,6 +772,8 @@ static struct cat_expr *expr(struct parser *ps)
 		expect(ps, T_ARROW, "'->'");
 		return function(ps, pos, param, expr(ps));
 	}
+	if (accept(ps, T_IF))
+		return if_variant(ps);
 	if (accept(ps, T_TRY)) {
 		e = new_expr(ps, X_TRY, pos, 2);
 		e->args[0] = expr(ps);
@@ -859,6 +945,8 @@ static void instructions(struct parser *ps)
 static void parse_file(struct cat_model *m, const char *name,
 		       struct srcpos from, int depth, struct vec *enums);
 
+static void if_statements(struct parser *ps);
+
 static void statement(struct parser *ps)
 {
 	struct srcpos pos = ps->pos;
@@ -913,9 +1001,41 @@ static void statement(struct parser *ps)
 		next(ps);
 		instructions(ps);
 		return;
+	case T_IF:
+		next(ps);
+		if_statements(ps);
+		return;
 	default:
 		syntax_error(ps, "statement");
 	}
+}
+
+/* Statements up to 'else' or 'end': kept, or parsed and dropped. */
+static void branch_statements(struct parser *ps, bool taken)
+{
+	int stmts = ps->m->stmts.len, enums = ps->enums->len, tags = ps->m->bell_tags.len;
+
+	while (ps->tok != T_ELSE && ps->tok != T_END) {
+		if (ps->tok == T_EOF)
+			syntax_error(ps, "'end'");
+		statement(ps);
+	}
+	if (!taken) {
+		ps->m->stmts.len = stmts;
+		ps->enums->len = enums;
+		ps->m->bell_tags.len = tags;
+	}
+}
+
+/* "if COND STATEMENTS [else STATEMENTS] end", after the 'if' (see if_variant()). */
+static void if_statements(struct parser *ps)
+{
+	bool set = variant_any(ps);
+
+	branch_statements(ps, set);
+	if (accept(ps, T_ELSE))
+		branch_statements(ps, !set);
+	expect(ps, T_END, "'end'");
 }
 
 /* ---- Files ---- */
@@ -1014,6 +1134,32 @@ static const char *cfg_value(const char *line, const char *key)
 	return line;
 }
 
+bool cat_variant(const struct cat_model *m, const char *name)
+{
+	for (int i = 0; i < m->variants.len; i++)
+		if (!strcasecmp(m->variants.items[i], name))
+			return true;
+	return false;
+}
+
+/* Set each variant of a list separated by commas or blanks, as herd7's -variant does. */
+static void add_variants(struct cat_model *m, const char *list)
+{
+	static const char separators[] = ", \t";
+
+	for (const char *p = list + strspn(list, separators); *p; p += strspn(p, separators)) {
+		size_t len = strcspn(p, separators);
+		char *name = xstrndup(p, len);
+
+		for (char *c = name; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		if (!cat_variant(m, name))
+			vec_push(&m->variants, (void *)cat_intern(m, name, len));
+		free(name);
+		p += len;
+	}
+}
+
 /* Where the cfg's "bell" and "model" lines name their files. */
 struct cfg_files {
 	const char *bell, *model;
@@ -1034,23 +1180,27 @@ static void cfg_line(struct cat_model *m, const char *line, struct srcpos pos,
 	} else if ((v = cfg_value(line, "model"))) {
 		cfg->model = cat_intern(m, v, strlen(v));
 		cfg->model_pos = pos;
+	} else if ((v = cfg_value(line, "variant"))) {
+		add_variants(m, v);
 	}
 }
 
 /*
- * The cfg: "macros FILE", "bell FILE", "model FILE"; the other settings
- * only concern graphs.  stdlib.cat comes first, then the bell, the cat.
- * The text is kept as read (cat_each_source() hands it on).
+ * The cfg: "macros FILE", "bell FILE", "model FILE", "variant NAMES"; the
+ * other settings only concern graphs.  stdlib.cat comes first, then the
+ * bell, the cat.  The text is kept as read (cat_each_source() hands it on).
  */
-void cat_parse_cfg(struct cat_model *m, const char *cfg_name)
+void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec)
 {
 	struct vec enums = { 0 };
 	struct srcpos pos = { NULL, 0, 1 };
 	struct cfg_files cfg = { NULL, NULL, pos, pos };
-	char *path = in_dir(m, cfg_name);
+	char *path = in_dir(m, spec->cfg_name);
 	char *text;
 
 	intern_keywords(m);
+	if (spec->variants)
+		add_variants(m, spec->variants);
 	vec_push(&m->files, path);
 	text = read_file(path, NULL);
 	if (!text)

@@ -96,12 +96,17 @@ struct test_job {
 static int open_copies(struct lkmm_threads *t)
 {
 	while (t->nopen < t->n &&
-	       !lkmm_open(&t->copies[t->nopen], t->model_dir, t->cfg_name, t->cache_dir)) {
+	       !lkmm_open(&t->copies[t->nopen], &t->spec, t->cache_dir)) {
 		t->models[t->nopen] = t->copies[t->nopen].model;
 		t->nopen++;
 	}
 	t->n = t->nopen;	/* one that failed is not tried again */
 	return t->nopen;
+}
+
+enum rmw_style model_rmw_style(const struct cat_model *m)
+{
+	return cat_variant(m, "lkmmv2") ? RMW_LKMMV2 : RMW_LKMMV1;
 }
 
 /* Parse, expand, generate and enumerate r->text. */
@@ -111,7 +116,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_read(r->test, path, r->text);
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
-	program_build(r->prog, r->test, &c->opts->limits);
+	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
 	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
 	    open_copies(c->threads) > 1)
 		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
@@ -289,7 +294,7 @@ int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check
 /* What open_model() fills under catch_die(): the context, the macros' text. */
 struct open_job {
 	struct lkmm *ctx;
-	const char *model_dir, *cfg_name;
+	const struct model_spec *spec;
 	char *text;
 };
 
@@ -298,7 +303,7 @@ static void open_model(void *arg)
 	struct open_job *job = arg;
 	const char *path;
 
-	job->ctx->model = cat_load(job->model_dir, job->cfg_name);
+	job->ctx->model = cat_load(job->spec);
 	path = cat_macros_file(job->ctx->model);
 	if (!path)
 		die(EXIT_BAD_INPUT, "the model's configuration names no macros file");
@@ -309,25 +314,24 @@ static void open_model(void *arg)
 	macros_read(job->ctx->macros, path, job->text);
 }
 
-int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
-	      const char *cache_dir)
+int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir)
 {
-	struct open_job job = { ctx, model_dir, cfg_name, NULL };
+	struct open_job job = { ctx, spec, NULL };
 	int status;
 
 	memset(ctx, 0, sizeof(*ctx));
-	if (cache_dir && model_cache_load(ctx, cache_dir, model_dir, cfg_name))
+	if (cache_dir && model_cache_load(ctx, cache_dir, spec))
 		return 0;
 	status = catch_die(open_model, &job);
 	if (!status && cache_dir)
-		model_cache_store(ctx, cache_dir, model_dir, cfg_name, job.text);
+		model_cache_store(ctx, cache_dir, spec, job.text);
 	free(job.text);
 	if (status)
 		lkmm_close(ctx);
 	return status;
 }
 
-void lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
 		const char *cache_dir)
 {
 	struct lkmm_threads *t = xcalloc(1, sizeof(*t));
@@ -337,8 +341,9 @@ void lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const cha
 	t->models = xcalloc(nthreads, sizeof(*t->models));
 	t->models[0] = ctx->model;
 	t->copies = xcalloc(nthreads, sizeof(*t->copies));
-	t->model_dir = model_dir ? xstrdup(model_dir) : NULL;
-	t->cfg_name = xstrdup(cfg_name);
+	t->spec.dir = spec->dir ? xstrdup(spec->dir) : NULL;
+	t->spec.cfg_name = xstrdup(spec->cfg_name);
+	t->spec.variants = spec->variants ? xstrdup(spec->variants) : NULL;
 	t->cache_dir = cache_dir ? xstrdup(cache_dir) : NULL;
 	ctx->threads = t;
 }
@@ -352,8 +357,9 @@ void lkmm_close(struct lkmm *ctx)
 	if (t) {
 		free(t->copies);
 		free(t->models);
-		free(t->model_dir);
-		free(t->cfg_name);
+		free((char *)t->spec.dir);
+		free((char *)t->spec.cfg_name);
+		free((char *)t->spec.variants);
 		free(t->cache_dir);
 		free(t);
 	}
@@ -483,8 +489,8 @@ static int open_workers(struct worker *workers, int n, struct pool *pool, const 
 		if (i == 0)
 			workers[i].ctx = *ctx;
 		else
-			status = lkmm_open(&workers[i].ctx, pool->opts->model_dir,
-					   pool->opts->cfg_name, pool->opts->cache_dir);
+			status = lkmm_open(&workers[i].ctx, &pool->opts->model,
+					   pool->opts->cache_dir);
 		if (status) {
 			while (--i > 0)
 				lkmm_close(&workers[i].ctx);
@@ -543,13 +549,13 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	struct lkmm ctx;
 	struct run_outputs outs = { 0 };
 	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
-	int i, worst = lkmm_open(&ctx, opts->model_dir, opts->cfg_name, opts->cache_dir);
+	int i, worst = lkmm_open(&ctx, &opts->model, opts->cache_dir);
 
 	if (worst)
 		return worst;
 	/* One test: its search gets the threads. */
 	if (opts->jobs > 1 && nfiles == 1)
-		lkmm_split(&ctx, opts->jobs, opts->model_dir, opts->cfg_name, opts->cache_dir);
+		lkmm_split(&ctx, opts->jobs, &opts->model, opts->cache_dir);
 	if (opts->html_file && !opts->graph_dir) {
 		if (!mkdtemp(scratch))
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));

@@ -14,8 +14,7 @@
 enum speedcheck { SPEEDCHECK_FALSE, SPEEDCHECK_TRUE, SPEEDCHECK_FAST };
 
 struct check_options {
-	const char *model_dir;
-	const char *cfg_name;
+	struct model_spec model;	/* -I, -conf, -variant */
 	const char *cache_dir;		/* the model cache's, NULL for none (--no-model-cache) */
 	const char *out_dir;		/* -o */
 	bool quiet;			/* -q */
@@ -136,6 +135,8 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
  * the rejected candidate with the failed check's cycle in red.
  */
 void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out);
+/* How the model wants RMWs represented: its variant says (events.h). */
+enum rmw_style model_rmw_style(const struct cat_model *m);
 /* Check each file on its own; the worst exit status of all (util.h). */
 int check_files(char **files, int nfiles, const struct check_options *opts);
 

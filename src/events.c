@@ -162,27 +162,19 @@ static struct trace_event *emit(struct run *r, enum event_kind kind, int loc,
 	return e;
 }
 
-static void set_tags(struct trace_event *e, const char *tag)
-{
-	static const char *const tags[] = { "once", "acquire", "release", "mb",
-					    "noreturn" };
-	size_t i;
-
-	for (i = 0; i < sizeof(tags) / sizeof(*tags); i++) {
-		if (!strcmp(tags[i], tag)) {
-			e->ntags = 1;
-			e->tags = (const char **)&tags[i];
-			return;
-		}
-	}
-	die(EXIT_INTERNAL, "internal error: unexpected tag '%s'", tag);
-}
-
 static void set_annot(struct trace_event *e, const struct annot *a)
 {
 	e->ntags = a->n;
 	e->tags = (const char **)a->tags;
 }
+
+/* herd7's own annotations for RMWs under lkmmv1, whatever the .def writes. */
+static const char *const once_tag[] = { "once" };
+static const struct annot once = { 1, (char **)once_tag };
+static const char *const noreturn_tag[] = { "noreturn" };
+static const struct annot noreturn = { 1, (char **)noreturn_tag };
+static const char *const mb_tag[] = { "mb" };
+static const struct annot mb = { 1, (char **)mb_tag };
 
 static int local_index(const struct run *r, const struct trace_event *e)
 {
@@ -268,9 +260,9 @@ static struct trace_event *store(struct run *r, int loc, struct tval addr, struc
 	return e;
 }
 
-static void fence(struct run *r, const char *tag, struct srcpos pos)
+static void fence(struct run *r, const struct annot *a, struct srcpos pos)
 {
-	set_tags(emit(r, EV_FENCE, -1, pos), tag);
+	set_annot(emit(r, EV_FENCE, -1, pos), a);
 }
 
 /*
@@ -357,30 +349,43 @@ static long long apply_rmw_op(struct run *r, int op, struct tval old, struct tva
 	case OP_SUB: return x - y;
 	case OP_AND: return x & y;
 	case OP_OR: return x | y;
+	case OP_ANDNOT: return x & ~y;
 	default: return x ^ y;
 	}
 }
 
-/* Tags of the R* and W* of an RMW with annotation a, per herd7 (lkmmv1). */
-static void rmw_tags(const struct annot *a, const char **read_tag, const char **write_tag)
+static bool is_tagged(const struct annot *a, const char *tag)
 {
-	const char *t = a->n ? a->tags[0] : "once";
-
-	*read_tag = !strcmp(t, "acquire") ? "acquire" : "once";
-	*write_tag = !strcmp(t, "release") ? "release" : "once";
+	return a->n == 1 && !strcmp(a->tags[0], tag);
 }
 
-static bool is_mb(const struct annot *a)
+/* The annotations of an RMW's R* and W*, and whether fences wrap it (events.h). */
+struct rmw_shape {
+	const struct annot *read, *write, *failed_read;
+	bool fenced;
+};
+
+static struct rmw_shape rmw_shape(const struct run *r, const struct expr *e)
 {
-	return a->n && !strcmp(a->tags[0], "mb");
+	const struct annot *a = &e->annot;
+	bool add_unless = e->kind == X_ADD_UNLESS;
+
+	if (r->prog->rmw_style == RMW_LKMMV2)
+		return (struct rmw_shape){ a, a, a, false };
+	return (struct rmw_shape){
+		.read = !add_unless && is_tagged(a, "acquire") ? a : &once,
+		.write = !add_unless && is_tagged(a, "release") ? a : &once,
+		.failed_read = &once,
+		.fenced = add_unless || is_tagged(a, "mb"),
+	};
 }
 
 static struct trace_event *rmw_read(struct run *r, int loc, struct tval addr,
-				    struct value v, const char *tag, struct srcpos pos)
+				    struct value v, const struct annot *a, struct srcpos pos)
 {
 	struct trace_event *e = emit(r, EV_READ, loc, pos);
 
-	set_tags(e, tag);
+	set_annot(e, a);
 	e->atomic = true;
 	e->addr_deps = addr.deps;
 	e->val = v;
@@ -389,31 +394,32 @@ static struct trace_event *rmw_read(struct run *r, int loc, struct tval addr,
 }
 
 static void rmw_write(struct run *r, const struct trace_event *read, struct tval addr,
-		      struct tval v, const char *tag, struct srcpos pos)
+		      struct tval v, const struct annot *a, struct srcpos pos)
 {
 	int read_index = local_index(r, read);
 	struct trace_event *w = store(r, read->loc, addr, v, pos);
 
-	set_tags(w, tag);
+	set_annot(w, a);
 	w->atomic = true;
 	w->rmw_read = read_index;
 }
 
 /*
  * xchg, cmpxchg, atomic_*_return, atomic_fetch_*, atomic_add_unless, as
- * herd7 (lkmmv1) represents them: F[mb]? R* W* F[mb]? when the RMW happens,
- * a lone R*[once] when a conditional one fails.
+ * herd7 represents them (rmw_shape()): R* W* when the RMW happens, with
+ * F[mb] around under lkmmv1 if fully ordered; a lone R* when a conditional
+ * one fails.
  */
 static struct tval rmw(struct run *r, const struct expr *e)
 {
-	const char *rtag, *wtag;
+	struct rmw_shape shape = rmw_shape(r, e);
 	struct tval addr = eval(r, e->args[0]);
 	struct tval operand = e->nargs > 1 ? eval(r, e->args[1]) : (struct tval){ zero, 0 };
 	struct tval third = e->nargs > 2 ? eval(r, e->args[2]) : (struct tval){ zero, 0 };
 	int loc = loc_of(r, addr);
 	struct tval old, stored, result;
 	struct trace_event *read;
-	bool succeeds = true, fenced;
+	bool succeeds = true;
 
 	if (loc < 0)
 		return (struct tval){ zero, 0 };
@@ -432,18 +438,14 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	default:
 		break;
 	}
-	rmw_tags(&e->annot, &rtag, &wtag);
-	if (e->kind == X_ADD_UNLESS)
-		rtag = wtag = "once";
 	if (!succeeds) {
-		read = rmw_read(r, loc, addr, old.v, "once", e->pos);
+		read = rmw_read(r, loc, addr, old.v, shape.failed_read, e->pos);
 		old.deps = UINT64_C(1) << local_index(r, read);
 		return e->kind == X_ADD_UNLESS ? (struct tval){ int_value(0), 0 } : old;
 	}
-	fenced = is_mb(&e->annot) || e->kind == X_ADD_UNLESS;
-	if (fenced)
-		fence(r, "mb", e->pos);
-	read = rmw_read(r, loc, addr, old.v, rtag, e->pos);
+	if (shape.fenced)
+		fence(r, &mb, e->pos);
+	read = rmw_read(r, loc, addr, old.v, shape.read, e->pos);
 	if (e->kind == X_CMPXCHG) {	/* herd7: read value := expected value */
 		read->pinned = true;
 		read->pin_deps = operand.deps;
@@ -469,9 +471,9 @@ static struct tval rmw(struct run *r, const struct expr *e)
 			result = stored;
 		break;
 	}
-	rmw_write(r, read, addr, stored, wtag, e->pos);
-	if (fenced)
-		fence(r, "mb", e->pos);
+	rmw_write(r, read, addr, stored, shape.write, e->pos);
+	if (shape.fenced)
+		fence(r, &mb, e->pos);
 	return result;
 }
 
@@ -620,9 +622,13 @@ static void exec_store(struct run *r, const struct stmt *s)
 	set_annot(e, &s->annot);
 }
 
-/* __atomic_op(addr, op, v): R*[noreturn] W*[once], per herd7 (lkmmv1). */
+/*
+ * __atomic_op{a}(addr, op, v): R*[noreturn] W*[once] under lkmmv1 (the
+ * annotation dropped), R*[a] W*[a] under lkmmv2.
+ */
 static void exec_atomic_op(struct run *r, const struct stmt *s)
 {
+	bool as_written = r->prog->rmw_style == RMW_LKMMV2;
 	struct tval addr = eval(r, s->args[0]);
 	struct tval operand = eval(r, s->args[1]);
 	int loc = loc_of(r, addr);
@@ -632,11 +638,11 @@ static void exec_atomic_op(struct run *r, const struct stmt *s)
 	if (loc < 0)
 		return;
 	old.v = guess(r, loc, s->pos);
-	read = rmw_read(r, loc, addr, old.v, "noreturn", s->pos);
+	read = rmw_read(r, loc, addr, old.v, as_written ? &s->annot : &noreturn, s->pos);
 	old.deps = UINT64_C(1) << local_index(r, read);
 	stored.v = int_value(apply_rmw_op(r, s->op, old, operand));
 	stored.deps = old.deps | operand.deps;
-	rmw_write(r, read, addr, stored, "once", s->pos);
+	rmw_write(r, read, addr, stored, as_written ? &s->annot : &once, s->pos);
 }
 
 static void exec_lock(struct run *r, const struct stmt *s)
@@ -1080,12 +1086,14 @@ static int chain_depth_bound(const struct program *p)
 	return total;
 }
 
-void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits)
+void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits,
+		   enum rmw_style rmw_style)
 {
 	struct value_sets *sets;
 	int i, round;
 
 	p->test = t;
+	p->rmw_style = rmw_style;
 	p->nprocs = t->nprocs;
 	p->procs = xcalloc(t->nprocs, sizeof(*p->procs));
 	sets = p->building = xcalloc(1, sizeof(*sets));

@@ -54,6 +54,23 @@ struct proc_info {
 	struct trace *traces;
 };
 
+/*
+ * How an annotated RMW (xchg, cmpxchg, atomic_*, the annotation written
+ * in the .def file) becomes events: herd7's two ways for C, chosen by the
+ * model's variant.
+ *
+ * RMW_LKMMV1, herd7's default, for the models up to Linux 6.14: a fully
+ * ordered RMW ({mb}, and atomic_add_unless()) is F[mb] R*[once] W*[once]
+ * F[mb]; an acquire RMW's W* and a release RMW's R* are [once]; a failed
+ * conditional RMW's R* is [once]; __atomic_op() is R*[noreturn] W*[once],
+ * whatever its annotation.
+ *
+ * RMW_LKMMV2 (variant lkmmv2, Linux 6.15 on): R* and W* both carry the
+ * annotation the macro writes, as does a failed conditional RMW's R*, and
+ * no fence is added: what each annotation orders is the model's to say.
+ */
+enum rmw_style { RMW_LKMMV1, RMW_LKMMV2 };
+
 /* Shared locations, their initial values, and the processes' traces. */
 /*
  * How herd7 holds a location's value, from the type the init section
@@ -77,6 +94,7 @@ struct program {
 	struct value_width *loc_width;
 	int nprocs;
 	struct proc_info *procs;
+	enum rmw_style rmw_style;	/* how its RMWs became events */
 	struct value_sets *building;	/* while program_build() runs */
 };
 
@@ -90,7 +108,8 @@ struct event_limits {
  * Fill p, zeroed by the caller, with the runs of t's processes.  Should
  * bad input or a limit end it, program_free(p) still frees what it built.
  */
-void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits);
+void program_build(struct program *p, const struct litmus *t, const struct event_limits *limits,
+		   enum rmw_style rmw_style);
 void program_free(struct program *p);
 /* Location id of a global, or -1. */
 int program_loc(const struct program *p, const char *name);

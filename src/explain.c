@@ -46,7 +46,11 @@ static const struct {
 	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
 };
 
-/* What an event's annotation does for ordering, by the tag herd7 gives it. */
+/*
+ * What an event's annotation does for ordering, by the tag herd7 gives
+ * it: in lower case up to the 6.14 model, in upper case (ONCE, MB ...)
+ * since 6.15, whose .def file writes them.
+ */
 static const struct {
 	const char *tag;
 	const char *order;
@@ -81,7 +85,7 @@ static const char *tag_order(const char *tag)
 	size_t i;
 
 	for (i = 0; i < sizeof(tag_orders) / sizeof(*tag_orders); i++)
-		if (!strcmp(tag_orders[i].tag, tag))
+		if (!strcasecmp(tag_orders[i].tag, tag))
 			return tag_orders[i].order;
 	return NULL;
 }
@@ -141,7 +145,7 @@ static bool has_tag(const struct event *e, const char *tag)
 	int i;
 
 	for (i = 0; i < e->ntags; i++)
-		if (!strcmp(e->tags[i], tag))
+		if (!strcasecmp(e->tags[i], tag))
 			return true;
 	return false;
 }
@@ -168,10 +172,14 @@ static const char *filter_tag(const struct event *e, const char *set)
 /* What an ordering annotation does, said of the event that has it. */
 static const char *event_order(const struct event *e, const char *tag)
 {
-	if (!strcmp(tag, "acquire") && (e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE))
+	if (!strcasecmp(tag, "acquire") && (e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE))
 		return "takes a lock, which is an acquire: every access after it waits for it";
-	if (!strcmp(tag, "release") && e->kind == EV_UNLOCK)
+	if (!strcasecmp(tag, "release") && e->kind == EV_UNLOCK)
 		return "releases a lock, which is a release: it waits for every access before it";
+	/* Since the 6.15 model, xchg() and friends are MB accesses, not fenced ones. */
+	if (!strcasecmp(tag, "mb") && (e->kind == EV_READ || e->kind == EV_WRITE))
+		return "is a fully ordered read-modify-write: every access before it "
+		       "takes effect before it, and it before every access after it";
 	return tag_order(tag);
 }
 
@@ -188,7 +196,7 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 	const struct event *from = &s->events[s->steps[first].from];
 	const struct event *to = &s->events[s->steps[last].to];
 	const char *context = s->steps[first].context;
-	int n = 0, i, j;
+	int n = 0, i, j, said_line = -1;
 
 	for (i = lead; i <= last; i++) {
 		const struct cat_step *st = &s->steps[i];
@@ -198,13 +206,17 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 		if (!st->filter && i > first) {
 			bool said = false;
 
+			/* The events of one statement (an RMW, its fences) are said once. */
+			if (e->line == said_line)
+				continue;
+			said_line = e->line;
 			sb_addf(out, "%s", n++ ? "; " : ": ");
 			sb_addf(out, "line %d `", e->line);
 			source_line(p->test, e->line, out);
 			sb_addf(out, "` comes between them");
 			for (j = 0; j < e->ntags; j++) {
-				if (tag_order(e->tags[j]) && !said) {
-					sb_addf(out, " and %s", tag_order(e->tags[j]));
+				if (event_order(e, e->tags[j]) && !said) {
+					sb_addf(out, " and %s", event_order(e, e->tags[j]));
 					said = true;
 				}
 			}

@@ -31,6 +31,7 @@ enum binop {
 	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_AND, OP_OR, OP_XOR,
 	OP_SHL, OP_SHR, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
 	OP_LAND, OP_LOR,
+	OP_ANDNOT,	/* &~: an operator of __atomic_op and friends only */
 };
 
 /* Annotations in braces, e.g. {once} or {mb}: herd7's tags. */

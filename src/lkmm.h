@@ -9,7 +9,8 @@
  *
  *	struct lkmm ctx;
  *	struct lkmm_result *r;
- *	int status = lkmm_open(&ctx, "tools/memory-model", "linux-kernel.cfg", NULL);
+ *	struct model_spec spec = { "tools/memory-model", "linux-kernel.cfg", NULL };
+ *	int status = lkmm_open(&ctx, &spec, NULL);
  *
  *	if (!status) {
  *		status = lkmm_check_file(&ctx, "SB.litmus", &opts, &r);
@@ -45,17 +46,17 @@ struct lkmm_threads {
 	int nopen;		/* models open: models[0] is the context's own */
 	struct cat_model **models;
 	struct lkmm *copies;
-	char *model_dir, *cfg_name, *cache_dir;
+	struct model_spec spec;		/* strings of its own */
+	char *cache_dir;
 };
 
 /*
- * Load model_dir/cfg_name, the files it names and includes, and its
+ * Load the model of spec, the files it names and includes, and its
  * macros: from the model cache in cache_dir when it holds them, up to
  * date, else from the files, then saved there (modelcache.h); cache_dir
  * NULL for no cache.  0, or the error's status with ctx left empty.
  */
-int lkmm_open(struct lkmm *ctx, const char *model_dir, const char *cfg_name,
-	      const char *cache_dir);
+int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
 
 /*
@@ -63,7 +64,7 @@ void lkmm_close(struct lkmm *ctx);
  * each with its own copy of the model, opened (as lkmm_open() would) when
  * a test first needs them; a copy that cannot be opened is done without.
  */
-void lkmm_split(struct lkmm *ctx, int nthreads, const char *model_dir, const char *cfg_name,
+void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
 		const char *cache_dir);
 
 /* What deciding one test leaves. */
@@ -80,8 +81,8 @@ struct lkmm_result {
 };
 
 /*
- * Decide the litmus test in the file at path under opts (its model_dir
- * and cfg_name are not read: ctx has the model).  *result is set either
+ * Decide the litmus test in the file at path under opts (its model is
+ * not read: ctx has the model).  *result is set either
  * way, for lkmm_result_free().  0 when decided, else the status of the
  * error; when a limit ended the search, EXIT_LIMIT with the reason in
  * outcomes.limit, not printed (the caller reports it in its order).

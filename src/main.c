@@ -45,6 +45,9 @@ static const char usage[] =
 	"Options (herd7's spelling where herd7 has them):\n"
 	"  -I DIR, --model DIR   the model directory (see below)\n"
 	"  -conf FILE            the model's configuration (default linux-kernel.cfg)\n"
+	"  -variant NAMES        set variants of the model beyond its cfg's, as\n"
+	"                        herd7 does (lkmmv2: the 6.15 model's RMWs; a\n"
+	"                        model's `if \"NAME\"` reads any name)\n"
 	"  -o DIR                also write each test's output to DIR/NAME.out\n"
 	"  -q                    print nothing on standard output\n"
 	"  -j N                  check N tests at once, output in the order given\n"
@@ -94,7 +97,7 @@ static const char usage[] =
 	"  --compare LOG         run nothing: hold the results in LOG (run.sh's\n"
 	"                        output, a console log, or klitmus7's own log)\n"
 	"                        against the model\n"
-	"  -I DIR, -conf FILE, --no-model-cache\n"
+	"  -I DIR, -conf FILE, -variant NAMES, --no-model-cache\n"
 	"                        the model, as for check\n"
 	"\n"
 	"Each test is checked on its own: bad input or a limit ends that test,\n"
@@ -156,10 +159,14 @@ static enum speedcheck parse_speedcheck(const char *arg)
 
 /*
  * What the options say about the model: where it is (-I, NULL for the
- * lookup of modeldir.c) and whether the cache may be used.
+ * lookup of modeldir.c), its cfg (-conf), the variants set beyond the
+ * cfg's (each -variant, joined by commas) and whether the cache may be
+ * used.
  */
 struct model_options {
 	const char *dir;
+	const char *cfg_name;
+	struct strbuf variants;
 	bool no_cache;
 };
 
@@ -170,6 +177,11 @@ static bool model_option(int argc, char **argv, int *i, struct model_options *mo
 
 	if (!strcmp(a, "-I") || !strcmp(a, "--model"))
 		mo->dir = option_arg(argc, argv, i);
+	else if (!strcmp(a, "-conf"))
+		mo->cfg_name = option_arg(argc, argv, i);
+	else if (!strcmp(a, "-variant"))
+		sb_addf(&mo->variants, "%s%s", mo->variants.len ? "," : "",
+			option_arg(argc, argv, i));
 	else if (!strcmp(a, "--no-model-cache"))
 		mo->no_cache = true;
 	else
@@ -177,17 +189,20 @@ static bool model_option(int argc, char **argv, int *i, struct model_options *mo
 	return true;
 }
 
-/* Where the model is, and the cache's directory unless --no-model-cache. */
+/* Which model, and the cache's directory unless --no-model-cache. */
 static void find_model(const struct model_options *mo, struct check_options *opts)
 {
-	opts->model_dir = model_dir_find(mo->dir, opts->cfg_name);
+	opts->model.cfg_name = mo->cfg_name ? mo->cfg_name : "linux-kernel.cfg";
+	opts->model.dir = model_dir_find(mo->dir, opts->model.cfg_name);
+	opts->model.variants = mo->variants.buf;
 	opts->cache_dir = mo->no_cache ? NULL : model_cache_dir();
 }
 
-static void forget_model(struct check_options *opts)
+static void forget_model(struct model_options *mo, struct check_options *opts)
 {
-	free((char *)opts->model_dir);
+	free((char *)opts->model.dir);
 	free((char *)opts->cache_dir);
+	sb_free(&mo->variants);
 }
 
 /* Parse options into opts; the remaining arguments are the files. */
@@ -202,9 +217,7 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 
 		if (model_option(argc, argv, &i, mo))
 			continue;
-		if (!strcmp(a, "-conf"))
-			opts->cfg_name = option_arg(argc, argv, &i);
-		else if (!strcmp(a, "-o"))
+		if (!strcmp(a, "-o"))
 			opts->out_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "-q"))
 			opts->quiet = true;
@@ -245,7 +258,6 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 static void default_options(struct check_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->cfg_name = "linux-kernel.cfg";
 	opts->speedcheck = SPEEDCHECK_FALSE;
 	opts->max_executions = 10000000;
 	opts->limits.max_traces = 100000;
@@ -281,18 +293,18 @@ static int cmd_parse(int argc, char **argv)
 	if (parse_options(argc, argv, 2, &opts, &mo, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
 	find_model(&mo, &opts);
-	status = lkmm_open(&ctx, opts.model_dir, opts.cfg_name, opts.cache_dir);
+	status = lkmm_open(&ctx, &opts.model, opts.cache_dir);
 	if (status)
 		return status;
 	test = load_test(files[0], ctx.macros);
 	prog = xcalloc(1, sizeof(*prog));
-	program_build(prog, test, &opts.limits);
+	program_build(prog, test, &opts.limits, model_rmw_style(ctx.model));
 	program_print(prog, stdout);
 	program_free(prog);
 	litmus_free(test);
 	lkmm_close(&ctx);
 	free(files);
-	forget_model(&opts);
+	forget_model(&mo, &opts);
 	return 0;
 }
 
@@ -378,7 +390,7 @@ static int cmd_check(int argc, char **argv, int first)
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);
 	vec_free(&paths);
-	forget_model(&opts);
+	forget_model(&mo, &opts);
 	return status;
 }
 
@@ -422,8 +434,6 @@ static int cmd_run(int argc, char **argv)
 			opts.emit_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "--compare"))
 			opts.compare_log = option_arg(argc, argv, &i);
-		else if (!strcmp(a, "-conf"))
-			opts.check.cfg_name = option_arg(argc, argv, &i);
 		else if (a[0] == '-' && a[1])
 			bad_usage("unknown run option '%s'", a);
 		else
@@ -440,7 +450,7 @@ static int cmd_run(int argc, char **argv)
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);
 	vec_free(&paths);
-	forget_model(&opts.check);
+	forget_model(&mo, &opts.check);
 	return status;
 }
 

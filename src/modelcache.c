@@ -3,10 +3,10 @@
  * load already loaded on disk takes up that image (modelimage.c) instead
  * of parsing the cfg, .bell, .cat and .def files and resolving them.
  *
- * One file per model directory and cfg, $CACHE/model-HASH, where HASH
- * is of the directory as given (with the current directory when it is
- * relative) and the cfg's name: the image's messages name the files by
- * those paths.  The file holds
+ * One file per model directory, cfg and -variant list, $CACHE/model-HASH,
+ * where HASH is of the directory as given (with the current directory
+ * when it is relative), the cfg's name and the variants (which decide
+ * the model's `if`s): the image's messages name the files by those paths.  The file holds
  *
  *   a header: magic, format, sizes, the identity of the binary that
  *             wrote it, the address the image is made for, a hash of
@@ -204,7 +204,7 @@ static int program_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* Which cache file, and what must have written it. */
 struct cache_key {
-	struct hash128 place;		/* the model directory and the cfg */
+	struct hash128 place;		/* the model directory, the cfg, -variant */
 	struct hash128 identity;	/* the place, CACHE_FORMAT and the build ID */
 };
 
@@ -215,19 +215,21 @@ static void add_field(struct strbuf *sb, const void *data, size_t len)
 	sb_add(sb, "", 1);
 }
 
-static bool cache_key(struct cache_key *key, const char *model_dir, const char *cfg_name)
+static bool cache_key(struct cache_key *key, const struct model_spec *spec)
 {
+	const char *variants = spec->variants ? spec->variants : "";
 	struct build_id id = { 0 };
 	struct strbuf sb = { 0 };
 	char cwd[PATH_MAX] = "";
 	int format = CACHE_FORMAT;
 
 	dl_iterate_phdr(program_build_id, &id);
-	if (!id.len || (model_dir[0] != '/' && !getcwd(cwd, sizeof(cwd))))
+	if (!id.len || (spec->dir[0] != '/' && !getcwd(cwd, sizeof(cwd))))
 		return false;
 	add_field(&sb, cwd, strlen(cwd));
-	add_field(&sb, model_dir, strlen(model_dir));
-	add_field(&sb, cfg_name, strlen(cfg_name));
+	add_field(&sb, spec->dir, strlen(spec->dir));
+	add_field(&sb, spec->cfg_name, strlen(spec->cfg_name));
+	add_field(&sb, variants, strlen(variants));
 	key->place = hash_bytes(sb.buf, sb.len);
 	add_field(&sb, &format, sizeof(format));
 	add_field(&sb, id.bytes, id.len);
@@ -435,15 +437,14 @@ static char *map_image(int fd, const struct cache_header *h)
 	return NULL;
 }
 
-bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const char *model_dir,
-		      const char *cfg_name)
+bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const struct model_spec *spec)
 {
 	struct cache_key key;
 	struct cache_header h;
 	char *path, *map = NULL;
 	int fd;
 
-	if (!cache_key(&key, model_dir, cfg_name))
+	if (!cache_key(&key, spec))
 		return false;
 	path = cache_path(cache_dir, &key);
 	fd = open(path, O_RDONLY);
@@ -455,7 +456,7 @@ bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const char *model
 	close(fd);
 	if (!map)
 		return false;
-	if (!image_read(map, h.image_len, model_dir, ctx)) {
+	if (!image_read(map, h.image_len, spec->dir, ctx)) {
 		munmap(map, h.image_len);
 		return false;
 	}
@@ -524,15 +525,15 @@ static void cache_file(const struct lkmm *ctx, const struct cache_key *key,
 	memcpy(file->buf, &h, sizeof(h));
 }
 
-void model_cache_store(const struct lkmm *ctx, const char *cache_dir, const char *model_dir,
-		       const char *cfg_name, const char *macros_text)
+void model_cache_store(const struct lkmm *ctx, const char *cache_dir,
+		       const struct model_spec *spec, const char *macros_text)
 {
 	struct cache_key key;
 	struct model_image im;
 	struct strbuf file = { 0 };
 	char *path;
 
-	if (!cache_key(&key, model_dir, cfg_name) || !image_write(ctx, &im))
+	if (!cache_key(&key, spec) || !image_write(ctx, &im))
 		return;
 	if (image_rebase(im.bytes, im.len, 0, cache_base(&key), im.relocs, im.nrelocs))
 		cache_file(ctx, &key, macros_text, &im, &file);

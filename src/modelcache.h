@@ -17,21 +17,20 @@ char *model_cache_dir(void);
 
 /*
  * Fill ctx (zeroed) from the cache in cache_dir, if it holds the model
- * model_dir/cfg_name loads to now: written by this very binary, for
- * this model directory and cfg, from files whose contents have not
+ * spec loads to now: written by this very binary, for this model
+ * directory, cfg and variants, from files whose contents have not
  * changed since.  False, with ctx untouched, in every other case: a
  * missing, stale, truncated or foreign cache file is only a miss.
  */
-bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const char *model_dir,
-		      const char *cfg_name);
+bool model_cache_load(struct lkmm *ctx, const char *cache_dir, const struct model_spec *spec);
 
 /*
- * Save ctx, just loaded from model_dir/cfg_name (macros_text being the
- * macros file as read), in cache_dir, created if need be.  Atomic: the
+ * Save ctx, just loaded from spec (macros_text being the macros file as
+ * read), in cache_dir, created if need be.  Atomic: the
  * file is written aside, then renamed into place.  A directory that
  * cannot be made or written leaves the cache as it was, silently.
  */
-void model_cache_store(const struct lkmm *ctx, const char *cache_dir, const char *model_dir,
-		       const char *cfg_name, const char *macros_text);
+void model_cache_store(const struct lkmm *ctx, const char *cache_dir,
+		       const struct model_spec *spec, const char *macros_text);
 
 #endif

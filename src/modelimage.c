@@ -36,7 +36,7 @@ enum kind {
 
 /* Where the image starts: the model's and the macros' parts that are not runtime state. */
 struct image_root {
-	struct vec names, files, bell_tags, stmts, invariants, steps, flag_stmts;
+	struct vec names, files, bell_tags, variants, stmts, invariants, steps, flag_stmts;
 	int *name_index;
 	size_t name_slots;
 	struct cat_slot *slots;
@@ -362,6 +362,7 @@ static void put_root_parts(struct writer *w, const struct cat_model *m,
 	LINK(0, struct image_root, names.items, put_vec_items(w, &m->names, put_string));
 	LINK(0, struct image_root, files.items, put_vec_items(w, &m->files, put_string));
 	LINK(0, struct image_root, bell_tags.items, put_vec_items(w, &m->bell_tags, put_string));
+	LINK(0, struct image_root, variants.items, put_vec_items(w, &m->variants, put_string));
 	LINK(0, struct image_root, stmts.items, put_vec_items(w, &m->stmts, put_cat_stmt));
 	LINK(0, struct image_root, invariants.items,
 	     put_vec_items(w, &m->invariants, put_cat_stmt));
@@ -379,7 +380,7 @@ bool image_write(const struct lkmm *ctx, struct model_image *out)
 {
 	const struct cat_model *m = ctx->model;
 	struct image_root root = {
-		m->names, m->files, m->bell_tags, m->stmts, m->invariants, m->steps,
+		m->names, m->files, m->bell_tags, m->variants, m->stmts, m->invariants, m->steps,
 		m->flag_stmts, NULL, m->name_slots, NULL, m->nslots, m->nlevels,
 		count_predefs(m), NULL, NULL, ctx->macros->n,
 	};
@@ -430,7 +431,8 @@ static void *own_copy(const void *p, size_t size)
 {
 	void *copy = xmalloc(size);
 
-	memcpy(copy, p, size);
+	if (size)	/* an empty vector has no items: p may be NULL */
+		memcpy(copy, p, size);
 	return copy;
 }
 
@@ -473,6 +475,7 @@ bool image_read(char *bytes, size_t len, const char *model_dir, struct lkmm *ctx
 	m->name_slots = root->name_slots;
 	m->files = own_vec(&root->files);
 	m->bell_tags = own_vec(&root->bell_tags);
+	m->variants = own_vec(&root->variants);
 	m->stmts = own_vec(&root->stmts);
 	m->invariants = own_vec(&root->invariants);
 	m->steps = own_vec(&root->steps);

@@ -315,15 +315,16 @@ static void parse_call_args(struct parser *ps, struct expr *call)
 static int parse_rmw_operator(struct parser *ps)
 {
 	static const struct { const char *text; int op; } ops[] = {
-		{ "+", OP_ADD }, { "-", OP_SUB }, { "&", OP_AND },
-		{ "|", OP_OR }, { "^", OP_XOR },
+		{ "+", OP_ADD }, { "-", OP_SUB }, { "|", OP_OR }, { "^", OP_XOR },
 	};
 	size_t i;
 
+	if (accept(ps, "&"))
+		return accept(ps, "~") ? OP_ANDNOT : OP_AND;
 	for (i = 0; i < sizeof(ops) / sizeof(*ops); i++)
 		if (accept(ps, ops[i].text))
 			return ops[i].op;
-	expected(ps, "an operator (+ - & | ^)");
+	expected(ps, "an operator (+ - & | ^ &~)");
 }
 
 struct primitive {

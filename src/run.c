@@ -72,7 +72,8 @@ static void prepare_test(void *arg)
 	litmus_read(rt->expanded, rt->path, rt->text);
 	litmus_expand(rt->expanded, job->rn->ctx.macros);
 	rt->prog = xcalloc(1, sizeof(*rt->prog));
-	program_build(rt->prog, rt->expanded, &o->check.limits);
+	program_build(rt->prog, rt->expanded, &o->check.limits,
+		      model_rmw_style(job->rn->ctx.model));
 	enumerate(rt->prog, &job->rn->ctx.model, 1, &o->check, &rt->model);
 	if (rt->model.limit)
 		die(EXIT_LIMIT, "%s", rt->model.limit);
@@ -797,8 +798,7 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 	struct runner rn = { .opts = opts, .ntests = nfiles };
 	struct run_options local = *opts;
 	char *root = NULL;
-	int i, worst = lkmm_open(&rn.ctx, opts->check.model_dir, opts->check.cfg_name,
-				 opts->check.cache_dir);
+	int i, worst = lkmm_open(&rn.ctx, &opts->check.model, opts->check.cache_dir);
 
 	if (worst)
 		return worst;

@@ -63,25 +63,8 @@ char *xstrndup(const char *s, size_t n)
 
 _Thread_local struct strbuf *die_output;
 
-/*
- * The message, after "FILE:LINE:COL: what: " (pos given) or "lkmm: ", on
- * standard error or into die_output; then exit (or jump, see die_jump).
- */
-static _Noreturn void vdie(int status, const struct srcpos *pos, const char *what,
-			   const char *fmt, va_list ap)
-{
-	struct strbuf msg = { 0 };
-
-	if (pos)
-		sb_addf(&msg, "%s:%d:%d: %s: ", pos->file, pos->line, pos->col, what);
-	else
-		sb_addf(&msg, "lkmm: ");
-	sb_vaddf(&msg, fmt, ap);
-	sb_addf(&msg, "\n");
-	die_with_message(status, &msg);
-}
-
-void die_with_message(int status, struct strbuf *msg)
+/* msg (freed) on standard error, or into die_output. */
+static void put_message(struct strbuf *msg)
 {
 	if (die_output) {
 		sb_addf(die_output, "%s", msg->buf ? msg->buf : "");
@@ -90,6 +73,44 @@ void die_with_message(int status, struct strbuf *msg)
 		fputs(msg->buf ? msg->buf : "", stderr);
 	}
 	sb_free(msg);
+}
+
+/* The message, after "FILE:LINE:COL: what: " (pos given) or "lkmm: ". */
+static void format_message(struct strbuf *msg, const struct srcpos *pos, const char *what,
+			   const char *fmt, va_list ap)
+{
+	if (pos)
+		sb_addf(msg, "%s:%d:%d: %s: ", pos->file, pos->line, pos->col, what);
+	else
+		sb_addf(msg, "lkmm: ");
+	sb_vaddf(msg, fmt, ap);
+	sb_addf(msg, "\n");
+}
+
+/* The message where put_message() puts it; then exit (or jump, see die_jump). */
+static _Noreturn void vdie(int status, const struct srcpos *pos, const char *what,
+			   const char *fmt, va_list ap)
+{
+	struct strbuf msg = { 0 };
+
+	format_message(&msg, pos, what, fmt, ap);
+	die_with_message(status, &msg);
+}
+
+void warn_at(struct srcpos pos, const char *fmt, ...)
+{
+	struct strbuf msg = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	format_message(&msg, &pos, "warning", fmt, ap);
+	va_end(ap);
+	put_message(&msg);
+}
+
+void die_with_message(int status, struct strbuf *msg)
+{
+	put_message(msg);
 	die_again(status);
 }
 

@@ -96,6 +96,9 @@ _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
 /* "FILE:LINE:COL: internal error: ...", exit EXIT_INTERNAL: a bug of ours. */
 _Noreturn void die_internal_at(struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* "FILE:LINE:COL: warning: ...", where die_at() would write, and go on. */
+void warn_at(struct srcpos pos, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Print "lkmm: ..." and exit with the given status. */
 _Noreturn void die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

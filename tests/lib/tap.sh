@@ -7,6 +7,8 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${LKMM_BINARIES:=$top/bin/lkmm $top/build/asan/lkmm}"
 model_dir=$top/build/kernel-model/tools/memory-model
+# The 6.15 model over the same tree (scripts/setup.sh).
+model_dir_615=$top/build/kernel-model-6.15/tools/memory-model
 kernel_tree=$top/build/kernel-model
 test_number=0
 

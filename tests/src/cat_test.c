@@ -28,6 +28,14 @@ static const char *model_dir(void)
 	return dir ? dir : "build/kernel-model/tools/memory-model";
 }
 
+/* The model in dir/cfg_name, under variants (NULL: the cfg's only). */
+static struct cat_model *load_model(const char *dir, const char *cfg_name, const char *variants)
+{
+	const struct model_spec spec = { dir, cfg_name, variants };
+
+	return cat_load(&spec);
+}
+
 /* ---- Relation algebra ---- */
 
 static struct rel *rel_of(int n, const int (*pairs)[2], int npairs)
@@ -209,7 +217,7 @@ static struct verdict judge(struct cat_model *m, struct builder *b)
 
 static int setup_model(void **state)
 {
-	*state = cat_load(model_dir(), "linux-kernel.cfg");
+	*state = load_model(model_dir(), "linux-kernel.cfg", NULL);
 	return 0;
 }
 
@@ -406,16 +414,21 @@ static void test_coherence_orders(void **state)
 static char *model_with(const char *cat);
 static void remove_model(char *dir);
 
-/* Judge SB (without fences) under the model text `cat`. */
-static struct verdict sb_under(const char *cat)
+/* Judge SB (without fences) under the model text `cat` and variants (or NULL). */
+static struct verdict sb_under_variants(const char *cat, const char *variants)
 {
 	char *dir = model_with(cat);
-	struct cat_model *m = cat_load(dir, "bad.cfg");
+	struct cat_model *m = load_model(dir, "bad.cfg", variants);
 	struct verdict v = sb(m, false);
 
 	cat_free(m);
 	remove_model(dir);
 	return v;
+}
+
+static struct verdict sb_under(const char *cat)
+{
+	return sb_under_variants(cat, NULL);
 }
 
 static int count_words(const char *text, const char *word)
@@ -484,6 +497,37 @@ static void test_map_and_cross(void **state)
 	assert_int_equal(v.rejected, 0);
 }
 
+/*
+ * herd7's `if` on variants, as expression and as statements: decided by
+ * the variants set (any case), the others unset; the branch not taken
+ * is dropped whatever it holds.
+ */
+static void test_variants(void **state)
+{
+	static const char cat[] =
+		"\"variants\"\n"
+		"flag ~empty (if \"lkmmv2\" then rf else 0) as v2\n"
+		"flag ~empty (if not \"lkmmv2\" && (\"lkmmv1\" || variant \"x\") then rf else 0)"
+		" as v1-or-x\n"
+		"if \"x\" flag ~empty rf as x-only\n"
+		"else flag ~empty rf as not-x end\n"
+		"if \"lkmmv2\" && not \"lkmmv2\" acyclic nosuch as dropped end\n"
+		"if \"lkmmv2\" acyclic po | po^-1 as never end\n";
+	struct verdict none = sb_under_variants(cat, NULL);
+	struct verdict v2 = sb_under_variants(cat, "lkmmv2");
+	struct verdict v1x = sb_under_variants(cat, "LKMMv1, x");
+
+	(void)state;
+	assert_int_equal(none.accepted, 1);
+	assert_int_equal(count_words(none.flags, "v2") + count_words(none.flags, "v1-or-x"), 0);
+	assert_true(count_words(none.flags, "not-x") > 0);
+	assert_int_equal(v2.accepted, 0);	/* `never` holds in no execution */
+	assert_int_equal(v1x.accepted, 1);
+	assert_int_equal(count_words(v1x.flags, "v2") + count_words(v1x.flags, "not-x"), 0);
+	assert_true(count_words(v1x.flags, "v1-or-x") > 0);
+	assert_true(count_words(v1x.flags, "x-only") > 0);
+}
+
 /* The level of the last slot named `name`. */
 static int level_of(const struct cat_model *m, const char *name)
 {
@@ -506,7 +550,7 @@ static void test_levels_for_structure(void **state)
 			       "let late = rf | ([F] ; c)\n"
 			       "let rec t = ([F] ; c) | (t ; c)\n"
 			       "acyclic late | t as checked\n");
-	struct cat_model *m = cat_load(dir, "bad.cfg");
+	struct cat_model *m = load_model(dir, "bad.cfg", NULL);
 	struct verdict v;
 	int with_level;
 
@@ -555,7 +599,7 @@ static void test_kept_terms(void **state)
 			       "with c from {po, rf}\n"
 			       "let late = c | ((rf | ([F] ; c))^-1)+\n"
 			       "acyclic late as checked\n");
-	struct cat_model *m = cat_load(dir, "bad.cfg");
+	struct cat_model *m = load_model(dir, "bad.cfg", NULL);
 	struct verdict v;
 
 	(void)state;
@@ -659,7 +703,7 @@ static void expect_error(const char *cat, const char *where, const char *msg)
 
 		in_dying_child = true;
 		dup2(fds[1], 2);
-		m = cat_load(dir, "bad.cfg");
+		m = load_model(dir, "bad.cfg", NULL);
 		start_xy(&b);
 		finish(&b);
 		cat_run(m, &b.x, &v);
@@ -698,6 +742,13 @@ static void test_unsupported(void **state)
 	(void)state;
 	expect_error("\"t\"\nprocedure p(x) =\n", "2:1",
 		     "'procedure' is not supported by this cat interpreter");
+}
+
+static void test_if_without_variant(void **state)
+{
+	(void)state;
+	expect_error("\"t\"\nlet a = if po = rf then po else 0\n", "2:12",
+		     "a variant condition (\"NAME\", not, &&, ||) expected");
 }
 
 static void test_type_error(void **state)
@@ -739,12 +790,14 @@ int main(void)
 		cmocka_unit_test(test_functions_and_rec),
 		cmocka_unit_test(test_with_and_flags),
 		cmocka_unit_test(test_map_and_cross),
+		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_levels_for_structure),
 		cmocka_unit_test(test_kept_terms),
 		cmocka_unit_test(test_failing_check),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_unbound_name),
 		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_if_without_variant),
 		cmocka_unit_test(test_type_error),
 		cmocka_unit_test(test_undeclared_tag),
 		cmocka_unit_test(test_missing_include),

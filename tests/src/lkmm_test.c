@@ -27,10 +27,19 @@ static const char *model_dir(void)
 	return dir ? dir : "build/kernel-model/tools/memory-model";
 }
 
+/* The model in dir/cfg_name, as lkmm_open() opens it with the cache in cache_dir. */
+static int open_model(struct lkmm *ctx, const char *dir, const char *cfg_name,
+		      const char *cache_dir)
+{
+	const struct model_spec spec = { dir, cfg_name, NULL };
+
+	return lkmm_open(ctx, &spec, cache_dir);
+}
+
 /* `lkmm check`'s defaults (main.c), with no -j. */
 static struct check_options defaults(void)
 {
-	return (struct check_options){ .cfg_name = "linux-kernel.cfg",
+	return (struct check_options){ .model = { model_dir(), "linux-kernel.cfg", NULL },
 				       .max_executions = 10000000,
 				       .limits = { .max_traces = 100000, .max_values = 256 },
 				       .jobs = 1 };
@@ -48,7 +57,7 @@ static int setup(void **state)
 {
 	struct lkmm *ctx = malloc(sizeof(*ctx));
 
-	if (lkmm_open(ctx, model_dir(), "linux-kernel.cfg", NULL)) {
+	if (open_model(ctx, model_dir(), "linux-kernel.cfg", NULL)) {
 		free(ctx);
 		return -1;
 	}
@@ -125,13 +134,13 @@ static void test_bad_model_returns(void **state)
 	f = fopen(path, "w");
 	fputs("macros bad.def\nmodel bad.cat\n", f);
 	fclose(f);
-	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
+	assert_int_equal(open_model(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
 	assert_null(ctx.model);
 	snprintf(path, sizeof(path), "%s/bad.cat", dir);
 	f = fopen(path, "w");
 	fputs("\"bad\"\nacyclic po |\n", f);
 	fclose(f);
-	assert_int_equal(lkmm_open(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
+	assert_int_equal(open_model(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/bad.cfg", dir);
 	unlink(path);
@@ -160,10 +169,10 @@ static void test_model_cache_decides_the_same(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(lkmm_open(&cold, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_int_equal(open_model(&cold, model_dir(), "linux-kernel.cfg", dir), 0);
 	assert_null(cold.image);
-	assert_int_equal(lkmm_open(&warm, model_dir(), "linux-kernel.cfg", dir), 0);
-	assert_int_equal(lkmm_open(&moved, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_int_equal(open_model(&warm, model_dir(), "linux-kernel.cfg", dir), 0);
+	assert_int_equal(open_model(&moved, model_dir(), "linux-kernel.cfg", dir), 0);
 	assert_non_null(warm.image);
 	assert_non_null(moved.image);
 	assert_ptr_not_equal(warm.image, moved.image);
