@@ -184,6 +184,28 @@ row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
 		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")" \
 	"$(herd_heavy "$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")"
 
+# The 6.15 model (lkmmv2: no fences around a fully ordered RMW, tags
+# filtered by the bell) against the 6.12 one, on the same tests: the
+# ratio is 6.12's time over 6.15's (above 1: the new model is faster).
+model_615=$top/build/kernel-model-6.15/tools/memory-model
+if [ -d "$model_615" ]; then
+	echo
+	printf '%-50s %12s %12s %8s\n' "the 6.15 model against the 6.12 one" 6.12 6.15 ratio
+	models_row() {
+		local name=$1 old new
+		shift
+		old=$(fastest "$lkmm" check -I "$model" "$@")
+		new=$(fastest "$lkmm" check -I "$model_615" "$@")
+		printf '%-50s %12.4f %12.4f %7.2fx\n' "$name" "$old" "$new" "$(echo "$old / $new" | bc -l)"
+	}
+	models_row "kernel corpus, one process for all ($ntests)" $tests
+	models_row "paulmck sample, one process for all" \
+		$(find "$sample" -name '*.litmus' ! -name 'C-RW-R+RW-R+RW-G+RW-G+RW-G+RW-G+RW-R*' | sort)
+	models_row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
+		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus"
+	models_row "manual/kernel/C-seqlock" "$sample/manual/kernel/C-seqlock.litmus"
+fi
+
 # The whole of paulmckrcu/litmus, when a checkout is given.
 if [ -n "${PAULMCK_LITMUS:-}" ]; then
 	echo

@@ -9,14 +9,17 @@
 # runs herd7 on each (bounded by HERD7_TIMEOUT seconds of CPU, default 60; its
 # outputs are kept in build/sweep/SEED/herd and reused while the test is
 # unchanged) and reports every test whose output differs, Time aside.
+# MODEL=DIR checks under another model (e.g. build/kernel-model-6.15/
+# tools/memory-model); herd7 runs from that directory too.
 # Exit status 1 when some test differs.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-1000}
 seed=${2:-1}
-model=$top/build/kernel-model/tools/memory-model
-dir=$top/build/sweep/$seed
+model=${MODEL:-$top/build/kernel-model/tools/memory-model}
+# herd7's kept outputs are per model: another model's sweep has its own folder.
+dir=$top/build/sweep/$seed${MODEL:+-$(basename "$(dirname "$(dirname "$model")")")}
 jobs=${JOBS:-$(nproc)}
 
 rm -rf "$dir/tests" "$dir/lkmm"

@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 28 ))
+plan $(( $# * 30 ))
 
 
 for lkmm in $LKMM_BINARIES; do
@@ -21,6 +21,14 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check "$mp" -timeout
 	expect "$tag: bad number" 2 '-max-executions takes a whole number' \
 		"$lkmm" check -max-executions lots "$mp"
+	expect "$tag: -variant without argument" 2 'option -variant needs an argument' \
+		"$lkmm" check "$mp" -variant
+	expect "$tag: a cat 'if' on no variant" 2 \
+		"linux-kernel.cat:[0-9]+:[0-9]+: error: a variant condition .* expected" \
+		bash -c "cp -r '$model_dir' '$TMPDIR/cli-if.$$' &&
+			 echo 'let bad = if x then 0 else 0' >> '$TMPDIR/cli-if.$$/linux-kernel.cat' &&
+			 '$lkmm' check --no-model-cache -I '$TMPDIR/cli-if.$$' '$mp';
+			 status=\$?; rm -rf '$TMPDIR/cli-if.$$'; exit \$status"
 	expect "$tag: unknown command" 2 "unknown command 'frob'" "$lkmm" frob
 	expect "$tag: missing file" 2 'cannot read .*no-such.litmus' \
 		"$lkmm" check -I "$model_dir" "$work/no-such.litmus"
