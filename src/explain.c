@@ -482,6 +482,22 @@ static bool reads_before(const struct snapshot *s, int r, int w)
 }
 
 /* Whether something in the test orders the program-order pair a, b. */
+/*
+ * Whether e is the read or the write of a fully ordered RMW that took
+ * place: since the 6.15 model, an MB access, with no fence around it.
+ */
+static bool fully_ordered_rmw(const struct snapshot *s, int e)
+{
+	int x;
+
+	if (s->events[e].kind == EV_FENCE || !has_tag(&s->events[e], "mb"))
+		return false;
+	for (x = 0; x < s->nevents; x++)
+		if (rel_has(s->rmw, e, x) || rel_has(s->rmw, x, e))
+			return true;
+	return false;
+}
+
 static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 {
 	const struct event *ea = &s->events[a], *eb = &s->events[b];
@@ -489,11 +505,13 @@ static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 
 	if ((ea->kind == EV_READ && has_tag(ea, "acquire")) ||
 	    (eb->kind == EV_WRITE && has_tag(eb, "release")) ||
+	    fully_ordered_rmw(s, a) || fully_ordered_rmw(s, b) ||
 	    rel_has(s->addr, a, b) || rel_has(s->data, a, b) || rel_has(s->ctrl, a, b) ||
 	    (ea->loc >= 0 && ea->loc == eb->loc))
 		return true;
 	for (f = 0; f < s->nevents; f++)
-		if (s->events[f].kind == EV_FENCE && rel_has(s->po, a, f) && rel_has(s->po, f, b))
+		if ((s->events[f].kind == EV_FENCE || fully_ordered_rmw(s, f)) &&
+		    rel_has(s->po, a, f) && rel_has(s->po, f, b))
 			return true;
 	return false;
 }
