@@ -170,7 +170,8 @@ static void decide_variant(void *arg)
 	decide(job->run, job->path, job->checker);
 }
 
-bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok)
+bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok,
+		       struct snapshot **witness)
 {
 	struct check_options opts = *c->opts;
 	struct checker quick = { c->model, c->macros, &opts, NULL };
@@ -180,12 +181,17 @@ bool outcome_reachable(const struct checker *c, const char *path, const char *te
 
 	/* Whether is all we ask: stop at the first execution that settles it. */
 	opts.speedcheck = SPEEDCHECK_TRUE;
-	opts.keep_executions = false;
+	opts.keep_executions = witness != NULL;
 	r->text = xstrdup(text);
 	*ok = !catch_die(decide_variant, &job) && !r->outcomes.limit;
 	if (*ok)
 		reachable = r->test->quantifier == Q_FORALL ? r->outcomes.negative > 0 :
 			    r->outcomes.positive > 0;
+	if (witness) {
+		*witness = *ok ? r->outcomes.witness : NULL;
+		if (*ok)
+			r->outcomes.witness = NULL;
+	}
 	lkmm_result_free(r);
 	return reachable;
 }

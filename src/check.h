@@ -151,9 +151,12 @@ struct checker {
 /*
  * Decide a variant of a test, given as text (path names it in messages):
  * whether its condition's outcome is reachable.  False with *ok false if
- * it does not parse or a limit ends it.
+ * it does not parse or a limit ends it.  With witness given, *witness is
+ * an execution that satisfies the condition (NULL if none), for the
+ * caller to free with snapshot_free().
  */
-bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok);
+bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok,
+		       struct snapshot **witness);
 
 /*
  * --suggest (suggest.c): for a test whose outcome the model allows, the

@@ -141,6 +141,26 @@ static void find_gaps(const struct stmt *body, int proc, int *gaps, struct edits
 	}
 }
 
+/*
+ * smp_mb() before every statement on a line of its own that follows
+ * another, at any depth (in a branch too, after the condition that
+ * chose it): what makes each CPU's accesses take effect in order.
+ */
+static void find_sc_fences(const struct stmt *s, int proc, int *prev_line, struct edits *out)
+{
+	int i;
+
+	if (!s || s->kind == S_DECL)
+		return;
+	if (s->kind != S_BLOCK) {
+		if (*prev_line && s->pos.line > *prev_line)
+			add_edit(out, ADD_MB, proc, s->pos.line, 0, -1);
+		*prev_line = s->pos.line;
+	}
+	for (i = 0; i < s->nbody; i++)
+		find_sc_fences(s->body[i], proc, prev_line, out);
+}
+
 static struct edits find_edits(const struct litmus *t, bool weaken)
 {
 	struct edits out = { 0 };
@@ -449,10 +469,13 @@ static int set_cost(const struct edits *all, const int *set, int n)
 	return cost;
 }
 
-/* Whether the outcome is reachable once the edits of set are made; *ok false if untestable. */
+/*
+ * Whether the outcome is reachable once the edits of set are made; *ok
+ * false if untestable.  witness as for outcome_reachable().
+ */
 static bool reachable_with(const struct checker *c, const char *path, const char *text,
 			   const struct edits *all, const int *set, int n, bool *ok,
-			   struct lines *edited)
+			   struct lines *edited, struct snapshot **witness)
 {
 	char *variant;
 	bool reachable;
@@ -462,7 +485,7 @@ static bool reachable_with(const struct checker *c, const char *path, const char
 		return true;
 	}
 	variant = join_lines(edited);
-	reachable = outcome_reachable(c, path, variant, ok);
+	reachable = outcome_reachable(c, path, variant, ok, witness);
 	free(variant);
 	return reachable;
 }
@@ -534,7 +557,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 					stop = true;
 					break;
 				}
-				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited);
+				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited,
+							   NULL);
 				if (ok && !reachable) {
 					copy = xmalloc((k + 1) * sizeof(*copy));
 					copy[0] = k;
@@ -560,9 +584,157 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (!shown && !stop)
 		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it.\n",
 			MAX_SET);
+	if (found.len)
+		sb_addf(out, "Suggestion: fixed %d\n", found.len);
+	else if (stop)
+		sb_addf(out, "Suggestion: budget after %ld candidates\n", c->opts->max_variants);
+	else
+		sb_addf(out, "Suggestion: none within %d edits\n", MAX_SET);
 	for (k = 0; k < found.len; k++)
 		free(found.items[k]);
 	vec_free(&found);
+}
+
+/*
+ * Edited line numbers back to the test's: edited_to_line[L] is the line
+ * of the test that edited line L is (0 for a line the edits added).
+ */
+static int *edited_line_map(const struct lines *l, int *nlines)
+{
+	int *map = xcalloc(2 * l->n + 2, sizeof(*map));
+	int i, at = 1;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->before[i])
+			map[at++] = 0;
+		if (!l->dropped[i])
+			map[at++] = i + 1;
+	}
+	*nlines = at;
+	return map;
+}
+
+/*
+ * The next event of an order that puts every edge of po, rf, co and fr
+ * first: among those whose predecessors are all placed, one of the CPU
+ * placed last if it can go on, so that the order reads as few switches
+ * of CPU as the execution allows.  -1 when none can go: the execution
+ * is not sequentially consistent (a cycle), or every event is placed.
+ */
+static int next_in_order(const struct snapshot *s, const bool *placed, int last_proc)
+{
+	int e, p, best = -1;
+
+	for (e = 0; e < s->nevents; e++) {
+		bool ready = !placed[e];
+
+		for (p = 0; p < s->nevents && ready; p++) {
+			bool fr = false;
+			int w;
+
+			for (w = 0; w < s->nevents && !fr && s->co; w++)
+				fr = rel_has(s->rf, w, p) && rel_has(s->co, w, e);
+			if (!placed[p] && p != e && (rel_has(s->po, p, e) || rel_has(s->rf, p, e) ||
+						     (s->co && rel_has(s->co, p, e)) || fr))
+				ready = false;
+		}
+		if (ready && (best < 0 || (s->events[e].proc == last_proc &&
+					   s->events[best].proc != last_proc)))
+			best = e;
+	}
+	return best;
+}
+
+/*
+ * The accesses of the witness in one order every CPU agrees with, each
+ * its statement; false, with nothing written, when there is no such
+ * order.
+ */
+static bool print_interleaving(const struct snapshot *s, const struct lines *edited,
+			       struct strbuf *out)
+{
+	struct strbuf steps = { 0 };
+	bool consistent;
+	bool *placed = xcalloc(s->nevents, sizeof(*placed));
+	int nlines, *map = edited_line_map(edited, &nlines), last_proc = -2, last_line = -1;
+	int step = 0, e, i;
+	char *text = join_lines(edited);
+	struct lines joined = split_lines(text);
+
+	for (i = 0; i < s->nevents; i++)
+		placed[i] = s->events[i].proc < 0;	/* the initial values come first */
+	while ((e = next_in_order(s, placed, last_proc)) >= 0) {
+		const struct event *ev = &s->events[e];
+		const char *line;
+
+		placed[e] = true;
+		if (ev->kind == EV_FENCE || ev->line <= 0 || ev->line >= nlines || !map[ev->line] ||
+		    (ev->proc == last_proc && ev->line == last_line))
+			continue;
+		line = joined.text[ev->line - 1];
+		sb_addf(&steps, "    %d. P%d line %d `%s`\n", ++step, ev->proc, map[ev->line],
+			line + strspn(line, " \t"));
+		last_proc = ev->proc;
+		last_line = ev->line;
+	}
+	for (consistent = true, i = 0; i < s->nevents; i++)
+		consistent &= placed[i];
+	if (consistent)
+		sb_addf(out, "%s", steps.buf ? steps.buf : "");
+	sb_free(&steps);
+	free_lines(&joined);
+	free(text);
+	free(map);
+	free(placed);
+	return consistent;
+}
+
+/*
+ * Whether the outcome is reachable with smp_mb() between every two
+ * statements of every process: each CPU's accesses then take effect in
+ * program order (sequential consistency), so the processes' own logic
+ * reaches the outcome and no barrier, acquire or release can forbid it.
+ * The model decides, on the test so edited, and the execution it finds
+ * must be one that a single order of all accesses gives (shown as the
+ * interleaving): a fence the edits cannot place (two accesses in one
+ * statement, a loop's way back) leaves the answer to the search of fixes.
+ */
+static bool sc_reachable(const struct checker *c, const char *path, const char *text,
+			 const struct litmus *t, struct strbuf *out)
+{
+	struct edits fences = { 0 };
+	struct snapshot *witness = NULL;
+	struct strbuf interleaving = { 0 };
+	struct lines edited;
+	bool ok, reachable, shown = false;
+	int *set, i;
+
+	if (t->quantifier == Q_FORALL)	/* its witness is not of the outcome asked about */
+		return false;
+	for (i = 0; i < t->nprocs; i++) {
+		int prev_line = 0;
+
+		find_sc_fences(t->procs[i].body, i, &prev_line, &fences);
+	}
+	set = xmalloc((fences.n + 1) * sizeof(*set));
+	for (i = 0; i < fences.n; i++)
+		set[i] = i;
+	reachable = reachable_with(c, path, text, &fences, set, fences.n, &ok, &edited, &witness);
+	if (ok && reachable && witness)
+		shown = print_interleaving(witness, &edited, &interleaving);
+	if (shown)
+		sb_addf(out, "  No ordering can forbid it: the outcome is reachable even with "
+			"smp_mb() between every two statements, where each CPU's accesses take "
+			"effect in program order (sequential consistency).  The processes' own "
+			"logic allows it, in this interleaving:\n%s"
+			"  To rule it out, change what the processes do (or the condition), "
+			"not their ordering.\n", interleaving.buf);
+	sb_free(&interleaving);
+	snapshot_free(witness);
+	free_lines(&edited);
+	free(fences.items);
+	free(set);
+	return shown;
 }
 
 /* Each ordering of a test whose outcome is forbidden, removed in turn. */
@@ -580,7 +752,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	for (i = 0; i < all->n; i++) {
 		const struct edit *e = &all->items[i];
 		struct lines edited;
-		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited);
+		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
+						    NULL);
 		const char *line = orig.text[e->line - 1];
 
 		sb_addf(out, "  P%d line %d `%s`: %s: %s\n", e->proc, e->line,
@@ -602,9 +775,13 @@ void suggest(const struct checker *c, const char *path, const char *text,
 
 	sb_addf(out, "Suggestion:\n");
 	if (reachable) {
-		sb_addf(out, "  The outcome is reachable.  Edits cost: smp_load_acquire() or "
-			"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3.\n");
-		suggest_fixes(c, path, text, &all, out);
+		if (sc_reachable(c, path, text, t, out)) {
+			sb_addf(out, "Suggestion: sc-reachable\n");
+		} else {
+			sb_addf(out, "  The outcome is reachable.  Edits cost: smp_load_acquire() or "
+				"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3.\n");
+			suggest_fixes(c, path, text, &all, out);
+		}
 	} else {
 		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed in "
 			"turn:\n");

@@ -25,7 +25,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 10) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 12) ))
 
 # explained TEST: every numbered step names a line of a process and no
 # step is of an unknown relation; the cycle ends where it began.
@@ -107,6 +107,21 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: the suggested diff applies with patch and the outcome is then Never"
 		diag < "$work/fix.diff"
 	fi
+	# Both stores before both loads: sequential consistency reaches it.
+	sed 's/^exists.*/exists (0:r0=1 \/\\ 1:r0=1)/' "$model_dir/litmus-tests/SB+poonceonces.litmus" \
+		> "$work/SB-sc.litmus"
+	"$lkmm" check -I "$model_dir" --suggest "$work/SB-sc.litmus" > "$work/s" 2>&1
+	if [ "$(grep -v "^$" "$work/s" | tail -1)" = "Suggestion: sc-reachable" ] &&
+	   grep -q '^  No ordering can forbid it' "$work/s" &&
+	   [ "$(grep -c '^    [1-4]\. P[01] line [0-9]* `' "$work/s")" = 4 ] &&
+	   [ "$(sed -n 's/^    \([34]\)\. P[01] line [0-9]* `r0 = READ_ONCE.*/\1/p' "$work/s" | wc -l)" = 2 ]; then
+		ok "$tag: --suggest says when no ordering can help, with the interleaving"
+	else
+		not_ok "$tag: --suggest says when no ordering can help, with the interleaving"
+		diag < "$work/s"
+	fi
+	expect "$tag: --suggest ends with one summary line" 0 '^Suggestion: fixed [0-9]+$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+poonceonces.litmus"
 	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \
 		'^  P1 line 24 `r0 = smp_load_acquire\(flag\);`: smp_load_acquire\(\) weakened to READ_ONCE\(\): the outcome becomes possible' \
 		"$lkmm" check -I "$model_dir" --suggest "$mp"
