@@ -18,14 +18,6 @@
 #include "litmus.h"
 #include "modelcache.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* DIR/NAME.SUFFIX, NAME being the file's name without .litmus. */
 static char *output_path(const char *dir, const char *path, const char *suffix)
 {
@@ -130,7 +122,7 @@ static void run_test(void *arg)
 	struct test_job *job = arg;
 	struct lkmm_result *r = job->run;
 	const struct check_options *opts = job->checker->opts;
-	double start = now();
+	double start = monotonic_seconds();
 
 	r->text = read_file(job->path, NULL);
 	if (!r->text)
@@ -140,7 +132,7 @@ static void run_test(void *arg)
 		job->status = EXIT_LIMIT;	/* the reason is printed in order, by finish_one() */
 		return;
 	}
-	report(r->prog, &r->outcomes, now() - start, &r->out);
+	report(r->prog, &r->outcomes, monotonic_seconds() - start, &r->out);
 	r->herd_len = r->out.len;
 	if (opts->stats)
 		stats_print(&r->outcomes, &r->out);

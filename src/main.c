@@ -70,7 +70,12 @@ static const char usage[] =
 	"                        acquire/release 1, smp_rmb()/smp_wmb() 2,\n"
 	"                        smp_mb() 3); for one it forbids, which of the\n"
 	"                        test's orderings are needed\n"
-	"  --suggest-max N       try at most N variants of a test (default 5000)\n"
+	"  --suggest-max N       try at most N variants of a test (default: as\n"
+	"                        many as --suggest-timeout allows)\n"
+	"  --suggest-timeout SECONDS\n"
+	"                        search fixes for at most this long (default 5;\n"
+	"                        0: no bound)\n"
+	"  --suggest-edits N     edits in one fix at most (default 3)\n"
 	"  --graph DIR           write DIR/NAME.dot: the execution explained, one\n"
 	"                        column per process, the cycle in red\n"
 	"  --svg                 also render DIR/NAME.svg with Graphviz's dot\n"
@@ -241,6 +246,10 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 			opts->suggest = true;
 		else if (!strcmp(a, "--suggest-max"))
 			opts->max_variants = parse_number(a, option_arg(argc, argv, &i), 1);
+		else if (!strcmp(a, "--suggest-timeout"))
+			opts->suggest_timeout = parse_number(a, option_arg(argc, argv, &i), 0);
+		else if (!strcmp(a, "--suggest-edits"))
+			opts->suggest_edits = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--graph"))
 			opts->graph_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "--svg"))
@@ -262,7 +271,9 @@ static void default_options(struct check_options *opts)
 	opts->max_executions = 10000000;
 	opts->limits.max_traces = 100000;
 	opts->limits.max_values = 256;
-	opts->max_variants = 5000;
+	opts->max_variants = 0;		/* the time budget bounds the search */
+	opts->suggest_timeout = SUGGEST_TIMEOUT;
+	opts->suggest_edits = SUGGEST_EDITS;
 }
 
 /* Parse and expand a test; the macros must outlive it. */

@@ -490,7 +490,7 @@ static bool reachable_with(const struct checker *c, const char *path, const char
 	return reachable;
 }
 
-enum { MAX_SET = 3, MAX_SHOWN = 6, COST_SPREAD = 2 };
+enum { MAX_SHOWN = 6, COST_SPREAD = 2 };
 
 /* The next set of size k of indexes below n, in lexicographic order; false after the last. */
 static bool next_set(int *set, int k, int n)
@@ -525,22 +525,32 @@ static bool holds_found(const int *set, int k, const struct vec *found)
 	return false;
 }
 
+/* Whether the search has had its budget: --suggest-max tests, --suggest-timeout seconds. */
+static bool over_budget(const struct check_options *opts, long tried, double start)
+{
+	return (opts->max_variants && tried > opts->max_variants) ||
+	       (opts->suggest_timeout > 0 && monotonic_seconds() - start > opts->suggest_timeout);
+}
+
 /*
- * Sets of up to MAX_SET edits, cheapest first, from the cheapest that
- * works to COST_SPREAD above it: the cheapest fix, and the other ways
- * (fences rather than acquire and release) that hold no cheaper fix.
+ * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
+ * that works to COST_SPREAD above it: the cheapest fix, and the other
+ * ways (fences rather than acquire and release) that hold no cheaper fix.
  */
 static void suggest_fixes(const struct checker *c, const char *path, const char *text,
 			  const struct edits *all, struct strbuf *out)
 {
-	int cost, k, set[MAX_SET], shown = 0, cheapest = 0;
+	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : SUGGEST_EDITS;
+	int cost, k, shown = 0, cheapest = 0;
+	int *set = xmalloc(max_set * sizeof(*set));
 	struct vec found = { 0 };
 	long tried = 0;
 	bool stop = false;
+	double start = monotonic_seconds();
 
-	for (cost = 1; cost <= 3 * MAX_SET && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
+	for (cost = 1; cost <= 3 * max_set && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
 	     cost++) {
-		for (k = 1; k <= MAX_SET && k <= all->n && !stop; k++) {
+		for (k = 1; k <= max_set && k <= all->n && !stop; k++) {
 			int i;
 
 			for (i = 0; i < k; i++)
@@ -553,8 +563,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				if (set_cost(all, set, k) != cost || !compatible(all, set, k) ||
 				    holds_found(set, k, &found))
 					continue;
-				if (++tried > c->opts->max_variants) {
+				if (over_budget(c->opts, ++tried, start)) {
 					stop = true;
+					tried--;
 					break;
 				}
 				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited,
@@ -579,20 +590,21 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		}
 	}
 	if (stop)
-		sb_addf(out, "  (stopped after %ld variants: raise --suggest-max)\n",
-			c->opts->max_variants);
+		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
+			"--suggest-max)\n", tried, monotonic_seconds() - start);
 	if (!shown && !stop)
-		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it.\n",
-			MAX_SET);
+		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it "
+			"(--suggest-edits %d tries larger sets).\n", max_set, max_set + 1);
 	if (found.len)
 		sb_addf(out, "Suggestion: fixed %d\n", found.len);
 	else if (stop)
-		sb_addf(out, "Suggestion: budget after %ld candidates\n", c->opts->max_variants);
+		sb_addf(out, "Suggestion: budget after %ld candidates\n", tried);
 	else
-		sb_addf(out, "Suggestion: none within %d edits\n", MAX_SET);
+		sb_addf(out, "Suggestion: none within %d edits\n", max_set);
 	for (k = 0; k < found.len; k++)
 		free(found.items[k]);
 	vec_free(&found);
+	free(set);
 }
 
 /*

@@ -103,6 +103,9 @@ void warn_at(struct srcpos pos, const char *fmt, ...)
 _Noreturn void die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Seconds on a clock that only goes forward, for durations. */
+double monotonic_seconds(void);
+
 /* Read a whole file; NULL with errno set when it cannot be read. */
 char *read_file(const char *path, size_t *len);
 /* Write text to path, replacing it; a failure ends the test (die()) naming the file. */
