@@ -24,7 +24,7 @@ struct frame {
 	struct srcpos call_pos;
 };
 
-static const struct macro *find_macro(const struct macro_table *table, const char *name)
+const struct macro *macro_find(const struct macro_table *table, const char *name)
 {
 	int i;
 
@@ -89,7 +89,7 @@ static struct expr *builtin_call(const struct expander *x, struct expr *call,
 
 static struct expr *expand_call(struct expr *call, const struct expander *x, const struct frame *f)
 {
-	const struct macro *m = find_macro(x->table, call->name);
+	const struct macro *m = macro_find(x->table, call->name);
 	struct expr **args = expand_args(call->args, call->nargs, x, f);
 	struct frame inner;
 
@@ -125,7 +125,7 @@ static struct stmt *expand_stmt(struct stmt *s, const struct expander *x, const 
 static struct stmt *expand_proc_call(struct stmt *s, const struct expander *x,
 				     const struct frame *f)
 {
-	const struct macro *m = find_macro(x->table, s->name);
+	const struct macro *m = macro_find(x->table, s->name);
 	struct expr **args = expand_args(s->args, s->nargs, x, f);
 	struct frame inner;
 	struct stmt *value;

@@ -170,6 +170,9 @@ struct macro_table {
 	struct macro *macros;
 };
 
+/* The macro of that name, or NULL. */
+const struct macro *macro_find(const struct macro_table *table, const char *name);
+
 /* Parse a litmus test; exits with a FILE:LINE:COL diagnostic on error. */
 struct litmus *litmus_parse(const char *file, const char *text);
 /* The same into a zeroed test the caller allocated, so it can free it. */

@@ -11,10 +11,16 @@
  * the edited text with the model, and every set of the lowest cost that
  * forbids the outcome is printed as a unified diff.
  *
+ * A relaxed RMW (xchg_relaxed(), atomic_add_return_relaxed() ...) can
+ * become its _acquire or _release form (cost 1) or its fully ordered one
+ * (3), atomic_read() atomic_read_acquire() and atomic_set()
+ * atomic_set_release() (1): whichever forms the model's .def defines.
+ *
  * For a test whose outcome the model already forbids, each ordering of
  * the test is removed in turn (an acquire or release weakened to
- * READ_ONCE() or WRITE_ONCE(), a fence deleted): those whose removal lets
- * the outcome happen are the ones it needs.
+ * READ_ONCE() or WRITE_ONCE(), rcu_assign_pointer() to WRITE_ONCE(), an
+ * ordered RMW to its _relaxed form, a fence deleted): those whose
+ * removal lets the outcome happen are the ones it needs.
  *
  * Edits work on the text, line by line, so that the diff is of the test
  * as its author wrote it.
@@ -27,6 +33,7 @@
 enum edit_kind {
 	ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB, ADD_MB,
 	DROP_ACQUIRE, DROP_RELEASE, DROP_FENCE,
+	ORDER_CALL, FULLY_ORDER_CALL, WEAKEN_CALL,	/* a call renamed (struct edit.to) */
 };
 
 static const struct {
@@ -41,6 +48,9 @@ static const struct {
 	[DROP_ACQUIRE] = { 0, "smp_load_acquire() weakened to READ_ONCE()" },
 	[DROP_RELEASE] = { 0, "smp_store_release() weakened to WRITE_ONCE()" },
 	[DROP_FENCE] = { 0, "removed" },
+	[ORDER_CALL] = { 1, NULL },
+	[FULLY_ORDER_CALL] = { 3, NULL },
+	[WEAKEN_CALL] = { 0, NULL },
 };
 
 /* An edit: a call rewritten at line:col, or a fence put before line. */
@@ -49,6 +59,7 @@ struct edit {
 	int proc;
 	int line, col;
 	int gap;		/* fences: which gap between statements, for conflicts */
+	char from[48], to[48];	/* a call renamed: its name, its new name */
 };
 
 struct edits {
@@ -67,7 +78,71 @@ struct lines {
 static void add_edit(struct edits *e, enum edit_kind kind, int proc, int line, int col, int gap)
 {
 	e->items = xrealloc(e->items, (e->n + 1) * sizeof(*e->items));
-	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap };
+	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap, "", "" };
+}
+
+/* name with its suffix `from` (or none, from "") replaced by `to`, if the model defines it. */
+static bool other_form(const struct macro_table *macros, const char *name, const char *from,
+		       const char *to, char out[48])
+{
+	size_t len = strlen(name), cut = strlen(from);
+
+	if (len < cut || strcmp(name + len - cut, from) ||
+	    (size_t)snprintf(out, 48, "%.*s%s", (int)(len - cut), name, to) >= 48)
+		return false;
+	return strcmp(out, name) && macro_find(macros, out);
+}
+
+static void add_rename(struct edits *e, enum edit_kind kind, int proc, struct srcpos pos,
+		       const char *from, const char *to)
+{
+	add_edit(e, kind, proc, pos.line, pos.col, -1);
+	snprintf(e->items[e->n - 1].from, sizeof(e->items->from), "%s", from);
+	strcpy(e->items[e->n - 1].to, to);
+}
+
+/*
+ * The renamings of a call that order it more, or (weaken) less: the
+ * forms of an RMW or an atomic_t access the .def file defines.
+ */
+static void rename_edits(const char *name, int proc, struct srcpos pos, bool weaken,
+			 const struct macro_table *macros, struct edits *out)
+{
+	static const char *const suffixes[] = { "_acquire", "_release" };
+	char form[48];
+	size_t i;
+
+	if (!strncmp(name, "smp_", 4))	/* smp_load_acquire() and friends: DROP_* */
+		return;
+	if (weaken) {
+		if (!strcmp(name, "rcu_assign_pointer"))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, "WRITE_ONCE");
+		else if (other_form(macros, name, "_acquire", "_relaxed", form) ||
+			 other_form(macros, name, "_release", "_relaxed", form) ||
+			 other_form(macros, name, "_acquire", "", form) ||
+			 other_form(macros, name, "_release", "", form) ||
+			 (strncmp(name, "atomic_read", 11) && strncmp(name, "atomic_set", 10) &&
+			  !strstr(name, "_relaxed") && other_form(macros, name, "", "_relaxed", form)))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, form);
+		return;
+	}
+	for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (other_form(macros, name, "_relaxed", suffixes[i], form) ||
+		    ((!strcmp(name, "atomic_read") || !strcmp(name, "atomic_set")) &&
+		     other_form(macros, name, "", suffixes[i], form)))
+			add_rename(out, ORDER_CALL, proc, pos, name, form);
+	if (other_form(macros, name, "_relaxed", "", form))
+		add_rename(out, FULLY_ORDER_CALL, proc, pos, name, form);
+}
+
+/* What an edit does, as the lists of changes say it. */
+static void edit_what(const struct edit *e, struct strbuf *out)
+{
+	if (edit_kinds[e->kind].what)
+		sb_addf(out, "%s", edit_kinds[e->kind].what);
+	else
+		sb_addf(out, "%s() %s %s()", e->from,
+			e->kind == WEAKEN_CALL ? "weakened to" : "made", e->to);
 }
 
 /* The statements that only order, which a Never test may or may not need. */
@@ -87,7 +162,8 @@ static bool is_fence_call(const char *name)
 }
 
 /* The calls an edit can rewrite, anywhere in a statement. */
-static void find_calls(const struct expr *e, int proc, bool weaken, struct edits *out)
+static void find_calls(const struct expr *e, int proc, bool weaken,
+		       const struct macro_table *macros, struct edits *out)
 {
 	int i;
 
@@ -97,16 +173,21 @@ static void find_calls(const struct expr *e, int proc, bool weaken, struct edits
 		add_edit(out, ADD_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
 	if (e->kind == X_CALL && weaken && !strcmp(e->name, "smp_load_acquire"))
 		add_edit(out, DROP_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
+	if (e->kind == X_CALL)
+		rename_edits(e->name, proc, e->pos, weaken, macros, out);
 	for (i = 0; i < e->nargs; i++)
-		find_calls(e->args[i], proc, weaken, out);
+		find_calls(e->args[i], proc, weaken, macros, out);
 }
 
-static void find_statement_edits(const struct stmt *s, int proc, bool weaken, struct edits *out)
+static void find_statement_edits(const struct stmt *s, int proc, bool weaken,
+				 const struct macro_table *macros, struct edits *out)
 {
 	int i;
 
 	if (!s)
 		return;
+	if (s->kind == S_CALL)
+		rename_edits(s->name, proc, s->pos, weaken, macros, out);
 	if (s->kind == S_CALL && !weaken && !strcmp(s->name, "WRITE_ONCE"))
 		add_edit(out, ADD_RELEASE, proc, s->pos.line, s->pos.col, -1);
 	if (s->kind == S_CALL && weaken && !strcmp(s->name, "smp_store_release"))
@@ -114,9 +195,9 @@ static void find_statement_edits(const struct stmt *s, int proc, bool weaken, st
 	if (s->kind == S_CALL && weaken && is_fence_call(s->name))
 		add_edit(out, DROP_FENCE, proc, s->pos.line, s->pos.col, -1);
 	for (i = 0; i < s->nargs; i++)
-		find_calls(s->args[i], proc, weaken, out);
+		find_calls(s->args[i], proc, weaken, macros, out);
 	for (i = 0; i < s->nbody; i++)
-		find_statement_edits(s->body[i], proc, weaken, out);
+		find_statement_edits(s->body[i], proc, weaken, macros, out);
 }
 
 /* Fences go between two statements of a process body, on lines of their own. */
@@ -161,13 +242,14 @@ static void find_sc_fences(const struct stmt *s, int proc, int *prev_line, struc
 		find_sc_fences(s->body[i], proc, prev_line, out);
 }
 
-static struct edits find_edits(const struct litmus *t, bool weaken)
+static struct edits find_edits(const struct litmus *t, bool weaken,
+			       const struct macro_table *macros)
 {
 	struct edits out = { 0 };
 	int i, gaps = 0;
 
 	for (i = 0; i < t->nprocs; i++) {
-		find_statement_edits(t->procs[i].body, i, weaken, &out);
+		find_statement_edits(t->procs[i].body, i, weaken, macros, &out);
 		if (!weaken)
 			find_gaps(t->procs[i].body, i, &gaps, &out);
 	}
@@ -298,6 +380,17 @@ static bool edit_after(const struct edit *a, const struct edit *b)
 	return a->line > b->line || (a->line == b->line && a->col > b->col);
 }
 
+/* The call at col of line renamed to `to`, its arguments as they are. */
+static void rename_call(char **line, int col, const char *to)
+{
+	char *at = *line + col - 1;
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "%.*s%s%s", (int)(at - *line), *line, to, at + strcspn(at, "( \t"));
+	free(*line);
+	*line = sb.buf;
+}
+
 /* Apply the edits in set (indexes into all) to a fresh copy of text's lines. */
 static bool apply(const char *text, const struct edits *all, const int *set, int n,
 		  struct lines *l)
@@ -339,6 +432,11 @@ static bool apply(const char *text, const struct edits *all, const int *set, int
 			break;
 		case DROP_FENCE:
 			l->dropped[e->line - 1] = true;
+			break;
+		case ORDER_CALL:
+		case FULLY_ORDER_CALL:
+		case WEAKEN_CALL:
+			rename_call(line, e->col, e->to);
 			break;
 		default:
 			free(l->before[e->line - 1]);
@@ -437,9 +535,10 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 	for (i = 0; i < n; i++) {
 		const struct edit *e = &all->items[set[i]];
 
-		sb_addf(out, "%s%s %s P%d line %d", i ? ", " : "", edit_kinds[e->kind].what,
-			e->kind >= ADD_RMB && e->kind <= ADD_MB ? "before" : "at", e->proc,
-			e->line);
+		sb_addf(out, "%s", i ? ", " : "");
+		edit_what(e, out);
+		sb_addf(out, " %s P%d line %d", e->kind >= ADD_RMB && e->kind <= ADD_MB ?
+			"before" : "at", e->proc, e->line);
 	}
 }
 
@@ -757,7 +856,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	int i;
 
 	if (!all->n) {
-		sb_addf(out, "  The test has no acquire, release or fence to weaken.\n");
+		sb_addf(out, "  The test has no acquire, release, ordered RMW or fence to weaken.\n");
 		return;
 	}
 	orig = split_lines(text);
@@ -768,8 +867,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 						    NULL);
 		const char *line = orig.text[e->line - 1];
 
-		sb_addf(out, "  P%d line %d `%s`: %s: %s\n", e->proc, e->line,
-			line + strspn(line, " \t"), edit_kinds[e->kind].what,
+		sb_addf(out, "  P%d line %d `%s`: ", e->proc, e->line, line + strspn(line, " \t"));
+		edit_what(e, out);
+		sb_addf(out, ": %s\n",
 			!ok ? "cannot tell (the edited test does not check)" :
 			reachable ? "the outcome becomes possible, so this ordering is needed" :
 			"still forbidden, so this ordering is not needed for this outcome");
@@ -783,7 +883,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 {
 	struct litmus *t = litmus_parse(path, text);
 	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
-	struct edits all = find_edits(t, !reachable);
+	struct edits all = find_edits(t, !reachable, c->macros);
 
 	sb_addf(out, "Suggestion:\n");
 	if (reachable) {
@@ -791,7 +891,9 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			sb_addf(out, "Suggestion: sc-reachable\n");
 		} else {
 			sb_addf(out, "  The outcome is reachable.  Edits cost: smp_load_acquire() or "
-				"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3.\n");
+				"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3; a "
+				"relaxed RMW's _acquire or _release form 1, its fully ordered form "
+				"3.\n");
 			suggest_fixes(c, path, text, &all, out);
 		}
 	} else {

@@ -25,7 +25,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 13) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 15) ))
 
 # explained TEST: every numbered step names a line of a process and no
 # step is of an unknown relation; the cycle ends where it began.
@@ -129,6 +129,13 @@ for lkmm in $LKMM_BINARIES; do
 		'^Suggestion: budget after 2 candidates$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-max 2 \
 		"$model_dir/litmus-tests/ISA2+poonceonces.litmus"
+	expect "$tag: --suggest weakens rcu_assign_pointer() to see that it is needed" 0 \
+		'rcu_assign_pointer\(\) weakened to WRITE_ONCE\(\): the outcome becomes possible' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
+	expect "$tag: --suggest orders a relaxed RMW by its fully ordered form" 0 \
+		'^  1\. \(cost 6\) atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P0 line 19, atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P1 line 29:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
+		"$top/tests/src/corpus/rmw-tags/litmus/SB+relaxedaddreturn.litmus"
 	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \
 		'^  P1 line 24 `r0 = smp_load_acquire\(flag\);`: smp_load_acquire\(\) weakened to READ_ONCE\(\): the outcome becomes possible' \
 		"$lkmm" check -I "$model_dir" --suggest "$mp"
