@@ -11,6 +11,12 @@
  * the edited text with the model, and every set of the lowest cost that
  * forbids the outcome is printed as a unified diff.
  *
+ * Before any of that, the test with smp_mb() before every statement is
+ * checked: if the outcome stays reachable, in an execution that one
+ * order of all accesses gives, no ordering can forbid it, and that order
+ * is shown instead.  The search is bounded by --suggest-timeout seconds
+ * (and --suggest-max variants when given), sets by --suggest-edits.
+ *
  * A relaxed RMW (xchg_relaxed(), atomic_add_return_relaxed() ...) can
  * become its _acquire or _release form (cost 1) or its fully ordered one
  * (3), atomic_read() atomic_read_acquire() and atomic_set()
