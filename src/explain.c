@@ -183,6 +183,41 @@ static const char *event_order(const struct event *e, const char *tag)
 	return tag_order(tag);
 }
 
+/*
+ * Whether e is the read or the write of a fully ordered RMW that took
+ * place: since the 6.15 model, an MB access, with no fence around it.
+ */
+static bool fully_ordered_rmw(const struct snapshot *s, int e)
+{
+	int x;
+
+	if (s->events[e].kind == EV_FENCE || !has_tag(&s->events[e], "mb"))
+		return false;
+	for (x = 0; x < s->nevents; x++)
+		if (rel_has(s->rmw, e, x) || rel_has(s->rmw, x, e))
+			return true;
+	return false;
+}
+
+/*
+ * What the event with id orders, by its first tag that orders: nothing
+ * for the MB read of an RMW that failed (the model takes its tag away).
+ */
+static const char *access_order(const struct snapshot *s, int id)
+{
+	const struct event *e = &s->events[id];
+	int j;
+
+	for (j = 0; j < e->ntags; j++) {
+		const char *order = event_order(e, e->tags[j]);
+
+		if (order && (strcasecmp(e->tags[j], "mb") || e->kind == EV_FENCE ||
+			      fully_ordered_rmw(s, id)))
+			return order;
+	}
+	return NULL;
+}
+
 static bool is_po(const struct cat_step *st)
 {
 	return !st->filter && !st->inverse &&
@@ -196,7 +231,7 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 	const struct event *from = &s->events[s->steps[first].from];
 	const struct event *to = &s->events[s->steps[last].to];
 	const char *context = s->steps[first].context;
-	int n = 0, i, j, said_line = -1;
+	int n = 0, i, said_line = -1;
 
 	for (i = lead; i <= last; i++) {
 		const struct cat_step *st = &s->steps[i];
@@ -204,22 +239,25 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 		const char *tag = st->filter ? filter_tag(e, st->base) : NULL;
 
 		if (!st->filter && i > first) {
-			bool said = false;
+			const char *order = access_order(s, st->from);
+			bool endpoint = e->line == from->line || e->line == to->line;
 
-			/* The events of one statement (an RMW, its fences) are said once. */
-			if (e->line == said_line)
+			/*
+			 * The events of one statement (an RMW, its fences) are said
+			 * once, those of an end point's statement only for what they
+			 * order.
+			 */
+			if (e->line == said_line || (endpoint && !order))
 				continue;
 			said_line = e->line;
 			sb_addf(out, "%s", n++ ? "; " : ": ");
 			sb_addf(out, "line %d `", e->line);
 			source_line(p->test, e->line, out);
-			sb_addf(out, "` comes between them");
-			for (j = 0; j < e->ntags; j++) {
-				if (event_order(e, e->tags[j]) && !said) {
-					sb_addf(out, " and %s", event_order(e, e->tags[j]));
-					said = true;
-				}
-			}
+			if (endpoint)
+				sb_addf(out, "` %s", order);
+			else
+				sb_addf(out, "` comes between them%s%s", order ? " and " : "",
+					order ? order : "");
 		} else if (tag && (e == from || e == to) && event_order(e, tag)) {
 			sb_addf(out, "%s", n++ ? "; " : ": ");
 			sb_addf(out, "line %d %s", e->line, event_order(e, tag));
@@ -482,22 +520,6 @@ static bool reads_before(const struct snapshot *s, int r, int w)
 }
 
 /* Whether something in the test orders the program-order pair a, b. */
-/*
- * Whether e is the read or the write of a fully ordered RMW that took
- * place: since the 6.15 model, an MB access, with no fence around it.
- */
-static bool fully_ordered_rmw(const struct snapshot *s, int e)
-{
-	int x;
-
-	if (s->events[e].kind == EV_FENCE || !has_tag(&s->events[e], "mb"))
-		return false;
-	for (x = 0; x < s->nevents; x++)
-		if (rel_has(s->rmw, e, x) || rel_has(s->rmw, x, e))
-			return true;
-	return false;
-}
-
 static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 {
 	const struct event *ea = &s->events[a], *eb = &s->events[b];
