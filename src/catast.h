@@ -200,6 +200,7 @@ struct cat_model {
 	struct vec texts;	/* file contents as read (for the cache's key), for freeing */
 	struct vec bell_tags;	/* annotations declared by `instructions` */
 	struct vec variants;	/* set by -variant and the cfg: interned, lower case */
+	struct vec enums;	/* while parsing: the enums seen (freed with the syntax) */
 	struct cat_predef *tag_sets;	/* their event sets */
 	struct arena syntax;	/* the statements, their trees, the strings */
 	struct vec stmts;	/* every statement, includes spliced in */

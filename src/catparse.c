@@ -1192,7 +1192,7 @@ static void cfg_line(struct cat_model *m, const char *line, struct srcpos pos,
  */
 void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec)
 {
-	struct vec enums = { 0 };
+	struct vec *enums = &m->enums;
 	struct srcpos pos = { NULL, 0, 1 };
 	struct cfg_files cfg = { NULL, NULL, pos, pos };
 	char *path = in_dir(m, spec->cfg_name);
@@ -1218,17 +1218,18 @@ void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec)
 	}
 	if (!cfg.model)
 		die_at(pos, "no 'model' line in the cfg file");
-	parse_file(m, "stdlib.cat", pos, 0, &enums);
+	parse_file(m, "stdlib.cat", pos, 0, enums);
 	if (cfg.bell)
-		parse_file(m, cfg.bell, cfg.bell_pos, 0, &enums);
-	parse_file(m, cfg.model, cfg.model_pos, 0, &enums);
-	vec_free(&enums);
+		parse_file(m, cfg.bell, cfg.bell_pos, 0, enums);
+	parse_file(m, cfg.model, cfg.model_pos, 0, enums);
+	vec_free(enums);
 }
 
 /* ---- Freeing ---- */
 
 void cat_free_syntax(struct cat_model *m)
 {
+	vec_free(&m->enums);	/* a parse that failed leaves them */
 	vec_free(&m->stmts);
 	vec_free(&m->invariants);
 	arena_free(&m->syntax);
