@@ -133,6 +133,11 @@ void report_klitmus(const struct program *p, const struct outcomes *o,
 		    const bool *satisfies, double seconds, struct strbuf *out);
 /* A condition or filter as herd7 prints it: "1:r0=1 /\\ 1:r1=0". */
 void prop_print(const struct prop *pr, struct strbuf *out);
+/*
+ * Whether sequential consistency puts event a before b in s: program
+ * order, reads-from, coherence or from-read (explain.c).
+ */
+bool sc_before(const struct snapshot *s, int a, int b);
 /* Plain words on why the condition's outcome is allowed or forbidden (explain.c). */
 void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
 /*

@@ -519,6 +519,12 @@ static bool reads_before(const struct snapshot *s, int r, int w)
 	return false;
 }
 
+bool sc_before(const struct snapshot *s, int a, int b)
+{
+	return rel_has(s->po, a, b) || rel_has(s->rf, a, b) ||
+	       (s->co && rel_has(s->co, a, b)) || reads_before(s, a, b);
+}
+
 /* Whether something in the test orders the program-order pair a, b. */
 static bool syntactically_ordered(const struct snapshot *s, int a, int b)
 {
@@ -556,8 +562,7 @@ static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 		for (j = 0; j < n; j++) {
 			if (s->events[i].kind == EV_FENCE || s->events[j].kind == EV_FENCE)
 				continue;
-			if (rel_has(s->po, i, j) || rel_has(s->rf, i, j) ||
-			    (s->co && rel_has(s->co, i, j)) || reads_before(s, i, j))
+			if (sc_before(s, i, j))
 				rel_add(sc, i, j);
 		}
 	}

@@ -745,16 +745,9 @@ static int next_in_order(const struct snapshot *s, const bool *placed, int last_
 	for (e = 0; e < s->nevents; e++) {
 		bool ready = !placed[e];
 
-		for (p = 0; p < s->nevents && ready; p++) {
-			bool fr = false;
-			int w;
-
-			for (w = 0; w < s->nevents && !fr && s->co; w++)
-				fr = rel_has(s->rf, w, p) && rel_has(s->co, w, e);
-			if (!placed[p] && p != e && (rel_has(s->po, p, e) || rel_has(s->rf, p, e) ||
-						     (s->co && rel_has(s->co, p, e)) || fr))
+		for (p = 0; p < s->nevents && ready; p++)
+			if (!placed[p] && p != e && sc_before(s, p, e))
 				ready = false;
-		}
 		if (ready && (best < 0 || (s->events[e].proc == last_proc &&
 					   s->events[best].proc != last_proc)))
 			best = e;
