@@ -168,14 +168,37 @@ static const char *const binop_text[] = {
 
 static void emit_expr(struct emitter *em, const struct expr *e);
 
-static void emit_args(struct emitter *em, int nargs, struct expr **args)
+/*
+ * A test may read an atomic_t with READ_ONCE(*v) or pass it to
+ * smp_load_acquire(v), as herd7 takes any location for any access; in
+ * the kernel's C, all but the atomic_*() calls take its counter.
+ */
+static bool is_atomic_location(struct emitter *em, const struct expr *e)
 {
+	const char *type;
+	int loc;
+
+	if (e->kind != X_NAME)
+		return false;
+	loc = program_loc(em->prog, e->name);
+	if (loc < 0)
+		return false;
+	type = em->loc_type[loc];
+	return type_is(type, "atomic_t") || type_is(type, "atomic_long_t");
+}
+
+static void emit_args(struct emitter *em, const char *callee, int nargs, struct expr **args)
+{
+	bool takes_atomic = !strncmp(callee, "atomic", strlen("atomic"));
 	int i;
 
 	sb_addf(em->out, "(");
 	for (i = 0; i < nargs; i++) {
 		sb_addf(em->out, "%s", i ? ", " : "");
-		emit_expr(em, args[i]);
+		if (!i && !takes_atomic && is_atomic_location(em, args[i]))
+			sb_addf(em->out, "&%s->counter", args[i]->name);
+		else
+			emit_expr(em, args[i]);
 	}
 	sb_addf(em->out, ")");
 }
@@ -202,6 +225,10 @@ static void emit_expr(struct emitter *em, const struct expr *e)
 	case X_LOAD:
 		if (e->annot.n)
 			no_kernel_c(e->pos, "herd7's __load{}");
+		if (is_atomic_location(em, e->args[0])) {
+			sb_addf(em->out, "%s->counter", e->args[0]->name);
+			return;
+		}
 		sb_addf(em->out, "*");
 		if (e->args[0]->kind == X_NAME) {
 			emit_expr(em, e->args[0]);
@@ -225,7 +252,7 @@ static void emit_expr(struct emitter *em, const struct expr *e)
 		return;
 	case X_CALL:
 		sb_addf(em->out, "%s", e->name);
-		emit_args(em, e->nargs, e->args);
+		emit_args(em, e->name, e->nargs, e->args);
 		return;
 	default:
 		no_kernel_c(e->pos, "a primitive of herd7's own (__xchg, __cmpxchg, "
@@ -333,7 +360,7 @@ static void emit_stmt(struct emitter *em, int proc, const struct stmt *s, int de
 		return;
 	case S_CALL:
 		sb_addf(em->out, "%s", s->name);
-		emit_args(em, s->nargs, s->args);
+		emit_args(em, s->name, s->nargs, s->args);
 		sb_addf(em->out, ";\n");
 		return;
 	default:

@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 26 ))
+plan $(( $# * 27 ))
 
 
 # in_order FILE LINE...: each line occurs in FILE, after the one before.
@@ -86,6 +86,16 @@ for lkmm in $LKMM_BINARIES; do
 	else
 		not_ok "$tag: types from use (atomic_t), pointer inits, undeclared registers, final atomic reads"
 		diag < "$a"
+	fi
+
+	"$lkmm" run -I "$model_dir" --emit "$out/once" "$here/atomic-once.litmus" > /dev/null 2>&1
+	if why=$(in_order "$out/once/lkmm_t000.c" 'r0 = READ_ONCE(v->counter);' 'WRITE_ONCE(v->counter, 2);' \
+		'r1 = smp_load_acquire(&v->counter);' 'atomic_inc(v);' 'r2 = xchg(&v->counter, 5);' \
+		'v->counter = 6;'); then
+		ok "$tag: an atomic_t read or written by another macro than atomic_*() is its counter"
+	else
+		not_ok "$tag: an atomic_t read or written by another macro than atomic_*() is its counter"
+		diag <<< "$why"
 	fi
 
 	expect "$tag: more processes than vCPUs is refused at the test's line" 2 \
