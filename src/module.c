@@ -146,6 +146,11 @@ static bool type_is(const char *type, const char *name)
 	return !strcmp(type, name);
 }
 
+static bool is_atomic_type(const char *type)
+{
+	return type_is(type, "atomic_t") || type_is(type, "atomic_long_t");
+}
+
 /* "int r0", "int *r0": a declaration of name with a type as parse.c spells it. */
 static void emit_declarator(struct emitter *em, const char *type, const char *name)
 {
@@ -175,7 +180,6 @@ static void emit_expr(struct emitter *em, const struct expr *e);
  */
 static bool is_atomic_location(struct emitter *em, const struct expr *e)
 {
-	const char *type;
 	int loc;
 
 	if (e->kind != X_NAME)
@@ -183,13 +187,13 @@ static bool is_atomic_location(struct emitter *em, const struct expr *e)
 	loc = program_loc(em->prog, e->name);
 	if (loc < 0)
 		return false;
-	type = em->loc_type[loc];
-	return type_is(type, "atomic_t") || type_is(type, "atomic_long_t");
+	return is_atomic_type(em->loc_type[loc]);
 }
 
 static void emit_args(struct emitter *em, const char *callee, int nargs, struct expr **args)
 {
-	bool takes_atomic = !strncmp(callee, "atomic", strlen("atomic"));
+	const char *wanted = call_arg_type(callee);
+	bool takes_atomic = wanted && is_atomic_type(wanted);
 	int i;
 
 	sb_addf(em->out, "(");
@@ -571,7 +575,7 @@ static void emit_init(struct emitter *em)
 		} else if (type_is(type, "struct srcu_struct")) {
 			sb_addf(em->out, "\tinit_srcu_struct(&inst->%s);\n", name);
 			srcu = true;
-		} else if (type_is(type, "atomic_t") || type_is(type, "atomic_long_t")) {
+		} else if (is_atomic_type(type)) {
 			sb_addf(em->out, "\t%s_set(&inst->%s, ",
 				type_is(type, "atomic_t") ? "atomic" : "atomic_long", name);
 			emit_loc_value(em, p->loc_init[loc]);
@@ -630,7 +634,7 @@ static void emit_location_value(struct emitter *em, int loc, struct srcpos pos)
 
 	if (type_is(type, "spinlock_t") || type_is(type, "struct srcu_struct"))
 		die_at(pos, "lkmm run cannot read the final value of %s, a %s", name, type);
-	if (type_is(type, "atomic_t") || type_is(type, "atomic_long_t"))
+	if (is_atomic_type(type))
 		sb_addf(em->out, "%s_read(&inst->%s)",
 			type_is(type, "atomic_t") ? "atomic" : "atomic_long", name);
 	else
