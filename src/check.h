@@ -69,6 +69,9 @@ struct snapshot {
 
 void snapshot_free(struct snapshot *s);
 
+/* Distinct rejected candidates --explain tells of, at most. */
+enum { MAX_COUNTEREXAMPLES = 4 };
+
 /* What enumerating a test's executions found. */
 struct outcomes {
 	int nvars;
@@ -88,7 +91,14 @@ struct outcomes {
 	const char **reasons;
 	long *reason_counts;
 	struct snapshot *witness;	/* an execution that satisfies it */
-	struct snapshot *counterexample;	/* a candidate that would, but died */
+	/*
+	 * Candidates that would satisfy it but died, one for each distinct
+	 * failed check and cycle (up to MAX_COUNTEREXAMPLES), with how many
+	 * candidates died that way.
+	 */
+	int ncounterexamples;
+	struct snapshot *counterexamples[MAX_COUNTEREXAMPLES];
+	long counterexample_counts[MAX_COUNTEREXAMPLES];
 	char *limit;		/* why the search gave up, if a limit ended it */
 };
 
