@@ -1396,19 +1396,23 @@ static void dot_communication(const struct snapshot *s, struct strbuf *out)
 	}
 }
 
-/* The failed check's cycle, hop by hop, in red with the model's relations. */
-static void dot_cycle(const struct snapshot *s, struct strbuf *out)
+/* The failed check's cycle, hop by hop, in red, labelled as the steps of --explain. */
+static void dot_cycle(const struct program *p, const struct snapshot *s, struct strbuf *out)
 {
+	struct strbuf sentence = { 0 };
 	int i, first, last, n = 0;
 
 	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
-		const struct cat_step *st = &s->steps[first];
+		const char *label;
 
 		last = hop_end(s, first);
+		label = hop_sentence(p, s, i, first, last, &sentence);
+		sentence.len = 0;
 		sb_addf(out, "  e%d -> e%d [label=\"%d. %s\", color=red, fontcolor=red, "
-			"penwidth=2, constraint=false];\n", st->from, s->steps[last].to, ++n,
-			st->context && is_po(st) ? st->context : st->base);
+			"penwidth=2, constraint=false];\n", s->steps[first].from, s->steps[last].to,
+			++n, label);
 	}
+	sb_free(&sentence);
 }
 
 void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out)
@@ -1431,7 +1435,7 @@ void explain_graph(const struct program *p, const struct outcomes *o, struct str
 	if (!o->witness) {
 		if (!s->pair)
 			rotate_cycle(s);
-		dot_cycle(s, out);
+		dot_cycle(p, s, out);
 	} else {
 		int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
 

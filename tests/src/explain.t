@@ -25,7 +25,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 24) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 25) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -140,6 +140,18 @@ for lkmm in $LKMM_BINARIES; do
 	else
 		ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
 	fi
+	# An edited model: a check of a name the legend does not know is listed bare.
+	mkdir -p "$work/edited"
+	cp "$model_dir"/*.cat "$model_dir"/*.bell "$model_dir"/*.cfg "$model_dir"/*.def "$work/edited"
+	sed -i 's/ as happens-before$/ as causality/' "$work/edited/linux-kernel.cat"
+	"$lkmm" check -I "$work/edited" --explain "$mp" > "$work/edited.out" 2>&1
+	if grep -q "^  One candidate .* the model's 'causality' check rejects it\.$" "$work/edited.out" &&
+	   grep -qx '    causality\.' "$work/edited.out" && ! grep -q "^  Why " "$work/edited.out"; then
+		ok "$tag: an edited model's check is in the legend without a gloss"
+	else
+		not_ok "$tag: an edited model's check is in the legend without a gloss"
+		diag < "$work/edited.out"
+	fi
 	expect "$tag: an allowed outcome names the pairs nothing orders" 0 \
 		'^      then P0 line 18 `r0 = READ_ONCE\(\*y\);`' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
@@ -221,7 +233,7 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: --graph writes one .dot per test and dot parses each"
 		diag < "$work/bad"
 	fi
-	if grep -q 'e[0-9]* -> e[0-9]* \[label="1\. po-rel", color=red' "$g/MP+pooncerelease+poacquireonce.dot" &&
+	if grep -q 'e[0-9]* -> e[0-9]* \[label="1\. release", color=red' "$g/MP+pooncerelease+poacquireonce.dot" &&
 	   grep -q 'label="P0 line 15: W\[once\] buf=1\\nWRITE_ONCE(\*buf, 1);"' "$g/MP+pooncerelease+poacquireonce.dot"; then
 		ok "$tag: a graph's boxes name the line and the event, the cycle is red"
 	else
