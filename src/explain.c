@@ -1,18 +1,25 @@
 /*
  * explain.c - why an outcome is forbidden or how it happens, in kernel
- * terms, for --explain.
+ * terms, for --explain (docs/explanations.md shows the layout).
  *
- * A forbidden outcome: enumerate.c kept a candidate execution that ends
- * in it and the check that rejected it, with that check's cycle derived
- * down to base steps (cat_derive_failed): po, rf, co, fr, dependencies,
- * and on the way the kinds of event ([Release], a fence) that made the
- * order.  Consecutive program-order steps through fences become one
- * "hop", and each hop is one sentence that names the source lines at both
- * ends and why the order holds, the model's relation in brackets.
+ * First the verdict in one line, with the test's Result: comment and the
+ * name of the classic shape the cycle has; then the cycle as a one-line
+ * chain, the steps, why the check applies, and a legend of the words
+ * used.
+ *
+ * A forbidden outcome: enumerate.c kept each distinct candidate execution
+ * that ends in it and the check that rejected it, with that check's cycle
+ * derived down to base steps (cat_derive_failed): po, rf, co, fr,
+ * dependencies, and on the way the kinds of event ([Release], a fence)
+ * that made the order.  Consecutive program-order steps through fences
+ * become one "hop", and each hop is one sentence that names the source
+ * lines at both ends and why the order holds, labelled by what orders it
+ * (release, mb, rf ...), the model's relation kept for the legend.
  *
  * An allowed outcome: the witness as a story (what each load read, the
- * order of the stores to each variable) and the program-order pairs it
- * needs out of order that nothing in the test orders.
+ * order of the stores to each variable), the program-order pairs it
+ * needs out of order that nothing in the test orders, and the locks that
+ * a CPU of the cycle does not take.
  */
 #include <ctype.h>
 #include <stdlib.h>
