@@ -703,16 +703,19 @@ static bool same_steps(const struct snapshot *a, const struct snapshot *b)
 
 /*
  * The rejected candidate at hand, if its check and cycle are new: the
- * reader sees each way the outcome dies, once.  Past the limit, none is
+ * reader sees each way the outcome dies, once.  Past the limits, none is
  * derived: deriving costs more than judging.
  */
 static void keep_counterexample(struct enumeration *en, const char *check)
 {
 	struct outcomes *o = en->out;
 	struct snapshot *s;
+	long tried = 0;
 	int i;
 
-	if (o->ncounterexamples == MAX_COUNTEREXAMPLES)
+	for (i = 0; i < o->ncounterexamples; i++)
+		tried += o->counterexample_counts[i];
+	if (o->ncounterexamples == MAX_COUNTEREXAMPLES || tried == MAX_COUNTEREXAMPLES_TRIED)
 		return;
 	s = take_snapshot(en, check);
 	for (i = 0; i < o->ncounterexamples; i++) {

@@ -496,6 +496,8 @@ static const char *hop_sentence(const struct program *p, const struct snapshot *
 		name_event(p, s, from, out);
 		sb_addf(out, " comes before ");
 		name_event(p, s, to, out);
+		if (st->inverse && strcmp(base, "?"))
+			sb_addf(out, " (%s relates them the other way round)", base);
 		return strcmp(base, "?") ? base : st->context ? st->context : "?";
 	}
 	return kind ? kind : base;
@@ -1266,7 +1268,7 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 		for (i = 0; i < o->nreasons; i++)
 			told -= o->reason_counts[i];
 		if (told)
-			sb_addf(&body, "  (%ld more candidates, not told.)\n", -told);
+			sb_addf(&body, "  (%ld more rejected candidates, not taken apart.)\n", -told);
 	} else if (!o->positive) {
 		sb_addf(&body, "  No run of the processes can produce those values at all.\n");
 	}
