@@ -29,7 +29,7 @@ struct check_options {
 	long max_variants;		/* --suggest: tests tried at most, 0: no bound */
 	double suggest_timeout;		/* --suggest: seconds the search of fixes may take, 0: no bound */
 	int suggest_edits;		/* --suggest: edits in one fix at most, 0: the default */
-	bool keep_executions;		/* a witness and a counterexample, for the above */
+	bool keep_executions;		/* a witness and counterexamples, for the above */
 	bool stats;			/* --stats: how much of the search ran */
 	int jobs;			/* -j: tests checked at once */
 	enum speedcheck speedcheck;
@@ -69,6 +69,12 @@ struct snapshot {
 
 void snapshot_free(struct snapshot *s);
 
+/*
+ * Distinct rejected candidates --explain tells of, at most, and how many
+ * rejected candidates it derives the cycle of to find them.
+ */
+enum { MAX_COUNTEREXAMPLES = 4, MAX_COUNTEREXAMPLES_TRIED = 64 };
+
 /* What enumerating a test's executions found. */
 struct outcomes {
 	int nvars;
@@ -88,7 +94,14 @@ struct outcomes {
 	const char **reasons;
 	long *reason_counts;
 	struct snapshot *witness;	/* an execution that satisfies it */
-	struct snapshot *counterexample;	/* a candidate that would, but died */
+	/*
+	 * Candidates that would satisfy it but died, one for each distinct
+	 * failed check and cycle (up to MAX_COUNTEREXAMPLES), with how many
+	 * candidates died that way.
+	 */
+	int ncounterexamples;
+	struct snapshot *counterexamples[MAX_COUNTEREXAMPLES];
+	long counterexample_counts[MAX_COUNTEREXAMPLES];
 	char *limit;		/* why the search gave up, if a limit ended it */
 };
 

@@ -685,6 +685,50 @@ static bool wants_flag(void *arg, const char *flag)
 	return find_flag(en->out, flag) < 0;
 }
 
+static bool same_steps(const struct snapshot *a, const struct snapshot *b)
+{
+	int i;
+
+	if (strcmp(a->check, b->check) || a->nsteps != b->nsteps)
+		return false;
+	for (i = 0; i < a->nsteps; i++) {
+		const struct cat_step *x = &a->steps[i], *y = &b->steps[i];
+
+		if (x->from != y->from || x->to != y->to || x->filter != y->filter ||
+		    x->inverse != y->inverse || strcmp(x->base, y->base))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The rejected candidate at hand, if its check and cycle are new: the
+ * reader sees each way the outcome dies, once.  Past the limits, none is
+ * derived: deriving costs more than judging.
+ */
+static void keep_counterexample(struct enumeration *en, const char *check)
+{
+	struct outcomes *o = en->out;
+	struct snapshot *s;
+	long tried = 0;
+	int i;
+
+	for (i = 0; i < o->ncounterexamples; i++)
+		tried += o->counterexample_counts[i];
+	if (o->ncounterexamples == MAX_COUNTEREXAMPLES || tried == MAX_COUNTEREXAMPLES_TRIED)
+		return;
+	s = take_snapshot(en, check);
+	for (i = 0; i < o->ncounterexamples; i++) {
+		if (same_steps(o->counterexamples[i], s)) {
+			o->counterexample_counts[i]++;
+			snapshot_free(s);
+			return;
+		}
+	}
+	o->counterexamples[o->ncounterexamples] = s;
+	o->counterexample_counts[o->ncounterexamples++] = 1;
+}
+
 /* Tally why executions ending in a state the condition asks about died. */
 static void reject_execution(void *arg, const char *check)
 {
@@ -697,8 +741,7 @@ static void reject_execution(void *arg, const char *check)
 	o->verdicts++;
 	if (!en->opts->keep_executions || (t->filter && !holds(en, t->filter)) || !holds(en, t->cond))
 		return;
-	if (!o->counterexample)
-		o->counterexample = take_snapshot(en, name);
+	keep_counterexample(en, name);
 	for (i = 0; i < o->nreasons; i++) {
 		if (!strcmp(o->reasons[i], name)) {
 			o->reason_counts[i]++;
@@ -1456,7 +1499,8 @@ void outcomes_free(struct outcomes *o)
 	free(o->reasons);
 	free(o->reason_counts);
 	snapshot_free(o->witness);
-	snapshot_free(o->counterexample);
+	for (i = 0; i < o->ncounterexamples; i++)
+		snapshot_free(o->counterexamples[i]);
 	free(o->vars);
 	free(o->limit);
 }

@@ -1,18 +1,25 @@
 /*
  * explain.c - why an outcome is forbidden or how it happens, in kernel
- * terms, for --explain.
+ * terms, for --explain (docs/explanations.md shows the layout).
  *
- * A forbidden outcome: enumerate.c kept a candidate execution that ends
- * in it and the check that rejected it, with that check's cycle derived
- * down to base steps (cat_derive_failed): po, rf, co, fr, dependencies,
- * and on the way the kinds of event ([Release], a fence) that made the
- * order.  Consecutive program-order steps through fences become one
- * "hop", and each hop is one sentence that names the source lines at both
- * ends and why the order holds, the model's relation in brackets.
+ * First the verdict in one line, with the test's Result: comment and the
+ * name of the classic shape the cycle has; then the cycle as a one-line
+ * chain, the steps, why the check applies, and a legend of the words
+ * used.
+ *
+ * A forbidden outcome: enumerate.c kept each distinct candidate execution
+ * that ends in it and the check that rejected it, with that check's cycle
+ * derived down to base steps (cat_derive_failed): po, rf, co, fr,
+ * dependencies, and on the way the kinds of event ([Release], a fence)
+ * that made the order.  Consecutive program-order steps through fences
+ * become one "hop", and each hop is one sentence that names the source
+ * lines at both ends and why the order holds, labelled by what orders it
+ * (release, mb, rf ...), the model's relation kept for the legend.
  *
  * An allowed outcome: the witness as a story (what each load read, the
- * order of the stores to each variable) and the program-order pairs it
- * needs out of order that nothing in the test orders.
+ * order of the stores to each variable), the program-order pairs it
+ * needs out of order that nothing in the test orders, and the locks that
+ * a CPU of the cycle does not take.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -31,8 +38,9 @@ static const struct {
 	{ "atomic", "another CPU's store would land between the read and the write of "
 	  "an atomic read-modify-write" },
 	{ "happens-before", "some event would have to happen before itself: a cycle of "
-	  "reads-from links and program order kept by dependencies, fences, "
-	  "acquire or release" },
+	  "program order kept by dependencies, fences, acquire or release, of loads "
+	  "taking a store's value (rf), and of loads reading a value older than a "
+	  "store's (fr)" },
 	{ "propagation", "a store would have to reach another CPU later than a strong "
 	  "fence (smp_mb(), synchronize_rcu()) after it guarantees" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
@@ -68,6 +76,88 @@ static const struct {
 	{ "after-srcu-read-unlock", "makes the srcu_read_unlock() before it a full barrier" },
 	{ "rcu-lock", "starts an RCU read-side critical section" },
 	{ "rcu-unlock", "ends an RCU read-side critical section" },
+};
+
+/*
+ * The words the steps and the chain are labelled with, for the legend: a
+ * relation herd7 gives every model, or a tag of the kernel's .def file,
+ * each with the section of the kernel's explanation.txt that tells of
+ * it.  A word not here (an edited model's) is listed without a gloss.
+ */
+static const struct {
+	const char *word;
+	const char *gloss;
+	const char *section;
+} glosses[] = {
+	{ "po", "program order, the order the statements of one CPU are written in; "
+	  "alone, it orders nothing another CPU can see", "THE PROGRAM ORDER RELATION: po AND po-loc" },
+	{ "po-loc", "program order between accesses to one variable, which a CPU "
+	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
+	{ "rf", "reads-from: a load takes the value a store wrote; a spin_lock() takes "
+	  "the lock the spin_unlock() before it released", "THE READS-FROM RELATION: rf, rfi, and rfe" },
+	{ "co", "coherence order: the order the stores to one variable reach memory",
+	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
+	{ "fr", "from-reads: a load reads a value older than a store's, so the store "
+	  "comes after the load", "THE FROM-READS RELATION: fr, fri, and fre" },
+	{ "addr", "address dependency: the access's address is computed from a load",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "data", "data dependency: the stored value is computed from a load",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "ctrl", "control dependency: the access is under a branch on a load",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "rmw", "the load and the store of one atomic read-modify-write",
+	  "ATOMIC UPDATES: rmw" },
+	{ "release", "smp_store_release(), rcu_assign_pointer(), spin_unlock(): every "
+	  "access before it in program order comes first", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "acquire", "smp_load_acquire(), spin_lock(): "
+	  "every access after it in program order comes after it",
+	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "mb", "a full barrier (smp_mb(), a fully ordered atomic): everything before it "
+	  "comes before everything after it, and the stores before it reach every CPU "
+	  "first", "PROPAGATION ORDER RELATION: cumul-fence" },
+	{ "wmb", "smp_wmb(): orders stores only", "PROPAGATION ORDER RELATION: cumul-fence" },
+	{ "rmb", "smp_rmb(): orders loads only", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "after-spinlock", "smp_mb__after_spinlock(): the spin_lock() before it becomes a "
+	  "full barrier", "LOCKING" },
+	{ "after-unlock-lock", "smp_mb__after_unlock_lock(): the unlock and lock before it "
+	  "become a full barrier", "LOCKING" },
+	{ "before-atomic", "smp_mb__before_atomic(): the atomic operation after it becomes "
+	  "a full barrier", "ATOMIC UPDATES: rmw" },
+	{ "after-atomic", "smp_mb__after_atomic(): the atomic operation before it becomes "
+	  "a full barrier", "ATOMIC UPDATES: rmw" },
+	{ "sync-rcu", "synchronize_rcu(): a grace period", "RCU RELATIONS" },
+	{ "happens-before", NULL, "THE HAPPENS-BEFORE RELATION: hb" },
+	{ "propagation", NULL, "THE PROPAGATES-BEFORE RELATION: pb" },
+	{ "coherence", NULL, "SEQUENTIAL CONSISTENCY PER VARIABLE" },
+	{ "atomic", NULL, "ATOMIC UPDATES: rmw" },
+	{ "rcu", NULL, "RCU RELATIONS" },
+	{ "plain-coherence", NULL, "PLAIN ACCESSES AND DATA RACES" },
+	{ "data-race", NULL, "PLAIN ACCESSES AND DATA RACES" },
+};
+
+/*
+ * The classic shapes, by their cycle: per process, "po" for two or more
+ * events in program order or "-" for one, then how the cycle leaves it
+ * for the next process (rf, co, fr).
+ */
+static const struct {
+	const char *shape;
+	const char *name;
+} shapes[] = {
+	{ "po rf po fr", "MP (message passing)" },
+	{ "po fr po fr", "SB (store buffering)" },
+	{ "po rf po rf", "LB (load buffering)" },
+	{ "po co po fr", "R" },
+	{ "po rf po co", "S" },
+	{ "po co po co", "2+2W (two CPUs each storing twice)" },
+	{ "- rf po rf po fr", "WRC (write-to-read causality)" },
+	{ "- rf po fr po fr", "RWC (read-to-write causality)" },
+	{ "- rf po rf po co", "WWC (write-to-write causality)" },
+	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)" },
+	{ "po rf po co po fr", "Z6.0" },
+	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)" },
+	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)" },
+	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)" },
 };
 
 static const char *meaning_of(const char *check)
@@ -132,12 +222,40 @@ static void name_event(const struct program *p, const struct snapshot *s, int id
 	}
 }
 
-/* "reads the initial value of x (0)" or "reads the value of P0 line 3 ...". */
-static void reads_from(const struct program *p, const struct snapshot *s, int w,
-		       struct strbuf *out)
+/* A statement alone: "P0 line 11 `r0 = READ_ONCE(*x);`". */
+static void name_statement(const struct program *p, const struct event *e, struct strbuf *out)
 {
-	sb_addf(out, s->events[w].proc < 0 ? " reads " : " reads the value of ");
-	name_event(p, s, w, out);
+	sb_addf(out, "P%d line %d `", e->proc, e->line);
+	source_line(p->test, e->line, out);
+	sb_addf(out, "`");
+}
+
+/*
+ * "P1 line 5 `r0 = READ_ONCE(*x);` reads the initial value of x (0)", or
+ * "... reads x=1, stored by P0 line 3 `WRITE_ONCE(*x, 1);`": the value
+ * once; a lock taken after an unlock "takes the lock ... released".
+ */
+static void reads_clause(const struct program *p, const struct snapshot *s, int r, int w,
+			 struct strbuf *out)
+{
+	const struct event *e = &s->events[r];
+
+	name_statement(p, e, out);
+	if (s->events[w].kind == EV_UNLOCK) {
+		sb_addf(out, " takes the lock ");
+		name_statement(p, &s->events[w], out);
+		sb_addf(out, " released");
+		return;
+	}
+	if (s->events[w].proc < 0) {
+		sb_addf(out, " reads ");
+		name_event(p, s, w, out);
+		return;
+	}
+	sb_addf(out, " reads %s=", p->loc_names[e->loc]);
+	value_print(p, e->val, out);
+	sb_addf(out, ", stored by ");
+	name_statement(p, &s->events[w], out);
 }
 
 static bool has_tag(const struct event *e, const char *tag)
@@ -200,21 +318,18 @@ static bool fully_ordered_rmw(const struct snapshot *s, int e)
 }
 
 /*
- * What the event with id orders, by its first tag that orders: nothing
- * for the MB read of an RMW that failed (the model takes its tag away).
+ * The first tag of the event with id that orders: none for the MB read
+ * of an RMW that failed (the model takes its tag away).
  */
-static const char *access_order(const struct snapshot *s, int id)
+static const char *ordering_tag(const struct snapshot *s, int id)
 {
 	const struct event *e = &s->events[id];
 	int j;
 
-	for (j = 0; j < e->ntags; j++) {
-		const char *order = event_order(e, e->tags[j]);
-
-		if (order && (strcasecmp(e->tags[j], "mb") || e->kind == EV_FENCE ||
-			      fully_ordered_rmw(s, id)))
-			return order;
-	}
+	for (j = 0; j < e->ntags; j++)
+		if (event_order(e, e->tags[j]) && (strcasecmp(e->tags[j], "mb") ||
+						   e->kind == EV_FENCE || fully_ordered_rmw(s, id)))
+			return e->tags[j];
 	return NULL;
 }
 
@@ -224,22 +339,34 @@ static bool is_po(const struct cat_step *st)
 	       (!strcmp(st->base, "po") || !strcmp(st->base, "po-loc"));
 }
 
-/* Why the hop of program order from steps[first] to steps[last] holds. */
-static void po_reasons(const struct program *p, const struct snapshot *s, int lead, int first,
-		       int last, struct strbuf *out)
+static bool is_lock(const struct event *e)
+{
+	return e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE;
+}
+
+/*
+ * Why the hop of program order from steps[first] to steps[last] holds;
+ * the hop's label: the tag of its first reason, else "po".  A hop to an
+ * unlock or from a lock is said as a release or an acquire whichever
+ * relation of the model it came through, so that a lock handed from one
+ * CPU to another reads the same in every test.
+ */
+static const char *po_reasons(const struct program *p, const struct snapshot *s, int lead,
+			      int first, int last, struct strbuf *out)
 {
 	const struct event *from = &s->events[s->steps[first].from];
 	const struct event *to = &s->events[s->steps[last].to];
-	const char *context = s->steps[first].context;
+	const char *label = NULL;
 	int n = 0, i, said_line = -1;
 
 	for (i = lead; i <= last; i++) {
 		const struct cat_step *st = &s->steps[i];
 		const struct event *e = &s->events[st->from];
-		const char *tag = st->filter ? filter_tag(e, st->base) : NULL;
+		const char *tag = st->filter ? filter_tag(e, st->base) :
+				  i > first ? ordering_tag(s, st->from) : NULL;
 
 		if (!st->filter && i > first) {
-			const char *order = access_order(s, st->from);
+			const char *order = tag ? event_order(e, tag) : NULL;
 			bool endpoint = e->line == from->line || e->line == to->line;
 
 			/*
@@ -261,12 +388,26 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 		} else if (tag && (e == from || e == to) && event_order(e, tag)) {
 			sb_addf(out, "%s", n++ ? "; " : ": ");
 			sb_addf(out, "line %d %s", e->line, event_order(e, tag));
+		} else {
+			continue;
 		}
+		if (!label && tag)
+			label = tag;
 	}
-	if (!n && from->loc >= 0 && from->loc == to->loc)
+	if (!n && to->kind == EV_UNLOCK) {
+		sb_addf(out, ": line %d %s", to->line, event_order(to, "release"));
+		return "release";
+	}
+	if (!n && is_lock(from)) {
+		sb_addf(out, ": line %d %s", from->line, event_order(from, "acquire"));
+		return "acquire";
+	}
+	if (!n && from->loc >= 0 && from->loc == to->loc) {
 		sb_addf(out, ": both access %s, and one CPU sees its own accesses to a "
 			"variable in order", p->loc_names[from->loc]);
-	else if (!n && has_tag(from, "rcu-lock"))
+		return "po-loc";
+	}
+	if (!n && has_tag(from, "rcu-lock"))
 		sb_addf(out, ": it is inside the RCU read-side critical section that line %d "
 			"starts", from->line);
 	else if (!n && has_tag(to, "rcu-unlock"))
@@ -274,81 +415,92 @@ static void po_reasons(const struct program *p, const struct snapshot *s, int le
 			"ends", to->line);
 	else if (!n)
 		sb_addf(out, " in program order");
-	if (context)
-		sb_addf(out, " [%s]", context);
+	if (!label && s->steps[first].context && (has_tag(from, "rcu-lock") ||
+						  has_tag(to, "rcu-unlock")))
+		label = s->steps[first].context;
+	return label ? label : "po";
 }
 
 /*
- * One sentence for the hop from steps[first] to steps[last]; the filters
- * from steps[lead] on are about its first event.
+ * The name of a communication step in the steps and the chain: rf, co,
+ * fr whether between CPUs or within one (the sentence says which CPUs),
+ * so that a lock handed on reads the same whichever the model went
+ * through; NULL for any other base.
  */
-static void hop_sentence(const struct program *p, const struct snapshot *s, int lead, int first,
-			 int last, struct strbuf *out)
+static const char *communication(const char *base)
+{
+	static const char *const kinds[] = { "rf", "co", "fr" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strncmp(base, kinds[i], 2) && (!base[2] || !strcmp(base + 2, "e") ||
+						    !strcmp(base + 2, "i")))
+			return kinds[i];
+	return NULL;
+}
+
+/*
+ * One sentence for the hop from steps[first] to steps[last], whose
+ * filters from steps[lead] on are about its first event; its label.
+ */
+static const char *hop_sentence(const struct program *p, const struct snapshot *s, int lead,
+				int first, int last, struct strbuf *out)
 {
 	const struct cat_step *st = &s->steps[first];
 	int from = st->from, to = s->steps[last].to;
-	const char *base = st->base;
+	const char *base = st->base, *kind = st->inverse ? NULL : communication(base);
 
 	if (is_po(st)) {
 		name_event(p, s, to, out);
 		sb_addf(out, " is ordered after ");
 		name_event(p, s, from, out);
-		po_reasons(p, s, lead, first, last, out);
-	} else if (!strncmp(base, "rf", 2) && s->events[from].kind == EV_UNLOCK &&
-		   s->events[to].kind == EV_LOCK_READ) {
-		name_event(p, s, to, out);
-		sb_addf(out, " takes the lock ");
-		name_event(p, s, from, out);
-		sb_addf(out, " released [%s]", base);
-	} else if (!strncmp(base, "rf", 2)) {
-		name_event(p, s, st->inverse ? from : to, out);
-		reads_from(p, s, st->inverse ? to : from, out);
-		sb_addf(out, " [%s]", base);
-	} else if (!strncmp(base, "fr", 2) && !st->inverse) {
+		return po_reasons(p, s, lead, first, last, out);
+	}
+	if (kind && !strcmp(kind, "rf")) {
+		reads_clause(p, s, to, from, out);
+	} else if (kind && !strcmp(kind, "fr")) {
 		name_event(p, s, from, out);
 		sb_addf(out, " reads a value older than the one ");
 		name_event(p, s, to, out);
-		sb_addf(out, " stores, so that store comes after it [%s]", base);
-	} else if (!strncmp(base, "co", 2) && !st->inverse) {
+		sb_addf(out, " stores, so that store comes after it");
+	} else if (kind || (st->context && !strcmp(st->context, "co0"))) {
 		name_event(p, s, to, out);
 		sb_addf(out, " overwrites ");
 		name_event(p, s, from, out);
-		sb_addf(out, ": the stores reach memory in that order [%s]", base);
+		if (kind)
+			sb_addf(out, ": the stores reach memory in that order");
+		else
+			sb_addf(out, s->events[from].proc < 0 ? ": initial values come first" :
+				": %s ends with the value it stores, so it is the last store",
+				p->loc_names[s->events[to].loc]);
+		return "co";
 	} else if (!strcmp(base, "rmw")) {
 		name_event(p, s, from, out);
 		sb_addf(out, " and ");
 		name_event(p, s, to, out);
-		sb_addf(out, " are the load and the store of one atomic operation [rmw]");
+		sb_addf(out, " are the load and the store of one atomic operation");
 	} else if (!strcmp(base, "addr") || !strcmp(base, "data") || !strcmp(base, "ctrl")) {
 		name_event(p, s, to, out);
 		sb_addf(out, !strcmp(base, "addr") ? " uses an address computed from what " :
 			!strcmp(base, "data") ? " stores a value computed from what " :
 			" only happens because a branch tested what ");
 		name_event(p, s, from, out);
-		sb_addf(out, " read [%s]", base);
-	} else if (st->context && !strcmp(st->context, "co0")) {
-		name_event(p, s, to, out);
-		sb_addf(out, " overwrites ");
-		name_event(p, s, from, out);
-		sb_addf(out, s->events[from].proc < 0 ? ": initial values come first" :
-			": %s ends with the value it stores, so it is the last store",
-			p->loc_names[s->events[to].loc]);
-		sb_addf(out, " [co0]");
+		sb_addf(out, " read");
 	} else if (st->context && strstr(st->context, "rcu-rscs")) {
 		name_event(p, s, st->inverse ? to : from, out);
 		sb_addf(out, " and ");
 		name_event(p, s, st->inverse ? from : to, out);
-		sb_addf(out, " delimit one RCU read-side critical section [%s]", st->context);
+		sb_addf(out, " delimit one RCU read-side critical section");
+		return st->context;
 	} else {
 		name_event(p, s, from, out);
 		sb_addf(out, " comes before ");
 		name_event(p, s, to, out);
-		if (strcmp(base, "?"))
-			sb_addf(out, " [%s%s%s%s]", st->inverse ? "inverse of " : "", base,
-				st->context ? ", in " : "", st->context ? st->context : "");
-		else
-			sb_addf(out, " [%s]", st->context ? st->context : "?");
+		if (st->inverse && strcmp(base, "?"))
+			sb_addf(out, " (%s relates them the other way round)", base);
+		return strcmp(base, "?") ? base : st->context ? st->context : "?";
 	}
+	return kind ? kind : base;
 }
 
 static bool same_context(const struct cat_step *a, const struct cat_step *b)
@@ -423,50 +575,195 @@ static void rotate_cycle(struct snapshot *s)
 	free(rotated);
 }
 
-static void explain_cycle(const struct program *p, struct snapshot *s, struct strbuf *out)
-{
-	int i, n = 0, first, last;
+/* The words of an explanation, each with the model's relations it came through. */
+enum { LEGEND_MAX = 32, LEGEND_MODELS = 3 };
 
-	if (!s->nsteps) {
-		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
+struct legend {
+	int n;
+	struct {
+		const char *word;
+		int nmodels;
+		const char *models[LEGEND_MODELS];
+	} words[LEGEND_MAX];
+};
+
+static void legend_add(struct legend *l, const char *word, const char *model)
+{
+	int i, j;
+
+	for (i = 0; i < l->n && strcasecmp(l->words[i].word, word); i++)
+		;
+	if (i == LEGEND_MAX)
 		return;
-	}
-	if (!s->pair)
-		rotate_cycle(s);
-	sb_addf(out, s->pair ? "  Step by step:\n" : "  Step by step, each event must come "
-		"after the one before:\n");
-	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
-		last = hop_end(s, first);
-		sb_addf(out, "  %d. ", ++n);
-		hop_sentence(p, s, i, first, last, out);
-		sb_addf(out, ".\n");
-	}
-	if (s->pair) {
-		sb_addf(out, "  The model's '%s' check forbids this", s->check);
-		sb_addf(out, meaning_of(s->check) ? ": %s.\n" : ".\n", meaning_of(s->check));
+	if (i == l->n)
+		l->words[l->n++].word = word;
+	if (!model || !strcasecmp(model, word))
 		return;
-	}
-	sb_addf(out, "  That leads back to ");
-	name_event(p, s, s->steps[next_step(s, 0)].from, out);
-	sb_addf(out, ": it would have to come after itself.  The model's '%s' check "
-		"forbids such a cycle, so the outcome cannot happen.\n", s->check);
+	for (j = 0; j < l->words[i].nmodels; j++)
+		if (!strcmp(l->words[i].models[j], model))
+			return;
+	if (j < LEGEND_MODELS)
+		l->words[i].models[l->words[i].nmodels++] = model;
 }
 
-/* "P0 line 12 `r0 = READ_ONCE(*y);` (reads y=0) reads the initial value of y (0)." */
+/*
+ * Each word once, in plain words where we know it, with the section of
+ * the kernel's explanation.txt; a word of an edited model alone.
+ */
+static void legend_print(const struct legend *l, struct strbuf *out)
+{
+	int i, j;
+
+	if (!l->n)
+		return;
+	sb_addf(out, "  Words used (sections of tools/memory-model/Documentation/explanation.txt "
+		"in capitals):\n");
+	for (i = 0; i < l->n; i++) {
+		const char *word = l->words[i].word, *gloss = meaning_of(word);
+		const char *section = NULL;
+		size_t k;
+
+		for (k = 0; k < sizeof(glosses) / sizeof(*glosses); k++)
+			if (!strcasecmp(glosses[k].word, word)) {
+				gloss = gloss ? gloss : glosses[k].gloss;
+				section = glosses[k].section;
+			}
+		sb_addf(out, "    %s%s%s", word, gloss ? ": " : "", gloss ? gloss : "");
+		for (j = 0; j < l->words[i].nmodels; j++)
+			sb_addf(out, "%s%s", j ? ", " : " (the model's ", l->words[i].models[j]);
+		sb_addf(out, "%s%s%s.\n", j ? ")" : "", section ? "; " : "", section ? section : "");
+	}
+}
+
+/* An event in a few characters, for the chain: "Wx=1", "lock(l)", "mb". */
+static void short_event(const struct program *p, const struct event *e, struct strbuf *out)
+{
+	if (e->proc < 0) {
+		sb_addf(out, "init %s=", p->loc_names[e->loc]);
+		value_print(p, e->val, out);
+	} else if ((e->kind == EV_READ || e->kind == EV_WRITE) && e->has_val) {
+		sb_addf(out, "%c%s=", e->kind == EV_READ ? 'R' : 'W', p->loc_names[e->loc]);
+		value_print(p, e->val, out);
+	} else if (is_lock(e) || e->kind == EV_UNLOCK) {
+		sb_addf(out, "%s(%s)", e->kind == EV_UNLOCK ? "unlock" : "lock",
+			p->loc_names[e->loc]);
+	} else if (e->kind == EV_FENCE && e->ntags) {
+		sb_addf(out, "%s", e->tags[0]);
+	} else {
+		event_print(p, e, out);
+	}
+}
+
+/*
+ * The chain in one line, events ev[] with the label of each link to the
+ * next, a CPU named where it changes, back to the first event.
+ */
+static void chain_line(const struct program *p, const struct snapshot *s, const int *ev,
+		       const char *const *label, int n, struct strbuf *out)
+{
+	int i, proc = -2;
+
+	sb_addf(out, "  Chain:");
+	for (i = 0; i <= n; i++) {
+		const struct event *e = &s->events[ev[i % n]];
+
+		sb_addf(out, " ");
+		if (e->proc != proc && e->proc >= 0)
+			sb_addf(out, "P%d:", e->proc);
+		proc = e->proc;
+		short_event(p, e, out);
+		if (i < n)
+			sb_addf(out, " ->%s", label[i]);
+	}
+	sb_addf(out, "\n");
+}
+
+/*
+ * The classic name of a cycle, events ev[] linked by label[]: the CPUs in
+ * turn, each left by rf, co or fr, each met once.  NULL for another shape.
+ */
+static const char *shape_name(const struct snapshot *s, const int *ev,
+			      const char *const *label, int n)
+{
+	struct strbuf sig = { 0 }, twice = { 0 };
+	const char *name = NULL;
+	uint64_t seen = 0;
+	int start, i, j;
+	size_t k;
+
+#define PROC(i) (s->events[ev[((i) + start) % n]].proc)
+	for (start = 0; start < n && PROC(n - 1) == PROC(0); start++)
+		;
+	for (i = 0; start < n && i < n; i = j + 1) {
+		const char *link;
+
+		for (j = i; j + 1 < n && PROC(j + 1) == PROC(i); j++)
+			;
+		link = label[(j + start) % n];
+		if (PROC(i) < 0 || PROC(i) >= 64 || (seen >> PROC(i) & 1) ||
+		    (strcmp(link, "rf") && strcmp(link, "co") && strcmp(link, "fr")))
+			break;
+		seen |= (uint64_t)1 << PROC(i);
+		sb_addf(&sig, "%s%s %s", i ? " " : "", j > i ? "po" : "-", link);
+	}
+#undef PROC
+	/* A rotation of a shape is the same shape: look in it written twice. */
+	for (k = 0; n && i == n && k < sizeof(shapes) / sizeof(*shapes) && !name; k++) {
+		twice.len = 0;
+		sb_addf(&twice, "%s %s", shapes[k].shape, shapes[k].shape);
+		if (strlen(shapes[k].shape) == sig.len && strstr(twice.buf, sig.buf))
+			name = shapes[k].name;
+	}
+	sb_free(&sig);
+	sb_free(&twice);
+	return name;
+}
+
+/* Why the check applies to this chain: labels[] are its steps'. */
+static void why_check(const char *check, const char *const *labels, int n,
+		      struct strbuf *out)
+{
+	int i, k, said = 0;
+
+	if (!strcmp(check, "happens-before")) {
+		sb_addf(out, "  Why 'happens-before': every step is an order the CPUs keep as "
+			"they run (a fence, acquire, release or dependency; a load taking a "
+			"store's value; a load reading a value older than a store's), and such "
+			"orders cannot lead back to where they started.\n");
+		return;
+	}
+	if (strcmp(check, "propagation"))
+		return;
+	for (i = 0; i < n; i++)
+		said += !strcmp(labels[i], "co") || !strcmp(labels[i], "fr");
+	sb_addf(out, "  Why 'propagation' rather than 'happens-before': step%s", said == 1 ? "" : "s");
+	for (i = 0, k = 0; i < n; i++)
+		if (!strcmp(labels[i], "co") || !strcmp(labels[i], "fr"))
+			sb_addf(out, "%s%d (%s)", !k++ ? " " : k == said ? " and " : ", ", i + 1,
+				labels[i]);
+	sb_addf(out, " only say%s which store reached memory first, which no CPU waits "
+		"for, so no happens-before chain goes through %s; but a strong fence "
+		"(smp_mb(), synchronize_rcu()) waits until the stores before it have "
+		"reached every CPU, and the 'propagation' check forbids a chain through "
+		"such a fence from leading back to its start.\n", said == 1 ? "s" : "",
+		said == 1 ? "it" : "them");
+}
+
+/* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
 static void witness_reads(const struct program *p, const struct snapshot *s,
 			  struct strbuf *out)
 {
 	int r, w;
 
 	for (r = 0; r < s->nevents; r++) {
-		if (s->events[r].kind != EV_READ)
+		if (s->events[r].kind != EV_READ && s->events[r].kind != EV_LOCK_READ)
 			continue;
 		for (w = 0; w < s->nevents; w++) {
-			if (!rel_has(s->rf, w, r))
+			if (!rel_has(s->rf, w, r) ||
+			    (s->events[r].kind == EV_LOCK_READ && s->events[w].kind != EV_UNLOCK))
 				continue;
 			sb_addf(out, "    ");
-			name_event(p, s, r, out);
-			reads_from(p, s, w, out);
+			reads_clause(p, s, r, w, out);
 			sb_addf(out, ".\n");
 		}
 	}
@@ -525,55 +822,163 @@ bool sc_before(const struct snapshot *s, int a, int b)
 	       (s->co && rel_has(s->co, a, b)) || reads_before(s, a, b);
 }
 
-/* Whether something in the test orders the program-order pair a, b. */
-static bool syntactically_ordered(const struct snapshot *s, int a, int b)
+/*
+ * A rejected candidate: what it reads, its chain in one line, the steps,
+ * how it ends and why the check applies; the words into l.  The shape's
+ * name, or NULL.
+ */
+static const char *tell_cycle(const struct program *p, struct snapshot *s, struct legend *l,
+			      struct strbuf *out)
+{
+	enum { MAX_HOPS = 128 };
+	int ev[MAX_HOPS], i, n = 0, first, last;
+	const char *labels[MAX_HOPS], *shape = NULL;
+	struct strbuf steps = { 0 };
+
+	if (!s->nsteps) {
+		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
+		return NULL;
+	}
+	if (!s->pair)
+		rotate_cycle(s);
+	for (i = 0; (first = next_step(s, i)) >= 0 && n < MAX_HOPS; i = last + 1) {
+		const struct cat_step *st = &s->steps[first];
+
+		last = hop_end(s, first);
+		sb_addf(&steps, "  %d. ", n + 1);
+		ev[n] = st->from;
+		labels[n] = hop_sentence(p, s, i, first, last, &steps);
+		sb_addf(&steps, " [%s].\n", labels[n]);
+		legend_add(l, labels[n], st->context);
+		n++;
+	}
+	if (!s->pair) {
+		shape = shape_name(s, ev, labels, n);
+		chain_line(p, s, ev, labels, n, out);
+	}
+	sb_addf(out, "  It is the candidate where:\n");
+	witness_reads(p, s, out);
+	witness_coherence(p, s, out);
+	sb_addf(out, s->pair ? "  Step by step:\n" : "  Step by step, each event must come "
+		"after the one before:\n");
+	sb_addf(out, "%s", steps.buf);
+	sb_free(&steps);
+	legend_add(l, s->check, NULL);
+	if (s->pair) {
+		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
+		return NULL;
+	}
+	sb_addf(out, "  That leads back to ");
+	name_event(p, s, ev[0], out);
+	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
+		"forbids.\n", s->check);
+	why_check(s->check, labels, n, out);
+	return shape;
+}
+
+/* What in the test orders the program-order pair a, b: its label, or NULL. */
+static const char *pair_order(const struct snapshot *s, int a, int b)
 {
 	const struct event *ea = &s->events[a], *eb = &s->events[b];
 	int f;
 
-	if ((ea->kind == EV_READ && has_tag(ea, "acquire")) ||
-	    (eb->kind == EV_WRITE && has_tag(eb, "release")) ||
-	    fully_ordered_rmw(s, a) || fully_ordered_rmw(s, b) ||
-	    rel_has(s->addr, a, b) || rel_has(s->data, a, b) || rel_has(s->ctrl, a, b) ||
-	    (ea->loc >= 0 && ea->loc == eb->loc))
-		return true;
+	if (ea->kind == EV_READ && has_tag(ea, "acquire"))
+		return "acquire";
+	if (eb->kind == EV_WRITE && has_tag(eb, "release"))
+		return "release";
+	if (fully_ordered_rmw(s, a) || fully_ordered_rmw(s, b))
+		return "mb";
+	if (rel_has(s->addr, a, b) || rel_has(s->data, a, b) || rel_has(s->ctrl, a, b))
+		return rel_has(s->addr, a, b) ? "addr" : rel_has(s->data, a, b) ? "data" : "ctrl";
+	if (ea->loc >= 0 && ea->loc == eb->loc)
+		return "po-loc";
 	for (f = 0; f < s->nevents; f++)
 		if ((s->events[f].kind == EV_FENCE || fully_ordered_rmw(s, f)) &&
 		    rel_has(s->po, a, f) && rel_has(s->po, f, b))
-			return true;
-	return false;
+			return ordering_tag(s, f) ? ordering_tag(s, f) :
+			       s->events[f].ntags ? s->events[f].tags[0] : "F";
+	return NULL;
 }
 
 /*
- * An outcome no sequential interleaving gives needs some pair of accesses
- * of one CPU to take effect out of program order: a cycle of program
- * order and communication (rf, co, fr) in the witness.  Its pairs that
- * nothing in the test orders go to pairs (a, b, a, b ...); how many, or
- * -1 when there is no such cycle.
+ * A shortest cycle of r (n events) into cycle, how long, 0 if none or
+ * longer than max: breadth first from each event.
+ */
+static int shortest_cycle(const struct rel *r, int n, int *cycle, int max)
+{
+	int *dist = xmalloc(n * sizeof(*dist)), *prev = xmalloc(n * sizeof(*prev));
+	int *queue = xmalloc(n * sizeof(*queue)), best = 0, start;
+
+	for (start = 0; start < n; start++) {
+		int head = 0, tail = 0, found = -1, x, y;
+
+		for (x = 0; x < n; x++)
+			dist[x] = -1;
+		dist[start] = 0;
+		queue[tail++] = start;
+		while (head < tail && found < 0) {
+			x = queue[head++];
+			if (best && dist[x] + 1 >= best)
+				break;
+			for (y = 0; y < n && found < 0; y++) {
+				if (!rel_has(r, x, y))
+					continue;
+				if (y == start)
+					found = x;
+				else if (dist[y] < 0) {
+					dist[y] = dist[x] + 1;
+					prev[y] = x;
+					queue[tail++] = y;
+				}
+			}
+		}
+		if (found < 0 || dist[found] + 1 > max)
+			continue;
+		best = dist[found] + 1;
+		for (x = found, y = best - 1; y >= 0; y--, x = prev[x])
+			cycle[y] = x;
+	}
+	free(dist);
+	free(prev);
+	free(queue);
+	return best;
+}
+
+/*
+ * An outcome no sequential interleaving gives has a cycle of program
+ * order and communication (rf, co, fr) among the accesses of the
+ * witness: a shortest one into cycle, how long (0: none).
+ */
+static int sc_cycle(const struct snapshot *s, int *cycle, int max)
+{
+	int n = s->nevents, i, j, len;
+	struct rel *sc = rel_new(n);
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (s->events[i].kind != EV_FENCE && s->events[j].kind != EV_FENCE &&
+			    sc_before(s, i, j))
+				rel_add(sc, i, j);
+	len = shortest_cycle(sc, n, cycle, max);
+	free(sc);
+	return len;
+}
+
+/*
+ * The pairs of the witness's cycle, in one CPU's program order, that
+ * nothing in the test orders, into pairs (a, b, a, b ...): how many, or
+ * -1 when no cycle needs them (an interleaving gives the outcome).
  */
 static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 {
-	int n = s->nevents, cycle[64], len, i, found = 0;
-	struct rel *sc = rel_new(n);
+	int cycle[64], len = sc_cycle(s, cycle, 64), i, found = 0;
 
-	for (i = 0; i < n; i++) {
-		int j;
-
-		for (j = 0; j < n; j++) {
-			if (s->events[i].kind == EV_FENCE || s->events[j].kind == EV_FENCE)
-				continue;
-			if (sc_before(s, i, j))
-				rel_add(sc, i, j);
-		}
-	}
-	len = rel_find_cycle(sc, cycle, 64);
-	free(sc);
 	if (!len)
 		return -1;
 	for (i = 0; i < len && found < max; i++) {
 		int a = cycle[i], b = cycle[(i + 1) % len];
 
-		if (rel_has(s->po, a, b) && !syntactically_ordered(s, a, b)) {
+		if (rel_has(s->po, a, b) && !pair_order(s, a, b)) {
 			pairs[2 * found] = a;
 			pairs[2 * found + 1] = b;
 			found++;
@@ -582,6 +987,31 @@ static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 	return found;
 }
 
+/*
+ * The witness's cycle as a chain, words into l: each link po (or what
+ * orders it), rf, co or fr.  The shape's name, or NULL; nothing without
+ * a cycle.
+ */
+static const char *witness_chain(const struct program *p, const struct snapshot *s,
+				 struct legend *l, struct strbuf *out)
+{
+	int cycle[64], len = sc_cycle(s, cycle, 64), i;
+	const char *labels[64];
+
+	for (i = 0; i < len; i++) {
+		int a = cycle[i], b = cycle[(i + 1) % len];
+
+		if (rel_has(s->po, a, b))
+			labels[i] = pair_order(s, a, b) ? pair_order(s, a, b) : "po";
+		else
+			labels[i] = rel_has(s->rf, a, b) ? "rf" : reads_before(s, a, b) ? "fr" : "co";
+		legend_add(l, labels[i], NULL);
+	}
+	if (!len)
+		return NULL;
+	chain_line(p, s, cycle, labels, len, out);
+	return shape_name(s, cycle, labels, len);
+}
 static void witness_reordering(const struct program *p, const struct snapshot *s,
 			       struct strbuf *out)
 {
@@ -611,51 +1041,247 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 	}
 }
 
-void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
+/* Whether process proc takes the lock loc in the witness. */
+static bool takes(const struct snapshot *s, int proc, int loc)
 {
-	const struct litmus *t = p->test;
-	struct strbuf cond = { 0 };
-	long total = o->positive + o->negative;
 	int i;
 
-	prop_print(t->cond, &cond);
-	sb_addf(out, "Explanation:\n");
-	if (o->positive) {
-		sb_addf(out, "  The outcome (%s) is allowed: %ld of the %ld executions the model "
-			"accepts end in it.\n", cond.buf, o->positive, total);
-	} else {
-		sb_addf(out, "  The outcome (%s) is forbidden: none of the %ld executions the "
-			"model accepts ends in it.\n", cond.buf, total);
-	}
-	for (i = 0; i < o->nreasons; i++) {
-		const char *meaning = meaning_of(o->reasons[i]);
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].proc == proc && s->events[i].loc == loc && is_lock(&s->events[i]))
+			return true;
+	return false;
+}
 
-		sb_addf(out, "  %ld candidate execution%s reaching it violate%s '%s'",
-			o->reason_counts[i], o->reason_counts[i] == 1 ? "" : "s",
-			o->reason_counts[i] == 1 ? "s" : "", o->reasons[i]);
-		sb_addf(out, meaning ? ": %s.\n" : ".\n", meaning);
+/* The witness's first lock event of loc. */
+static int first_taker(const struct snapshot *s, int loc)
+{
+	int i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].loc == loc && is_lock(&s->events[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * Where process proc's code takes the lock loc (in any run), its line
+ * and the line of the load a branch around it tests; 0 when it never does.
+ */
+static int lock_line(const struct program *p, int proc, int loc, int *branch_line)
+{
+	const struct proc_info *pi = &p->procs[proc];
+	int t, i;
+
+	for (t = 0; t < pi->ntraces; t++) {
+		const struct trace *tr = &pi->traces[t];
+
+		for (i = 0; i < tr->nevents; i++) {
+			const struct trace_event *te = &tr->events[i];
+
+			if ((te->kind != EV_LOCK_READ && te->kind != EV_LOCK_WRITE) || te->loc != loc)
+				continue;
+			*branch_line = te->ctrl_deps ?
+				tr->events[__builtin_ctzll(te->ctrl_deps)].pos.line : 0;
+			return te->pos.line;
+		}
 	}
-	if (!o->positive && !o->nreasons)
-		sb_addf(out, "  No run of the processes can produce those values at all.\n");
+	return 0;
+}
+
+/*
+ * A lock some CPU takes orders nothing for a CPU of the chain that does
+ * not take it: say so, and why it does not, for each such pair.
+ */
+static void locks_not_shared(const struct program *p, const struct snapshot *s,
+			     struct strbuf *out)
+{
+	int cycle[64], len = sc_cycle(s, cycle, 64), l, i;
+
+	for (l = 0; l < s->nevents; l++) {
+		const struct event *lk = &s->events[l];
+		uint64_t said = 0;
+
+		/* Each lock once, at its first acquisition. */
+		if (!is_lock(lk) || first_taker(s, lk->loc) != l)
+			continue;
+		for (i = 0; i < len; i++) {
+			int proc = s->events[cycle[i]].proc, line, branch = 0;
+
+			if (proc < 0 || proc >= 64 || proc == lk->proc || (said >> proc & 1) ||
+			    takes(s, proc, lk->loc))
+				continue;
+			said |= (uint64_t)1 << proc;
+			line = lock_line(p, proc, lk->loc, &branch);
+			if (line) {
+				sb_addf(out, "  P%d does not take %s here: it skips line %d `", proc,
+					p->loc_names[lk->loc], line);
+				source_line(p->test, line, out);
+				sb_addf(out, "`");
+				if (branch)
+					sb_addf(out, ", as the branch on what line %d read goes "
+						"around it", branch);
+			} else {
+				sb_addf(out, "  P%d never takes %s", proc, p->loc_names[lk->loc]);
+			}
+			sb_addf(out, ".  A lock orders only the critical sections of the CPUs "
+				"that take it, so ");
+			name_statement(p, lk, out);
+			sb_addf(out, " orders nothing P%d does here.\n", proc);
+		}
+	}
+}
+
+/*
+ * Whether some process's code reads a variable, then, under a lock it
+ * takes on what it read, reads the variable again before unlocking:
+ * double-checked locking, whatever the variable is called.
+ */
+static bool double_checked(const struct program *p)
+{
+	int proc, t, i, j, k;
+
+	for (proc = 0; proc < p->nprocs; proc++) {
+		const struct proc_info *pi = &p->procs[proc];
+
+		for (t = 0; t < pi->ntraces; t++) {
+			const struct trace *tr = &pi->traces[t];
+			const struct trace_event *e = tr->events;
+
+			for (i = 0; i < tr->nevents; i++)
+				for (j = i + 1; e[i].kind == EV_READ && j < tr->nevents; j++)
+					for (k = j + 1; (e[j].kind == EV_LOCK_READ ||
+							 e[j].kind == EV_LOCK_WRITE) &&
+							(e[j].ctrl_deps >> i & 1) && k < tr->nevents &&
+							!(e[k].kind == EV_UNLOCK && e[k].loc == e[j].loc); k++)
+						if (e[k].kind == EV_READ && e[k].loc == e[i].loc)
+							return true;
+		}
+	}
+	return false;
+}
+
+/* The word after "Result:" in the test's comments, into word; false if none. */
+static bool result_comment(const struct litmus *t, char *word, size_t size)
+{
+	const char *r = t->text ? strstr(t->text, "Result:") : NULL;
+	size_t len = 0;
+
+	if (!r)
+		return false;
+	for (r += strlen("Result:"); *r == ' ' || *r == '\t'; r++)
+		;
+	while (isalnum((unsigned char)r[len]))
+		len++;
+	if (!len || len >= size)
+		return false;
+	memcpy(word, r, len);
+	word[len] = '\0';
+	return true;
+}
+
+/*
+ * The first line: the verdict in words, whether the test's Result:
+ * comment agrees, and the shape's name when it has one.
+ */
+static void opening(const struct program *p, const struct outcomes *o, const char *shape,
+		    struct strbuf *out)
+{
+	const char *seen = observation(o);
+	struct strbuf cond = { 0 };
+	long total = o->positive + o->negative;
+	char result[32];
+
+	prop_print(p->test->cond, &cond);
+	if (!o->positive)
+		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
+	else
+		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
+			"model accepts end%s in it)", cond.buf, o->negative ? "can happen" :
+			"always happens", seen, o->positive, total, o->positive == 1 ? "s" : "");
+	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
+	if (result_comment(p->test, result, sizeof(result)) &&
+	    (!strcmp(result, "Never") || !strcmp(result, "Sometimes") || !strcmp(result, "Always")))
+		sb_addf(out, strcmp(result, seen) ? ", unlike the test's \"Result: %s\"" :
+			", as the test's \"Result: %s\" says", result);
+	if (double_checked(p))
+		sb_addf(out, "; this is double-checked locking%s%s", shape ? ", and underneath, " :
+			"", shape ? shape : "");
+	else if (shape)
+		sb_addf(out, "; the shape is %s", shape);
+	sb_addf(out, ".\n");
+	sb_free(&cond);
+}
+
+/* How many candidates reached the outcome and what rejected them, in one line. */
+static void rejections(const struct outcomes *o, struct strbuf *out)
+{
+	long total = 0;
+	int i;
+
+	for (i = 0; i < o->nreasons; i++)
+		total += o->reason_counts[i];
+	if (total == 1) {
+		sb_addf(out, "  One candidate execution (a way the processes could run, before "
+			"the model's checks) reaches it, and the model's '%s' check rejects it.\n",
+			o->reasons[0]);
+		return;
+	}
+	sb_addf(out, "  %ld candidate executions (ways the processes could run, before the "
+		"model's checks) reach it, and the model rejects every one (", total);
+	for (i = 0; i < o->nreasons; i++)
+		sb_addf(out, "%s%ld by '%s'", i ? ", " : "", o->reason_counts[i], o->reasons[i]);
+	if (o->ncounterexamples > 1)
+		sb_addf(out, "), in %d different ways:\n", o->ncounterexamples);
+	else
+		sb_addf(out, "), all in the same way:\n");
+}
+
+void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	struct strbuf body = { 0 };
+	struct legend l = { 0 };
+	const char *shape = NULL;
+	long told = 0;
+	int i;
+
 	if (o->witness) {
-		sb_addf(out, "  It happens when:\n");
-		witness_reads(p, o->witness, out);
-		witness_coherence(p, o->witness, out);
-		witness_reordering(p, o->witness, out);
-		sb_addf(out, "  (--suggest lists the cheapest changes that forbid it.)\n");
-	} else if (o->counterexample) {
-		sb_addf(out, "  Take the candidate execution (a way the processes could run, "
-			"before the model's checks) where:\n");
-		witness_reads(p, o->counterexample, out);
-		witness_coherence(p, o->counterexample, out);
-		explain_cycle(p, o->counterexample, out);
+		shape = witness_chain(p, o->witness, &l, &body);
+		sb_addf(&body, "  It happens when:\n");
+		witness_reads(p, o->witness, &body);
+		witness_coherence(p, o->witness, &body);
+		witness_reordering(p, o->witness, &body);
+		locks_not_shared(p, o->witness, &body);
+		sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
+	} else if (o->ncounterexamples) {
+		rejections(o, &body);
+		for (i = 0; i < o->ncounterexamples; i++) {
+			const char *s;
+
+			if (o->ncounterexamples > 1)
+				sb_addf(&body, "  Way %d of %d (%ld candidate%s):\n", i + 1,
+					o->ncounterexamples, o->counterexample_counts[i],
+					o->counterexample_counts[i] == 1 ? "" : "s");
+			s = tell_cycle(p, o->counterexamples[i], &l, &body);
+			shape = shape ? shape : s;
+			told += o->counterexample_counts[i];
+		}
+		for (i = 0; i < o->nreasons; i++)
+			told -= o->reason_counts[i];
+		if (told)
+			sb_addf(&body, "  (%ld more rejected candidates, not taken apart.)\n", -told);
+	} else if (!o->positive) {
+		sb_addf(&body, "  No run of the processes can produce those values at all.\n");
 	}
+	sb_addf(out, "Explanation:\n");
+	opening(p, o, shape, out);
+	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
 			!strcmp(o->flags[i], "data-race") ?
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
-	sb_free(&cond);
+	legend_print(&l, out);
+	sb_free(&body);
 }
 
 /* A Graphviz string: quotes and backslashes escaped. */
@@ -779,24 +1405,28 @@ static void dot_communication(const struct snapshot *s, struct strbuf *out)
 	}
 }
 
-/* The failed check's cycle, hop by hop, in red with the model's relations. */
-static void dot_cycle(const struct snapshot *s, struct strbuf *out)
+/* The failed check's cycle, hop by hop, in red, labelled as the steps of --explain. */
+static void dot_cycle(const struct program *p, const struct snapshot *s, struct strbuf *out)
 {
+	struct strbuf sentence = { 0 };
 	int i, first, last, n = 0;
 
 	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
-		const struct cat_step *st = &s->steps[first];
+		const char *label;
 
 		last = hop_end(s, first);
+		label = hop_sentence(p, s, i, first, last, &sentence);
+		sentence.len = 0;
 		sb_addf(out, "  e%d -> e%d [label=\"%d. %s\", color=red, fontcolor=red, "
-			"penwidth=2, constraint=false];\n", st->from, s->steps[last].to, ++n,
-			st->context && is_po(st) ? st->context : st->base);
+			"penwidth=2, constraint=false];\n", s->steps[first].from, s->steps[last].to,
+			++n, label);
 	}
+	sb_free(&sentence);
 }
 
 void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out)
 {
-	struct snapshot *s = o->witness ? o->witness : o->counterexample;
+	struct snapshot *s = o->witness ? o->witness : o->counterexamples[0];
 
 	sb_addf(out, "digraph \"");
 	dot_string(p->test->name, out);
@@ -814,7 +1444,7 @@ void explain_graph(const struct program *p, const struct outcomes *o, struct str
 	if (!o->witness) {
 		if (!s->pair)
 			rotate_cycle(s);
-		dot_cycle(s, out);
+		dot_cycle(p, s, out);
 	} else {
 		int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
 

@@ -96,17 +96,13 @@ static void write_text(const char *dir, const char *name, const char *text, mode
 	sb_free(&path);
 }
 
-static void emit_module(void *arg)
+/* The module's source, in memory: nothing is written before every test is made. */
+static void make_module(void *arg)
 {
 	struct prepare_job *job = arg;
 	struct run_test *rt = job->rt;
-	const char *dir = job->rn->opts->emit_dir;
-	struct strbuf name = { 0 };
 
 	module_emit(rt->as_written, rt->prog, &rt->model, &rt->scratch, &rt->source);
-	sb_addf(&name, "%s.c", rt->module);
-	write_text(dir, name.buf, rt->source.buf, 0644);
-	sb_free(&name);
 }
 
 static void run_test_free(struct run_test *rt)
@@ -152,13 +148,26 @@ static const char module_makefile[] =
 	"clean:\n"
 	"\t$(MAKE) -C $(KDIR) M=$(CURDIR) clean\n";
 
-/* The module sources, kbuild files and run script, for the tests that can run. */
-static void emit_all(struct runner *rn)
+/*
+ * The module sources, kbuild files and run script, for the tests that can
+ * run; how many can.  With none, nothing is written: an empty directory
+ * would read as a run prepared.
+ */
+static int emit_all(struct runner *rn)
 {
 	const char *dir = rn->opts->emit_dir;
 	struct strbuf kbuild = { 0 }, list = { 0 };
-	int i;
+	int i, made = 0;
 
+	for (i = 0; i < rn->ntests; i++) {
+		struct prepare_job job = { rn, &rn->tests[i] };
+
+		if (!rn->tests[i].status)
+			rn->tests[i].status = catch_die(make_module, &job);
+		made += !rn->tests[i].status;
+	}
+	if (!made)
+		return 0;
 	if (!make_dirs(dir, 0755))
 		die(EXIT_BAD_INPUT, "cannot create %s: %s", dir, strerror(errno));
 	write_text(dir, "lkmm-runtime.h", lkmm_runtime_h, 0644);
@@ -167,22 +176,23 @@ static void emit_all(struct runner *rn)
 		"KCSAN_SANITIZE := n\nKASAN_SANITIZE := n\n");
 	for (i = 0; i < rn->ntests; i++) {
 		struct run_test *rt = &rn->tests[i];
-		struct prepare_job job = { rn, rt };
+		struct strbuf name = { 0 };
 
 		if (rt->status)
 			continue;
-		rt->status = catch_die(emit_module, &job);
-		if (rt->status)
-			continue;
+		sb_addf(&name, "%s.c", rt->module);
+		write_text(dir, name.buf, rt->source.buf, 0644);
+		sb_free(&name);
 		sb_addf(&kbuild, "obj-m += %s.o\n", rt->module);
 		sb_addf(&list, "%s\n", rt->module);
 	}
 	write_text(dir, "Kbuild", kbuild.buf, 0644);
 	write_text(dir, "Makefile", module_makefile, 0644);
-	write_text(dir, "tests.list", list.buf ? list.buf : "", 0644);
+	write_text(dir, "tests.list", list.buf, 0644);
 	write_text(dir, "run.sh", run_script, 0755);
 	sb_free(&kbuild);
 	sb_free(&list);
+	return made;
 }
 
 static const char harness[] = "kernel/scripts/run-litmus.sh";
@@ -818,9 +828,10 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 		snprintf(rn.tests[i].module, sizeof(rn.tests[i].module), "lkmm_t%03d", i);
 		rn.tests[i].status = catch_die(prepare_test, &job);
 	}
-	if (rn.opts->emit_dir)
-		emit_all(&rn);
-	if (opts->emit_dir && !opts->compare_log) {
+	if (rn.opts->emit_dir && !emit_all(&rn)) {
+		progress("no test can run: nothing written to %s", rn.opts->emit_dir);
+		worst = EXIT_BAD_INPUT;
+	} else if (opts->emit_dir && !opts->compare_log) {
 		progress("module sources, Kbuild and run.sh written to %s", opts->emit_dir);
 	} else {
 		struct strbuf log = { 0 };

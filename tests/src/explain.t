@@ -25,12 +25,25 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 15) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 25) ))
 
-# explained TEST: every numbered step names a line of a process and no
-# step is of an unknown relation; the cycle ends where it began.
+# explained TEST: the verdict in words comes first; every numbered step
+# names a line of a process and no step is of an unknown relation; the
+# cycle ends where it began; a load's value is said once; the legend
+# lists exactly the words used.
 explained() {
-	local out=$1 steps
+	local out=$1 steps used listed
+	sed -n '/^Explanation:$/{n;p;q}' "$out" | grep -q '^  \(Forbidden\|Allowed\): the outcome (' ||
+		{ echo "the verdict is not the first line"; return 1; }
+	if grep -E '\(reads [^)]*\) reads (the initial value|[^ ]+=[^ ]+, stored by)' "$out"; then
+		echo "a value said twice"; return 1
+	fi
+	used=$( { sed -n 's/^  [0-9]*\. .* \[\([^]]*\)\]\.$/\1/p' "$out"
+		  grep '^  Chain:' "$out" | grep -o ' ->[^ ]*' | sed 's/^ ->//'
+		  sed -n "s/.*[Tt]he model's '\([^']*\)' check.*/\1/p" "$out"; } | sort -u)
+	listed=$(sed -n '/^  Words used/,$s/^    \([^ :]*\)[:. ].*/\1/p' "$out" | sort -u)
+	[ "$used" = "$listed" ] ||
+		{ printf 'legend: words used:\n%s\nlisted:\n%s\n' "$used" "$listed"; return 1; }
 	steps=$(grep '^  [0-9]*\. ' "$out")
 	if grep -q '^  Step by step' "$out"; then
 		[ -n "$steps" ] || { echo "no steps"; return 1; }
@@ -64,14 +77,80 @@ for lkmm in $LKMM_BINARIES; do
 
 	mp=$model_dir/litmus-tests/MP+pooncerelease+poacquireonce.litmus
 	"$lkmm" check -I "$model_dir" --explain "$mp" > "$work/mp" 2>&1
-	if grep -q '^  1\. P0 line 16 `smp_store_release(flag, 1);`.* is ordered after P0 line 15 `WRITE_ONCE(\*buf, 1);`.*release store.*\[po-rel\]' "$work/mp" &&
-	   grep -q '^  2\. P1 line 24 .* reads the value of P0 line 16 .*\[rfe\]' "$work/mp" &&
-	   grep -q '^  3\. P1 line 25 .* is ordered after P1 line 24 .*acquire load.*\[acq-po\]' "$work/mp" &&
+	if grep -q '^  1\. P0 line 16 `smp_store_release(flag, 1);`.* is ordered after P0 line 15 `WRITE_ONCE(\*buf, 1);`.*release store.*\[release\]' "$work/mp" &&
+	   grep -q '^  2\. P1 line 24 `r0 = smp_load_acquire(flag);` reads flag=1, stored by P0 line 16 `smp_store_release(flag, 1);` \[rf\]' "$work/mp" &&
+	   grep -q '^  3\. P1 line 25 .* is ordered after P1 line 24 .*acquire load.*\[acquire\]' "$work/mp" &&
 	   grep -q '^  4\. P1 line 25 .* reads a value older than the one P0 line 15 .*\[fr\]' "$work/mp"; then
 		ok "$tag: message passing: P0's two stores, the release, the acquire, in the test's order"
 	else
 		not_ok "$tag: message passing: P0's two stores, the release, the acquire, in the test's order"
 		diag < "$work/mp"
+	fi
+	expect "$tag: the first line: the verdict, the test's Result: comment, the shape" 0 \
+		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing\)\.$' \
+		cat "$work/mp"
+	expect "$tag: the chain in one line, each link labelled" 0 \
+		'^  Chain: P0:Wbuf=1 ->release Wflag=1 ->rf P1:Rflag=1 ->acquire Rbuf=0 ->fr P0:Wbuf=1$' \
+		cat "$work/mp"
+	sed 's/Result: Never/Result: Sometimes/' "$mp" > "$work/MP-wrong.litmus"
+	expect "$tag: ... and says when the Result: comment disagrees" 0 \
+		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
+		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
+	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
+		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	# A lock handed from one CPU to another reads the same whichever
+	# relation of the model the cycle went through (po-unlock-lock-po in
+	# ISA2, po-rel and rfe in Z6.0).
+	bad=
+	for t in ISA2+pooncelock+pooncelock+pombonce Z6.0+pooncelock+poonceLock+pombonce; do
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/$t.litmus" > "$work/lock" 2>&1
+		grep -q '^  Chain: P0:Wx=1 ->release unlock(mylock) ->rf P1:lock(mylock) ->' "$work/lock" &&
+		grep -q '^  1\. P0 line [0-9]* `spin_unlock(mylock);` is ordered after .*releases a lock.* \[release\]\.$' "$work/lock" &&
+		grep -q '^  2\. P1 line [0-9]* `spin_lock(mylock);` takes the lock P0 line [0-9]* `spin_unlock(mylock);` released \[rf\]\.$' "$work/lock" ||
+			bad="$bad $t"
+	done
+	if [ -z "$bad" ]; then
+		ok "$tag: unlock then lock is named the same in ISA2 and Z6.0"
+	else
+		not_ok "$tag: unlock then lock is named the same in ISA2 and Z6.0"
+		echo "$bad" | diag
+	fi
+	z6=$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus
+	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
+	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
+	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
+	   grep -q "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) only say which store reached memory first" "$work/z6"; then
+		ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
+	else
+		not_ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
+		diag < "$work/z6"
+	fi
+	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
+	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
+	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
+		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
+		cat "$work/dcl"
+	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders only the critical sections of the CPUs that take it, so P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.$' \
+		cat "$work/dcl"
+	if grep -qi 'violate\|reject' "$work/dcl"; then
+		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
+		diag < "$work/dcl"
+	else
+		ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
+	fi
+	# An edited model: a check of a name the legend does not know is listed bare.
+	mkdir -p "$work/edited"
+	cp "$model_dir"/*.cat "$model_dir"/*.bell "$model_dir"/*.cfg "$model_dir"/*.def "$work/edited"
+	sed -i 's/ as happens-before$/ as causality/' "$work/edited/linux-kernel.cat"
+	"$lkmm" check -I "$work/edited" --explain "$mp" > "$work/edited.out" 2>&1
+	if grep -q "^  One candidate .* the model's 'causality' check rejects it\.$" "$work/edited.out" &&
+	   grep -qx '    causality\.' "$work/edited.out" && ! grep -q "^  Why " "$work/edited.out"; then
+		ok "$tag: an edited model's check is in the legend without a gloss"
+	else
+		not_ok "$tag: an edited model's check is in the legend without a gloss"
+		diag < "$work/edited.out"
 	fi
 	expect "$tag: an allowed outcome names the pairs nothing orders" 0 \
 		'^      then P0 line 18 `r0 = READ_ONCE\(\*y\);`' \
@@ -154,7 +233,7 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: --graph writes one .dot per test and dot parses each"
 		diag < "$work/bad"
 	fi
-	if grep -q 'e[0-9]* -> e[0-9]* \[label="1\. po-rel", color=red' "$g/MP+pooncerelease+poacquireonce.dot" &&
+	if grep -q 'e[0-9]* -> e[0-9]* \[label="1\. release", color=red' "$g/MP+pooncerelease+poacquireonce.dot" &&
 	   grep -q 'label="P0 line 15: W\[once\] buf=1\\nWRITE_ONCE(\*buf, 1);"' "$g/MP+pooncerelease+poacquireonce.dot"; then
 		ok "$tag: a graph's boxes name the line and the event, the cycle is red"
 	else

@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 27 ))
+plan $(( $# * 29 ))
 
 
 # in_order FILE LINE...: each line occurs in FILE, after the one before.
@@ -104,6 +104,15 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: herd7's own primitives are refused at their line" 2 \
 		'herd-primitive.litmus:9:7: error: lkmm run cannot express herd7.s __load' \
 		"$lkmm" run -I "$model_dir" --emit "$work/x" "$here/herd-primitive.litmus"
+	expect "$tag: --emit with no test that can run writes nothing and says so" 2 \
+		'^lkmm run: no test can run: nothing written to .*/none$' \
+		"$lkmm" run -I "$model_dir" --emit "$work/none" "$here/herd-primitive.litmus"
+	if [ -e "$work/none" ]; then
+		not_ok "$tag: ... not even the directory"
+		ls -R "$work/none" | diag
+	else
+		ok "$tag: ... not even the directory"
+	fi
 	expect "$tag: a register the end cannot see is refused at its declaration" 2 \
 		'nested-register.litmus:8:7: error: lkmm run reads register r0 when P0 ends' \
 		"$lkmm" run -I "$model_dir" --emit "$work/x" "$here/nested-register.litmus" "$sb"
