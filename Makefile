@@ -91,29 +91,55 @@ demo:
 
 check:
 	scripts/setup.sh all
-	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN)
+	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS)
 	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
 		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
 
-# The parser's fuzz target (libFuzzer, ASan+UBSan), seeded with every
-# litmus test at hand; FUZZ_SECONDS bounds the run (default 600).
-FUZZ := build/fuzz/fuzz_parse
-FUZZ_DEF := build/kernel-model/tools/memory-model/linux-kernel.def
-$(FUZZ): tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c src/litmus.h src/util.h
-	scripts/setup.sh fuzz
-	@mkdir -p $(@D)
-	clang -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -Isrc \
-		-DFUZZ_MACROS='"$(CURDIR)/$(FUZZ_DEF)"' \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-o $@ tests/src/fuzz_parse.c src/parse.c src/expand.c src/util.c
+# The fuzz targets (libFuzzer, ASan+UBSan): tests/src/fuzz_NAME.c, each
+# linked with the checker (all of src/ but main.c) built by clang.  `make
+# fuzz` runs each for FUZZ_SECONDS (default 600) on its seeds: the ones
+# committed in tests/src/fuzz/NAME/ and those tests/src/fuzz-seeds.sh
+# makes from the kernel's model (never copied into the repository).
+FUZZ_TARGETS := parse cat check cache log module
+FUZZ_BINS := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
+FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Isrc \
+	-DFUZZ_MODEL_DIR='"$(CURDIR)/build/kernel-model/tools/memory-model"' \
+	-DFUZZ_TESTS_DIR='"$(CURDIR)/tests/src"'
+FUZZ_OBJS := $(filter-out build/fuzz/obj/main.o,$(SRCS:src/%.c=build/fuzz/obj/%.o)) \
+	build/fuzz/obj/catlib.o build/fuzz/obj/runtime.o build/fuzz/obj/fuzz_util.o
 
-fuzz: $(FUZZ)
-	rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus
-	cp $$(find build/kernel-model tests/src -name '*.litmus') build/fuzz/corpus/
-	tests/src/gen-big-init.sh 20000 > build/fuzz/corpus/big-init.litmus
-	$(FUZZ) -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 -rss_limit_mb=2048 \
-		-close_fd_mask=2 -dict=tests/src/fuzz.dict build/fuzz/corpus
+build/fuzz/.clang:
+	scripts/setup.sh fuzz
+	@mkdir -p $(@D) && touch $@
+
+build/fuzz/obj/%.o: src/%.c build/fuzz/.clang
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) -MMD -MP -c -o $@ $<
+build/fuzz/obj/%.o: build/%.c build/fuzz/.clang
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) -c -o $@ $<
+build/fuzz/obj/fuzz_util.o: tests/src/fuzz_util.c tests/src/fuzz.h build/fuzz/.clang
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) -c -o $@ $<
+
+# Linked with a build ID: the model cache needs one (modelcache.c).
+build/fuzz/fuzz_%: tests/src/fuzz_%.c tests/src/fuzz.h $(FUZZ_OBJS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -Wl,--build-id -o $@ $< $(FUZZ_OBJS)
+
+.SECONDARY: $(FUZZ_OBJS)
+-include $(wildcard build/fuzz/obj/*.d)
+
+# The litmus targets get the parser's dictionary.
+fuzz: $(FUZZ_BINS)
+	tests/src/fuzz-seeds.sh build/fuzz/seeds kernel
+	for t in $(FUZZ_TARGETS); do \
+		case $$t in parse|check|module) dict=-dict=$(CURDIR)/tests/src/fuzz.dict ;; *) dict= ;; esac; \
+		mkdir -p build/fuzz/corpus/$$t && \
+		(cd build/fuzz && ./fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-600} -timeout=10 \
+			-rss_limit_mb=2048 -close_fd_mask=3 $$dict corpus/$$t seeds/$$t) || exit 1; \
+	done
 
 # The random LKMM test generator (deterministic from a seed), and the sweep
 # that compares lkmm with herd7 (HERD7=/path/to/herd7) on N of its tests.

@@ -108,7 +108,7 @@ make_model_615() {
 case $what in
 checker) install_packages "${checker_packages[@]}"; unpack_model
 	 make_model_615 || true ;;
-all)     install_packages "${checker_packages[@]}" "${test_packages[@]}"; unpack_model
+all)     install_packages "${checker_packages[@]}" "${test_packages[@]}" "${fuzz_packages[@]}"; unpack_model
 	 make_model_615
 	 "$top/kernel/scripts/deps.sh" ;;
 fuzz)    install_packages "${checker_packages[@]}" "${fuzz_packages[@]}"; unpack_model ;;

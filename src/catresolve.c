@@ -350,9 +350,10 @@ static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
 }
 
 /* Resolve every statement, giving it and the slots it binds a level. */
-static void resolve_all(struct cat_model *m)
+static void resolve_each(void *arg)
 {
-	struct resolver r = { .m = m };
+	struct resolver *r = arg;
+	struct cat_model *m = r->m;
 	int withs = LEVEL_EXECUTION;
 
 	for (int i = 0; i < m->stmts.len; i++) {
@@ -360,10 +361,10 @@ static void resolve_all(struct cat_model *m)
 		int first;
 
 		s->index = i;
-		r.reads.len = 0;
+		r->reads.len = 0;
 		first = s->nbinds ? -1 : m->nslots;
-		s->end_slot = resolve_stmt(&r, s);
-		s->level = s->kind == S_WITH ? ++withs : read_level(m, &r.reads);
+		s->end_slot = resolve_stmt(r, s);
+		s->level = s->kind == S_WITH ? ++withs : read_level(m, &r->reads);
 		if (first < 0)
 			first = s->binds[0].slot;
 		for (int slot = first; slot < s->end_slot; slot++) {
@@ -372,8 +373,18 @@ static void resolve_all(struct cat_model *m)
 		}
 		hoist_stmt(m, s);
 	}
+}
+
+/* The resolver's scopes are freed when an unbound name ends the load too. */
+static void resolve_all(struct cat_model *m)
+{
+	struct resolver r = { .m = m };
+	int status = catch_die(resolve_each, &r);
+
 	vec_free(&r.locals);
 	vec_free(&r.reads);
+	if (status)
+		die_again(status);
 }
 
 static int by_level(const void *a, const void *b)

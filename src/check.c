@@ -80,6 +80,7 @@ void lkmm_result_free(struct lkmm_result *r)
 struct test_job {
 	struct lkmm_result *run;
 	const char *path;
+	const char *text;		/* the test, or NULL to read it from path */
 	const struct checker *checker;
 	int status;
 };
@@ -124,7 +125,7 @@ static void run_test(void *arg)
 	const struct check_options *opts = job->checker->opts;
 	double start = monotonic_seconds();
 
-	r->text = read_file(job->path, NULL);
+	r->text = job->text ? xstrdup(job->text) : read_file(job->path, NULL);
 	if (!r->text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", job->path, strerror(errno));
 	decide(r, job->path, job->checker);
@@ -278,15 +279,21 @@ static void html_section(struct lkmm_result *r, const char *svg, struct run_outp
  * the test's text, tree and runs are in the result, and the search's
  * limits stop the search, which frees what it holds, rather than jump.
  */
-int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
-		    struct lkmm_result **result)
+int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
+		    const struct check_options *opts, struct lkmm_result **result)
 {
 	const struct checker c = { ctx->model, ctx->macros, opts, ctx->threads };
-	struct test_job job = { xcalloc(1, sizeof(**result)), path, &c, 0 };
+	struct test_job job = { xcalloc(1, sizeof(**result)), path, text, &c, 0 };
 	int status = catch_die(run_test, &job);
 
 	*result = job.run;
 	return status ? status : job.status;
+}
+
+int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
+		    struct lkmm_result **result)
+{
+	return lkmm_check_text(ctx, path, NULL, opts, result);
 }
 
 /* What open_model() fills under catch_die(): the context, the macros' text. */

@@ -89,6 +89,9 @@ struct lkmm_result {
  */
 int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
 		    struct lkmm_result **result);
+/* The same for a test given as text, path naming it in messages; NULL: read path. */
+int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
+		    const struct check_options *opts, struct lkmm_result **result);
 void lkmm_result_free(struct lkmm_result *r);
 
 #endif

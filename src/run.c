@@ -277,16 +277,21 @@ struct run_log {
 	struct log_block *blocks;
 };
 
-static char *word(const char **s)
+/* The length of the word at *s, moved past the blanks before it. */
+static size_t word_length(const char **s)
 {
-	const char *start;
-
 	while (**s == ' ')
 		(*s)++;
-	start = *s;
-	while (**s && **s != ' ')
-		(*s)++;
-	return xstrndup(start, *s - start);
+	return strcspn(*s, " ");
+}
+
+static char *word(const char **s)
+{
+	size_t n = word_length(s);
+	char *w = xstrndup(*s, n);
+
+	*s += n;
+	return w;
 }
 
 static struct log_block *open_block(struct run_log *log, char *name, int line)
@@ -608,9 +613,12 @@ static void take_block(void *arg)
 		free(w);
 		st->vals = xcalloc(rt->seen.nvars + 1, sizeof(*st->vals));
 		for (v = 0; v < rt->seen.nvars; v++) {
-			w = word(&text);
-			line_vals[v] = parse_value(rt, w, job->log, line);
-			free(w);
+			size_t n = word_length(&text);
+
+			/* In the arena: a value that is not one ends the test in parse_value(). */
+			line_vals[v] = parse_value(rt, arena_strndup(&rt->scratch, text, n), job->log,
+						   line);
+			text += n;
 		}
 		for (v = 0; v < rt->seen.nvars; v++)
 			st->vals[v] = line_vals[where[v]];

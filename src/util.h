@@ -60,7 +60,7 @@ struct srcpos {
 /*
  * Where die_at() and die() jump instead of exiting, when set, with the
  * exit status as setjmp's value: check.c goes on with the next test, the
- * fuzz target (tests/src/fuzz_parse.c) with the next input.  One per
+ * fuzz targets (tests/src/fuzz_*.c) with the next input.  One per
  * thread, so that threads checking different tests do not share it.
  */
 extern _Thread_local jmp_buf *die_jump;

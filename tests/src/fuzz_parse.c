@@ -10,24 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "litmus.h"
-#include "util.h"
 
-#ifndef FUZZ_MACROS
-#error "build with -DFUZZ_MACROS=\"path/to/linux-kernel.def\""
-#endif
+#define FUZZ_MACROS FUZZ_MODEL_DIR "/linux-kernel.def"
 
 static struct litmus *current;
 static struct macro_table *macros;	/* parsed once, kept for every input */
 
 static void load_macros(void)
 {
-	char *text = read_file(FUZZ_MACROS, NULL);
+	char *text = fuzz_read(FUZZ_MACROS, NULL);
 
-	if (!text) {
-		perror(FUZZ_MACROS);
-		abort();
-	}
 	macros = xcalloc(1, sizeof(*macros));
 	macros_read(macros, FUZZ_MACROS, text);
 	free(text);
@@ -36,12 +30,10 @@ static void load_macros(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	jmp_buf jump;
-	char *text = xmalloc(size + 1);
+	char *text = fuzz_text(data, size);
 
 	if (!macros)
 		load_macros();
-	memcpy(text, data, size);
-	text[size] = '\0';
 	current = xcalloc(1, sizeof(*current));
 	die_jump = &jump;
 	if (!setjmp(jump)) {
