@@ -37,19 +37,37 @@
 #include "check.h"
 
 enum edit_kind {
-	ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB, ADD_MB,
+	ADD_ACQUIRE, ADD_RELEASE,
+	/* fences put on a line of their own, before a statement */
+	ADD_AFTER_UNLOCK_LOCK, ADD_RMB, ADD_WMB, ADD_BEFORE_ATOMIC, ADD_AFTER_ATOMIC,
+	ADD_AFTER_SPINLOCK, ADD_MB,
 	DROP_ACQUIRE, DROP_RELEASE, DROP_FENCE,
-	ORDER_CALL, FULLY_ORDER_CALL, WEAKEN_CALL,	/* a call renamed (struct edit.to) */
+	/* a call renamed (struct edit.to) */
+	ORDER_CALL, FULLY_ORDER_CALL, WEAKEN_CALL, ASSIGN_POINTER, PARTLY_WEAKEN,
 };
 
+/*
+ * The price of each edit on the machines that pay for ordering (arm64,
+ * PowerPC; x86 orders all but store->load already): an acquire or a
+ * release is an ordered load or store (arm64 LDAR/STLR, PowerPC lwsync);
+ * smp_mb__after_unlock_lock() is a full barrier on PowerPC alone;
+ * smp_rmb(), smp_wmb() a one-way barrier; the smp_mb__*_atomic() and
+ * smp_mb__after_spinlock() cost a full barrier there but nothing on
+ * x86, whose RMWs and locks already are; smp_mb() a full barrier
+ * everywhere, x86 included.  docs/explanations.md has the list.
+ */
 static const struct {
 	int cost;
 	const char *what;
 } edit_kinds[] = {
 	[ADD_ACQUIRE] = { 1, "smp_load_acquire()" },
 	[ADD_RELEASE] = { 1, "smp_store_release()" },
+	[ADD_AFTER_UNLOCK_LOCK] = { 1, "smp_mb__after_unlock_lock()" },
 	[ADD_RMB] = { 2, "smp_rmb()" },
 	[ADD_WMB] = { 2, "smp_wmb()" },
+	[ADD_BEFORE_ATOMIC] = { 2, "smp_mb__before_atomic()" },
+	[ADD_AFTER_ATOMIC] = { 2, "smp_mb__after_atomic()" },
+	[ADD_AFTER_SPINLOCK] = { 2, "smp_mb__after_spinlock()" },
 	[ADD_MB] = { 3, "smp_mb()" },
 	[DROP_ACQUIRE] = { 0, "smp_load_acquire() weakened to READ_ONCE()" },
 	[DROP_RELEASE] = { 0, "smp_store_release() weakened to WRITE_ONCE()" },
@@ -57,7 +75,14 @@ static const struct {
 	[ORDER_CALL] = { 1, NULL },
 	[FULLY_ORDER_CALL] = { 3, NULL },
 	[WEAKEN_CALL] = { 0, NULL },
+	[ASSIGN_POINTER] = { 1, NULL },
+	[PARTLY_WEAKEN] = { 0, NULL },
 };
+
+static bool is_fence_insertion(enum edit_kind kind)
+{
+	return kind >= ADD_AFTER_UNLOCK_LOCK && kind <= ADD_MB;
+}
 
 /* An edit: a call rewritten at line:col, or a fence put before line. */
 struct edit {
@@ -121,6 +146,11 @@ static void rename_edits(const char *name, int proc, struct srcpos pos, bool wea
 	if (!strncmp(name, "smp_", 4))	/* smp_load_acquire() and friends: DROP_* */
 		return;
 	if (weaken) {
+		/* A fully ordered RMW of which a one-way form may do. */
+		for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+			if (!strstr(name, "_relaxed") && other_form(macros, name, "", "_relaxed", form) &&
+			    other_form(macros, name, "", suffixes[i], form))
+				add_rename(out, PARTLY_WEAKEN, proc, pos, name, form);
 		if (!strcmp(name, "rcu_assign_pointer"))
 			add_rename(out, WEAKEN_CALL, proc, pos, name, "WRITE_ONCE");
 		else if (other_form(macros, name, "_acquire", "_relaxed", form) ||
@@ -148,7 +178,47 @@ static void edit_what(const struct edit *e, struct strbuf *out)
 		sb_addf(out, "%s", edit_kinds[e->kind].what);
 	else
 		sb_addf(out, "%s() %s %s()", e->from,
-			e->kind == WEAKEN_CALL ? "weakened to" : "made", e->to);
+			e->kind == WEAKEN_CALL || e->kind == PARTLY_WEAKEN ? "weakened to" : "made",
+			e->to);
+}
+
+/* Whether the .def defines name as statements of which one is of kind. */
+static bool macro_does(const struct macro_table *macros, const char *name, enum stmt_kind kind)
+{
+	const struct macro *m = macro_find(macros, name);
+	int i;
+
+	if (!m || !m->body)
+		return false;
+	if (m->body->kind == kind)
+		return true;
+	for (i = 0; i < m->body->nbody; i++)
+		if (m->body->body[i]->kind == kind)
+			return true;
+	return false;
+}
+
+/* A statement that calls a macro doing kind (__lock, __atomic_op ...). */
+static bool statement_does(const struct stmt *s, const struct macro_table *macros,
+			   enum stmt_kind kind)
+{
+	return s && s->kind == S_CALL && macro_does(macros, s->name, kind);
+}
+
+/* A value that is an address: &x, or a location, which a test names by its address. */
+static bool is_pointer_value(const struct litmus *t, int proc, const struct expr *e)
+{
+	const struct process *pr = &t->procs[proc];
+	int i;
+
+	if (e->kind == X_ADDR_OF)
+		return true;
+	if (e->kind != X_NAME)
+		return false;
+	for (i = 0; i < pr->nparams; i++)
+		if (!strcmp(pr->params[i].name, e->name))
+			return true;
+	return false;
 }
 
 /* The statements that only order, which a Never test may or may not need. */
@@ -167,50 +237,97 @@ static bool is_fence_call(const char *name)
 	return false;
 }
 
+/* Where the edits of a test are gathered. */
+struct finder {
+	const struct litmus *t;
+	const struct macro_table *macros;
+	bool weaken;		/* a forbidden outcome: orderings to remove */
+	int proc;
+	int gaps;		/* gaps between statements seen so far */
+	struct edits *out;
+};
+
 /* The calls an edit can rewrite, anywhere in a statement. */
-static void find_calls(const struct expr *e, int proc, bool weaken,
-		       const struct macro_table *macros, struct edits *out)
+static void find_calls(struct finder *f, const struct expr *e)
 {
 	int i;
 
 	if (!e)
 		return;
-	if (e->kind == X_CALL && !weaken && !strcmp(e->name, "READ_ONCE"))
-		add_edit(out, ADD_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
-	if (e->kind == X_CALL && weaken && !strcmp(e->name, "smp_load_acquire"))
-		add_edit(out, DROP_ACQUIRE, proc, e->pos.line, e->pos.col, -1);
+	if (e->kind == X_CALL && !f->weaken && !strcmp(e->name, "READ_ONCE"))
+		add_edit(f->out, ADD_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+	if (e->kind == X_CALL && f->weaken && !strcmp(e->name, "smp_load_acquire"))
+		add_edit(f->out, DROP_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
 	if (e->kind == X_CALL)
-		rename_edits(e->name, proc, e->pos, weaken, macros, out);
+		rename_edits(e->name, f->proc, e->pos, f->weaken, f->macros, f->out);
 	for (i = 0; i < e->nargs; i++)
-		find_calls(e->args[i], proc, weaken, macros, out);
+		find_calls(f, e->args[i]);
 }
 
-static void find_statement_edits(const struct stmt *s, int proc, bool weaken,
-				 const struct macro_table *macros, struct edits *out)
+/*
+ * A smp_mb() that one of the one-way barriers may do instead, in a test
+ * whose outcome is forbidden: is it more than the test needs?
+ */
+static void weaker_fences(struct finder *f, const struct stmt *s)
+{
+	static const char *const weaker[] = { "smp_rmb", "smp_wmb" };
+	size_t i;
+
+	if (strcmp(s->name, "smp_mb"))
+		return;
+	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
+		if (macro_find(f->macros, weaker[i]))
+			add_rename(f->out, PARTLY_WEAKEN, f->proc, s->pos, s->name, weaker[i]);
+}
+
+static void find_statement_edits(struct finder *f, const struct stmt *s)
 {
 	int i;
 
 	if (!s)
 		return;
 	if (s->kind == S_CALL)
-		rename_edits(s->name, proc, s->pos, weaken, macros, out);
-	if (s->kind == S_CALL && !weaken && !strcmp(s->name, "WRITE_ONCE"))
-		add_edit(out, ADD_RELEASE, proc, s->pos.line, s->pos.col, -1);
-	if (s->kind == S_CALL && weaken && !strcmp(s->name, "smp_store_release"))
-		add_edit(out, DROP_RELEASE, proc, s->pos.line, s->pos.col, -1);
-	if (s->kind == S_CALL && weaken && is_fence_call(s->name))
-		add_edit(out, DROP_FENCE, proc, s->pos.line, s->pos.col, -1);
+		rename_edits(s->name, f->proc, s->pos, f->weaken, f->macros, f->out);
+	if (s->kind == S_CALL && !f->weaken && !strcmp(s->name, "WRITE_ONCE")) {
+		add_edit(f->out, ADD_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+		/* Publishing a pointer: the kernel's way is rcu_assign_pointer(). */
+		if (s->nargs == 2 && is_pointer_value(f->t, f->proc, s->args[1]) &&
+		    macro_find(f->macros, "rcu_assign_pointer"))
+			add_rename(f->out, ASSIGN_POINTER, f->proc, s->pos, s->name,
+				   "rcu_assign_pointer");
+	}
+	if (s->kind == S_CALL && f->weaken && !strcmp(s->name, "smp_store_release"))
+		add_edit(f->out, DROP_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+	if (s->kind == S_CALL && f->weaken && is_fence_call(s->name)) {
+		add_edit(f->out, DROP_FENCE, f->proc, s->pos.line, s->pos.col, -1);
+		weaker_fences(f, s);
+	}
 	for (i = 0; i < s->nargs; i++)
-		find_calls(s->args[i], proc, weaken, macros, out);
+		find_calls(f, s->args[i]);
 	for (i = 0; i < s->nbody; i++)
-		find_statement_edits(s->body[i], proc, weaken, macros, out);
+		find_statement_edits(f, s->body[i]);
 }
 
-/* Fences go between two statements of a process body, on lines of their own. */
-static void find_gaps(const struct stmt *body, int proc, int *gaps, struct edits *out)
+/* A fence of kind before s, in the current gap, when the .def has it. */
+static void add_fence(struct finder *f, enum edit_kind kind, const struct stmt *s)
+{
+	const char *what = edit_kinds[kind].what;
+	char name[48];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(what, "("), what);
+	if (macro_find(f->macros, name))
+		add_edit(f->out, kind, f->proc, s->pos.line, 0, f->gaps);
+}
+
+/*
+ * Fences go between two statements of a process body, on lines of their
+ * own: the general ones anywhere, the smp_mb__*() ones where the kernel
+ * puts them (after a lock; before or after a value-less RMW).
+ */
+static void find_gaps(struct finder *f, const struct stmt *body)
 {
 	const struct stmt *prev = NULL;
-	int i, k;
+	int i;
 
 	if (!body || body->kind != S_BLOCK)
 		return;
@@ -220,9 +337,18 @@ static void find_gaps(const struct stmt *body, int proc, int *gaps, struct edits
 		if (s->kind == S_DECL)
 			continue;
 		if (prev && prev->pos.line < s->pos.line) {
-			for (k = ADD_RMB; k <= ADD_MB; k++)
-				add_edit(out, k, proc, s->pos.line, 0, *gaps);
-			(*gaps)++;
+			add_fence(f, ADD_RMB, s);
+			add_fence(f, ADD_WMB, s);
+			add_fence(f, ADD_MB, s);
+			if (statement_does(prev, f->macros, S_LOCK)) {
+				add_fence(f, ADD_AFTER_UNLOCK_LOCK, s);
+				add_fence(f, ADD_AFTER_SPINLOCK, s);
+			}
+			if (statement_does(prev, f->macros, S_ATOMIC_OP))
+				add_fence(f, ADD_AFTER_ATOMIC, s);
+			if (statement_does(s, f->macros, S_ATOMIC_OP))
+				add_fence(f, ADD_BEFORE_ATOMIC, s);
+			f->gaps++;
 		}
 		prev = s;
 	}
@@ -252,12 +378,12 @@ static struct edits find_edits(const struct litmus *t, bool weaken,
 			       const struct macro_table *macros)
 {
 	struct edits out = { 0 };
-	int i, gaps = 0;
+	struct finder f = { t, macros, weaken, 0, 0, &out };
 
-	for (i = 0; i < t->nprocs; i++) {
-		find_statement_edits(t->procs[i].body, i, weaken, macros, &out);
+	for (f.proc = 0; f.proc < t->nprocs; f.proc++) {
+		find_statement_edits(&f, t->procs[f.proc].body);
 		if (!weaken)
-			find_gaps(t->procs[i].body, i, &gaps, &out);
+			find_gaps(&f, t->procs[f.proc].body);
 	}
 	return out;
 }
@@ -368,18 +494,15 @@ static bool rewrite_call(char **line, int col, const char *name, bool to_marked_
 	return true;
 }
 
-/* Line i's indentation, then text: a line to insert. */
-static char *indented(const char *line, const char *text)
+/* The fence call ("smp_mb()") as a statement, indented as line: a line to insert. */
+static char *fence_statement(const char *line, const char *call)
 {
 	struct strbuf sb = { 0 };
 
-	sb_addf(&sb, "%.*s%s", (int)strspn(line, " \t"), line, text);
+	sb_addf(&sb, "%.*s%s;", (int)strspn(line, " \t"), line, call);
 	return sb.buf;
 }
 
-static const char *const fence_line[] = {
-	[ADD_RMB] = "smp_rmb();", [ADD_WMB] = "smp_wmb();", [ADD_MB] = "smp_mb();",
-};
 
 static bool edit_after(const struct edit *a, const struct edit *b)
 {
@@ -442,11 +565,13 @@ static bool apply(const char *text, const struct edits *all, const int *set, int
 		case ORDER_CALL:
 		case FULLY_ORDER_CALL:
 		case WEAKEN_CALL:
+		case ASSIGN_POINTER:
+		case PARTLY_WEAKEN:
 			rename_call(line, e->col, e->to);
 			break;
 		default:
 			free(l->before[e->line - 1]);
-			l->before[e->line - 1] = indented(*line, fence_line[e->kind]);
+			l->before[e->line - 1] = fence_statement(*line, edit_kinds[e->kind].what);
 			break;
 		}
 	}
@@ -533,18 +658,28 @@ static void unified_diff(const char *path, const char *text, const struct lines 
 	free_lines(&orig);
 }
 
-/* A set of edits in words: "smp_store_release() at P0 line 16". */
+/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
 static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
 {
-	int i;
+	const struct edit *sorted[n + 1];
+	int i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct edit *e = &all->items[set[i]];
 
+		for (j = i; j > 0 && (sorted[j - 1]->proc > e->proc ||
+				      (sorted[j - 1]->proc == e->proc && edit_after(sorted[j - 1], e)));
+		     j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = e;
+	}
+	for (i = 0; i < n; i++) {
+		const struct edit *e = sorted[i];
+
 		sb_addf(out, "%s", i ? ", " : "");
 		edit_what(e, out);
-		sb_addf(out, " %s P%d line %d", e->kind >= ADD_RMB && e->kind <= ADD_MB ?
-			"before" : "at", e->proc, e->line);
+		sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
+			e->proc, e->line);
 	}
 }
 
@@ -635,6 +770,53 @@ static bool over_budget(const struct check_options *opts, long tried, double sta
 {
 	return (opts->max_variants && tried > opts->max_variants) ||
 	       (opts->suggest_timeout > 0 && monotonic_seconds() - start > opts->suggest_timeout);
+}
+
+/*
+ * Whether the witness has an access on line that another CPU's access
+ * reads from, overwrites or is read by: where an ordering is missing.
+ */
+static bool communicates(const struct snapshot *w, int proc, int line)
+{
+	int a, b;
+
+	for (a = 0; a < w->nevents; a++) {
+		if (w->events[a].proc != proc || w->events[a].line != line)
+			continue;
+		for (b = 0; b < w->nevents; b++)
+			if (w->events[b].proc >= 0 && w->events[b].proc != proc &&
+			    (sc_before(w, a, b) || sc_before(w, b, a)))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The edits at the lines where the execution that reaches the outcome
+ * communicates between CPUs first, where the orderings it lacks are, so
+ * that a search cut short by its budget has tried the likely fixes.  The
+ * order is stable otherwise: the sets of one cost stay in text order.
+ */
+static void likely_first(const struct checker *c, const char *path, const char *text,
+			 struct edits *all)
+{
+	struct snapshot *witness = NULL;
+	struct edit *sorted;
+	bool ok;
+	int i, pass, n = 0;
+
+	if (!outcome_reachable(c, path, text, &ok, &witness) || !ok || !witness) {
+		snapshot_free(witness);
+		return;
+	}
+	sorted = xmalloc((all->n + 1) * sizeof(*sorted));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < all->n; i++)
+			if (communicates(witness, all->items[i].proc, all->items[i].line) == !pass)
+				sorted[n++] = all->items[i];
+	free(all->items);
+	all->items = sorted;
+	snapshot_free(witness);
 }
 
 /*
@@ -868,13 +1050,44 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 
 		sb_addf(out, "  P%d line %d `%s`: ", e->proc, e->line, line + strspn(line, " \t"));
 		edit_what(e, out);
-		sb_addf(out, ": %s\n",
-			!ok ? "cannot tell (the edited test does not check)" :
-			reachable ? "the outcome becomes possible, so this ordering is needed" :
-			"still forbidden, so this ordering is not needed for this outcome");
+		if (!ok)
+			sb_addf(out, ": cannot tell (the edited test does not check)\n");
+		else if (e->kind == PARTLY_WEAKEN)
+			sb_addf(out, reachable ? ": the outcome becomes possible, so %s() is not "
+				"enough\n" : ": still forbidden, so %s() is enough, and cheaper\n",
+				e->to);
+		else
+			sb_addf(out, ": %s\n", reachable ?
+				"the outcome becomes possible, so this ordering is needed" :
+				"still forbidden, so this ordering is not needed for this outcome");
 		free_lines(&edited);
 	}
 	free_lines(&orig);
+}
+
+/* The prices of edit_kinds, cheapest first: "1: smp_load_acquire(), ...; 2: ...". */
+static void price_list(struct strbuf *out)
+{
+	static const char *const renames[] = {
+		[1] = "an RMW's _acquire or _release form, rcu_assign_pointer()",
+		[3] = "a fully ordered RMW",
+	};
+	int cost;
+	size_t k;
+
+	for (cost = 1; cost <= 3; cost++) {
+		const char *sep = "";
+
+		sb_addf(out, "%s%d: ", cost > 1 ? "; " : "", cost);
+		for (k = 0; k < sizeof(edit_kinds) / sizeof(*edit_kinds); k++) {
+			if (edit_kinds[k].cost == cost && edit_kinds[k].what) {
+				sb_addf(out, "%s%s", sep, edit_kinds[k].what);
+				sep = ", ";
+			}
+		}
+		if (cost < (int)(sizeof(renames) / sizeof(*renames)) && renames[cost])
+			sb_addf(out, "%s%s", sep, renames[cost]);
+	}
 }
 
 void suggest(const struct checker *c, const char *path, const char *text,
@@ -889,10 +1102,10 @@ void suggest(const struct checker *c, const char *path, const char *text,
 		if (sc_reachable(c, path, text, t, out)) {
 			sb_addf(out, "Suggestion: sc-reachable\n");
 		} else {
-			sb_addf(out, "  The outcome is reachable.  Edits cost: smp_load_acquire() or "
-				"smp_store_release() 1, smp_rmb() or smp_wmb() 2, smp_mb() 3; a "
-				"relaxed RMW's _acquire or _release form 1, its fully ordered form "
-				"3.\n");
+			sb_addf(out, "  The outcome is reachable.  Edits cost ");
+			price_list(out);
+			sb_addf(out, ".\n");
+			likely_first(c, path, text, &all);
 			suggest_fixes(c, path, text, &all, out);
 		}
 	} else {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# --suggest's vocabulary, on small tests written for it (tests/src/suggest/):
+# each kind of edit proposed where it is the cheapest fix, its diff applied
+# with patch(1) and checked again, and, for a forbidden outcome, the
+# orderings that could be weaker.
+source "$(dirname "$0")/../lib/tap.sh"
+here=$(dirname "$0")/suggest
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+set -- $LKMM_BINARIES
+plan $(( $# * 9 ))
+
+# fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
+fix_applies() {
+	local lkmm=$1 test=$2 n=$3 name
+	name=$(basename "$test" .litmus)
+	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$test" |
+		sed -n "/^  $n\\. /,/^  $((n + 1))\\. \\|^Suggestion: /p" | sed -n 's/^    //p' > "$work/fix.diff"
+	cp "$test" "$work/$name.litmus"
+	patch -s "$work/$name.litmus" < "$work/fix.diff" &&
+		"$lkmm" check -I "$model_dir" "$work/$name.litmus" | grep -q "^Observation $name Never"
+}
+
+for lkmm in $LKMM_BINARIES; do
+	tag=$(basename "$(dirname "$lkmm")")
+	expect "$tag: beside a value-less RMW, smp_mb__before_atomic() or smp_mb__after_atomic() rather than smp_mb()" 0 \
+		'^  1\. \(cost 4\) smp_mb__before_atomic\(\) before P0 line 17, smp_mb__before_atomic\(\) before P1 line 26:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/SB+atomicinc.litmus"
+	if fix_applies "$lkmm" "$here/SB+atomicinc.litmus" 1; then
+		ok "$tag: ... and the smp_mb__before_atomic() diff forbids the outcome"
+	else
+		not_ok "$tag: ... and the smp_mb__before_atomic() diff forbids the outcome"
+		diag < "$work/fix.diff"
+	fi
+	expect "$tag: a published pointer: rcu_assign_pointer(), at the price of a release" 0 \
+		'^  2\. \(cost 1\) WRITE_ONCE\(\) made rcu_assign_pointer\(\) at P0 line 17:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus"
+	if fix_applies "$lkmm" "$here/MP+ptr.litmus" 2; then
+		ok "$tag: ... and the rcu_assign_pointer() diff forbids the outcome"
+	else
+		not_ok "$tag: ... and the rcu_assign_pointer() diff forbids the outcome"
+		diag < "$work/fix.diff"
+	fi
+	expect "$tag: after a lock taken after an unlock, smp_mb__after_unlock_lock() (Z6.0's Never sibling)" 0 \
+		'^  1\. \(cost 1\) smp_mb__after_unlock_lock\(\) before P1 line 26:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
+	expect "$tag: the price list is printed with the fixes" 0 \
+		'Edits cost 1: smp_load_acquire\(\), smp_store_release\(\), smp_mb__after_unlock_lock\(\).*; 3: smp_mb\(\), a fully ordered RMW\.$' \
+		"$lkmm" check -I "$model_dir" --suggest "$here/MP+ptr.litmus"
+	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
+	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough" 0 \
+		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_wmb\(\): still forbidden, so smp_wmb\(\) is enough, and cheaper$' \
+		cat "$work/w"
+	expect "$tag: ... where smp_rmb() is not" 0 \
+		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): the outcome becomes possible, so smp_rmb\(\) is not enough$' \
+		cat "$work/w"
+	expect "$tag: ... a fully ordered xchg() where xchg_release() is enough" 0 \
+		'^  P0 line 18 `r0 = xchg\(z, 1\);`: xchg\(\) weakened to xchg_release\(\): still forbidden, so xchg_release\(\) is enough, and cheaper$' \
+		cat "$work/w"
+done
