@@ -3,13 +3,13 @@
  * forbids its outcome, or which of its orderings it needs.
  *
  * The edits are the ones a kernel developer makes: a READ_ONCE() becomes
- * smp_load_acquire(), a WRITE_ONCE() becomes smp_store_release(), and
- * smp_rmb(), smp_wmb() or smp_mb() goes between two statements of a
- * process.  Each has a cost, in the order their price usually runs on
- * weakly ordered machines: acquire or release 1, smp_rmb() or smp_wmb() 2,
- * smp_mb() 3.  Sets of edits are tried cheapest first, each by checking
- * the edited text with the model, and every set of the lowest cost that
- * forbids the outcome is printed as a unified diff.
+ * smp_load_acquire(), a WRITE_ONCE() smp_store_release() (or
+ * rcu_assign_pointer() when it publishes a pointer), a fence goes
+ * between two statements (smp_mb__*() ones only where the kernel puts
+ * them).  Each has a price, edit_kinds[] below; sets of edits are tried
+ * cheapest first, each by checking the edited text with the model, and
+ * the sets of the lowest costs that forbid the outcome are printed as
+ * unified diffs.
  *
  * Before any of that, the test with smp_mb() before every statement is
  * checked: if the outcome stays reachable, in an execution that one

@@ -212,7 +212,7 @@ for lkmm in $LKMM_BINARIES; do
 		'rcu_assign_pointer\(\) weakened to WRITE_ONCE\(\): the outcome becomes possible' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: --suggest orders a relaxed RMW by its fully ordered form" 0 \
-		'^  1\. \(cost 6\) atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P0 line 19, atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P1 line 29:$' \
+		'^  [0-9]\. \(cost 6\) atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P0 line 19, atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P1 line 29:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$top/tests/src/corpus/rmw-tags/litmus/SB+relaxedaddreturn.litmus"
 	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \

@@ -25,12 +25,12 @@ fix_applies() {
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
 	expect "$tag: beside a value-less RMW, smp_mb__before_atomic() or smp_mb__after_atomic() rather than smp_mb()" 0 \
-		'^  1\. \(cost 4\) smp_mb__before_atomic\(\) before P0 line 17, smp_mb__before_atomic\(\) before P1 line 26:$' \
+		'^  1\. \(cost 4\) smp_mb__(before_atomic\(\) before P0 line 17|after_atomic\(\) before P0 line 18), smp_mb__(before_atomic\(\) before P1 line 26|after_atomic\(\) before P1 line 27):$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/SB+atomicinc.litmus"
 	if fix_applies "$lkmm" "$here/SB+atomicinc.litmus" 1; then
-		ok "$tag: ... and the smp_mb__before_atomic() diff forbids the outcome"
+		ok "$tag: ... and that smp_mb__*_atomic() diff forbids the outcome"
 	else
-		not_ok "$tag: ... and the smp_mb__before_atomic() diff forbids the outcome"
+		not_ok "$tag: ... and that smp_mb__*_atomic() diff forbids the outcome"
 		diag < "$work/fix.diff"
 	fi
 	expect "$tag: a published pointer: rcu_assign_pointer(), at the price of a release" 0 \
