@@ -163,30 +163,69 @@ static void decide_variant(void *arg)
 	decide(job->run, job->path, job->checker);
 }
 
+/*
+ * A variant decided under opts (a copy of the checker's, which the caller
+ * has changed); NULL if it does not parse or a limit ends it.
+ */
+static struct lkmm_result *decide_text(const struct checker *c, const struct check_options *opts,
+				       const char *path, const char *text)
+{
+	struct checker quick = { c->model, c->macros, opts, NULL };
+	struct lkmm_result *r = xcalloc(1, sizeof(*r));
+	struct variant_job job = { r, path, &quick };
+
+	r->text = xstrdup(text);
+	if (catch_die(decide_variant, &job) || r->outcomes.limit) {
+		lkmm_result_free(r);
+		return NULL;
+	}
+	return r;
+}
+
 bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok,
 		       struct snapshot **witness)
 {
 	struct check_options opts = *c->opts;
-	struct checker quick = { c->model, c->macros, &opts, NULL };
-	struct lkmm_result *r = xcalloc(1, sizeof(*r));
-	struct variant_job job = { r, path, &quick };
+	struct lkmm_result *r;
 	bool reachable = false;
 
 	/* Whether is all we ask: stop at the first execution that settles it. */
 	opts.speedcheck = SPEEDCHECK_TRUE;
 	opts.keep_executions = witness != NULL;
-	r->text = xstrdup(text);
-	*ok = !catch_die(decide_variant, &job) && !r->outcomes.limit;
-	if (*ok)
-		reachable = r->test->quantifier == Q_FORALL ? r->outcomes.negative > 0 :
-			    r->outcomes.positive > 0;
+	r = decide_text(c, &opts, path, text);
+	*ok = r != NULL;
+	if (witness)
+		*witness = NULL;
+	if (!r)
+		return false;
+	reachable = r->test->quantifier == Q_FORALL ? r->outcomes.negative > 0 :
+		    r->outcomes.positive > 0;
 	if (witness) {
-		*witness = *ok ? r->outcomes.witness : NULL;
-		if (*ok)
-			r->outcomes.witness = NULL;
+		*witness = r->outcomes.witness;
+		r->outcomes.witness = NULL;
 	}
 	lkmm_result_free(r);
 	return reachable;
+}
+
+bool flag_raised(const struct checker *c, const char *path, const char *text, const char *flag,
+		 bool *ok)
+{
+	struct check_options opts = *c->opts;
+	struct lkmm_result *r;
+	bool raised = false;
+	int i;
+
+	/* Every execution may raise it: no -speedcheck. */
+	opts.speedcheck = SPEEDCHECK_FALSE;
+	opts.keep_executions = false;
+	r = decide_text(c, &opts, path, text);
+	*ok = r != NULL;
+	for (i = 0; r && i < r->outcomes.nflags; i++)
+		raised |= !strcmp(r->outcomes.flags[i], flag);
+	if (r)
+		lkmm_result_free(r);
+	return raised;
 }
 
 /* What the run writes besides standard output: graphs and the page. */

@@ -181,6 +181,10 @@ struct checker {
 bool outcome_reachable(const struct checker *c, const char *path, const char *text, bool *ok,
 		       struct snapshot **witness);
 
+/* Whether some execution of a variant (as above) raises the model's flag. */
+bool flag_raised(const struct checker *c, const char *path, const char *text, const char *flag,
+		 bool *ok);
+
 /*
  * --suggest (suggest.c): for a test whose outcome the model allows, the
  * cheapest edits that forbid it, as unified diffs of text; for one it

@@ -44,6 +44,8 @@ enum edit_kind {
 	DROP_ACQUIRE, DROP_RELEASE, DROP_FENCE,
 	/* a call renamed (struct edit.to) */
 	ORDER_CALL, FULLY_ORDER_CALL, WEAKEN_CALL, ASSIGN_POINTER, PARTLY_WEAKEN,
+	/* a plain access marked, for a flag the model raises (data-race) */
+	MARK_LOAD, MARK_STORE,
 };
 
 /*
@@ -77,6 +79,8 @@ static const struct {
 	[WEAKEN_CALL] = { 0, NULL },
 	[ASSIGN_POINTER] = { 1, NULL },
 	[PARTLY_WEAKEN] = { 0, NULL },
+	[MARK_LOAD] = { 0, "READ_ONCE()" },
+	[MARK_STORE] = { 0, "WRITE_ONCE()" },
 };
 
 static bool is_fence_insertion(enum edit_kind kind)
@@ -503,6 +507,58 @@ static char *fence_statement(const char *line, const char *call)
 	return sb.buf;
 }
 
+/* The end of the plain load "*x" or "*(expr)" at p, or NULL. */
+static const char *plain_load_end(const char *p)
+{
+	p += 1 + strspn(p + 1, " \t");
+	if (*p == '*')
+		return plain_load_end(p);
+	if (*p == '(') {
+		p = closing_paren(p);
+		return p ? p + 1 : NULL;
+	}
+	if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		return NULL;
+	while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9'))
+		p++;
+	return p;
+}
+
+/* The plain load at col of line marked: "*x" becomes "READ_ONCE(*x)". */
+static bool mark_load(char **line, int col)
+{
+	char *at = *line + col - 1;
+	const char *end = plain_load_end(at);
+	struct strbuf sb = { 0 };
+
+	if (!end)
+		return false;
+	sb_addf(&sb, "%.*sREAD_ONCE(%.*s)%s", (int)(at - *line), *line, (int)(end - at), at, end);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The plain store at col of line marked: "*x = v;" becomes "WRITE_ONCE(*x, v);". */
+static bool mark_store(char **line, int col)
+{
+	char *at = *line + col - 1, *assign = strchr(at, '='), *semi;
+	struct strbuf sb = { 0 };
+	size_t lhs;
+
+	if (!assign || assign[1] == '=' || !(semi = strrchr(assign, ';')))
+		return false;
+	for (lhs = assign - at; lhs && (at[lhs - 1] == ' ' || at[lhs - 1] == '\t'); lhs--)
+		;
+	assign += 1 + strspn(assign + 1, " \t");
+	sb_addf(&sb, "%.*sWRITE_ONCE(%.*s, %.*s)%s", (int)(at - *line), *line, (int)lhs, at,
+		(int)(semi - assign), assign, semi);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
 
 static bool edit_after(const struct edit *a, const struct edit *b)
 {
@@ -568,6 +624,14 @@ static bool apply(const char *text, const struct edits *all, const int *set, int
 		case ASSIGN_POINTER:
 		case PARTLY_WEAKEN:
 			rename_call(line, e->col, e->to);
+			break;
+		case MARK_LOAD:
+			if (!mark_load(line, e->col))
+				return false;
+			break;
+		case MARK_STORE:
+			if (!mark_store(line, e->col))
+				return false;
 			break;
 		default:
 			free(l->before[e->line - 1]);
@@ -1065,6 +1129,113 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	free_lines(&orig);
 }
 
+/* Plain loads in e; a call's first argument is the address it accesses itself. */
+static void find_plain_loads(int proc, const struct expr *e, struct edits *out)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->kind == X_LOAD) {
+		/* "**p" is marked as a whole or not at all */
+		if (!e->annot.n)
+			add_edit(out, MARK_LOAD, proc, e->pos.line, e->pos.col, -1);
+		return;
+	}
+	for (i = e->kind == X_CALL; i < e->nargs; i++)
+		find_plain_loads(proc, e->args[i], out);
+}
+
+/* The plain accesses of a process: "*x = v;" and "*x" as a value. */
+static void find_plain_accesses(int proc, const struct stmt *s, struct edits *out)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->kind == S_STORE && !s->annot.n)
+		add_edit(out, MARK_STORE, proc, s->pos.line, s->pos.col, -1);
+	for (i = s->kind == S_CALL; i < s->nargs; i++)
+		find_plain_loads(proc, s->args[i], out);
+	for (i = 0; i < s->nbody; i++)
+		find_plain_accesses(proc, s->body[i], out);
+}
+
+/* Whether flag is raised once the edits of set are made; *ok false if untestable. */
+static bool flag_raised_with(const struct checker *c, const char *path, const char *text,
+			     const struct edits *all, const int *set, int n, const char *flag,
+			     bool *ok)
+{
+	struct lines edited;
+	char *variant;
+	bool raised = false;
+
+	*ok = apply(text, all, set, n, &edited);
+	if (*ok) {
+		variant = join_lines(&edited);
+		raised = flag_raised(c, path, variant, flag, ok);
+		free(variant);
+	}
+	free_lines(&edited);
+	return raised;
+}
+
+/*
+ * A flag that plain accesses raise (the kernel model's data-race): mark
+ * them all, and if the flag goes, give back in turn each marking it does
+ * not need.  What stays marked are the accesses that race; marking costs
+ * nothing on any CPU, it only keeps the compiler from tearing, fusing or
+ * inventing them.  Each step is a check, so the time budget holds.
+ */
+static void mark_racing(const struct checker *c, const char *path, const char *text,
+			const struct litmus *t, const char *flag, struct strbuf *out)
+{
+	struct edits plain = { 0 };
+	struct lines orig, edited;
+	double start = monotonic_seconds();
+	int *set, *without, n, i, j;
+	bool ok;
+
+	for (i = 0; i < t->nprocs; i++)
+		find_plain_accesses(i, t->procs[i].body, &plain);
+	set = xmalloc((plain.n + 1) * sizeof(*set));
+	without = xmalloc((plain.n + 1) * sizeof(*without));
+	for (n = 0; n < plain.n; n++)
+		set[n] = n;
+	if (!n || flag_raised_with(c, path, text, &plain, set, n, flag, &ok) || !ok) {
+		sb_addf(out, "  The model flags %s, and marking the plain accesses (if any) with "
+			"READ_ONCE() or WRITE_ONCE() does not remove it.\n", flag);
+		goto out;
+	}
+	for (i = 0; i < n && !over_budget(c->opts, 0, start);) {
+		for (j = 0; j < n - 1; j++)
+			without[j] = set[j < i ? j : j + 1];
+		if (!flag_raised_with(c, path, text, &plain, without, n - 1, flag, &ok) && ok)
+			memcpy(set, without, --n * sizeof(*set));
+		else
+			i++;
+	}
+	sb_addf(out, "  The model flags %s: plain accesses race.  Marking these removes it "
+		"(verified; it costs nothing on any CPU):\n", flag);
+	orig = split_lines(text);
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &plain.items[set[i]];
+		const char *line = orig.text[e->line - 1];
+
+		sb_addf(out, "  P%d line %d `%s`: the plain %s made %s\n", e->proc, e->line,
+			line + strspn(line, " \t"), e->kind == MARK_LOAD ? "load" : "store",
+			edit_kinds[e->kind].what);
+	}
+	free_lines(&orig);
+	if (apply(text, &plain, set, n, &edited))
+		unified_diff(path, text, &edited, out);
+	free_lines(&edited);
+out:
+	free(set);
+	free(without);
+	free(plain.items);
+}
+
 /* The prices of edit_kinds, cheapest first: "1: smp_load_acquire(), ...; 2: ...". */
 static void price_list(struct strbuf *out)
 {
@@ -1096,8 +1267,11 @@ void suggest(const struct checker *c, const char *path, const char *text,
 	struct litmus *t = litmus_parse(path, text);
 	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
 	struct edits all = find_edits(t, !reachable, c->macros);
+	int i;
 
 	sb_addf(out, "Suggestion:\n");
+	for (i = 0; i < o->nflags; i++)
+		mark_racing(c, path, text, t, o->flags[i], out);
 	if (reachable) {
 		if (sc_reachable(c, path, text, t, out)) {
 			sb_addf(out, "Suggestion: sc-reachable\n");

@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 9 ))
+plan $(( $# * 12 ))
 
 # fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
 fix_applies() {
@@ -59,4 +59,19 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... a fully ordered xchg() where xchg_release() is enough" 0 \
 		'^  P0 line 18 `r0 = xchg\(z, 1\);`: xchg\(\) weakened to xchg_release\(\): still forbidden, so xchg_release\(\) is enough, and cheaper$' \
 		cat "$work/w"
+	"$lkmm" check -I "$model_dir" --suggest "$here/MP+plain.litmus" > "$work/w" 2>&1
+	expect "$tag: a data race: the racing plain store marked WRITE_ONCE()" 0 \
+		'^  P0 line 17 `\*buf = 1;`: the plain store made WRITE_ONCE\(\)$' cat "$work/w"
+	expect "$tag: ... the racing plain load READ_ONCE(), and the private one left plain" 0 \
+		'^  P1 line 27 `r1 = \*buf;`: the plain load made READ_ONCE\(\)$' \
+		sh -c "! grep -q 'r2 = \\*z;\`: the plain' '$work/w' && cat '$work/w'"
+	sed -n '/^  The model flags/,/^  The outcome/s/^    //p' "$work/w" > "$work/fix.diff"
+	cp "$here/MP+plain.litmus" "$work/MP+plain.litmus"
+	if patch -s "$work/MP+plain.litmus" < "$work/fix.diff" &&
+	   ! "$lkmm" check -I "$model_dir" "$work/MP+plain.litmus" | grep -q '^Flag data-race'; then
+		ok "$tag: ... and that diff leaves no data race"
+	else
+		not_ok "$tag: ... and that diff leaves no data race"
+		diag < "$work/fix.diff"
+	fi
 done
