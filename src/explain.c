@@ -769,6 +769,28 @@ static void witness_reads(const struct program *p, const struct snapshot *s,
 	}
 }
 
+/*
+ * The lock hand-offs of a cycle: which unlock each lock takes is the
+ * model's (lock.cat), not in the candidate's rf, and it is what tells two
+ * candidates with the same loads apart.
+ */
+static void witness_handoffs(const struct program *p, const struct snapshot *s, const int *ev,
+			     const char *const *labels, int n, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int from = ev[i], to = ev[(i + 1) % n];
+
+		if (strcmp(labels[i], "rf") || s->events[from].kind != EV_UNLOCK ||
+		    rel_has(s->rf, from, to))
+			continue;
+		sb_addf(out, "    ");
+		reads_clause(p, s, to, from, out);
+		sb_addf(out, ".\n");
+	}
+}
+
 /* The order in which the stores to each variable with several reach memory. */
 static void witness_coherence(const struct program *p, const struct snapshot *s,
 			      struct strbuf *out)
@@ -858,6 +880,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	}
 	sb_addf(out, "  It is the candidate where:\n");
 	witness_reads(p, s, out);
+	if (!s->pair)
+		witness_handoffs(p, s, ev, labels, n, out);
 	witness_coherence(p, s, out);
 	sb_addf(out, s->pair ? "  Step by step:\n" : "  Step by step, each event must come "
 		"after the one before:\n");
