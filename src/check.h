@@ -14,7 +14,7 @@
 enum speedcheck { SPEEDCHECK_FALSE, SPEEDCHECK_TRUE, SPEEDCHECK_FAST };
 
 /* --suggest's defaults: edits in one fix, seconds for the search. */
-enum { SUGGEST_EDITS = 3, SUGGEST_TIMEOUT = 5 };
+enum { SUGGEST_TIMEOUT = 5 };
 
 struct check_options {
 	struct model_spec model;	/* -I, -conf, -variant */
@@ -28,7 +28,7 @@ struct check_options {
 	const char *html_file;		/* --html FILE */
 	long max_variants;		/* --suggest: tests tried at most, 0: no bound */
 	double suggest_timeout;		/* --suggest: seconds the search of fixes may take, 0: no bound */
-	int suggest_edits;		/* --suggest: edits in one fix at most, 0: the default */
+	int suggest_edits;		/* --suggest: edits in one fix at most, 0: processes + 2 */
 	bool keep_executions;		/* a witness and counterexamples, for the above */
 	bool stats;			/* --stats: how much of the search ran */
 	int jobs;			/* -j: tests checked at once */

@@ -75,7 +75,7 @@ static const char usage[] =
 	"  --suggest-timeout SECONDS\n"
 	"                        search fixes for at most this long (default 5;\n"
 	"                        0: no bound)\n"
-	"  --suggest-edits N     edits in one fix at most (default 3)\n"
+	"  --suggest-edits N     edits in one fix at most (default: processes + 2)\n"
 	"  --graph DIR           write DIR/NAME.dot: the execution explained, one\n"
 	"                        column per process, the cycle in red\n"
 	"  --svg                 also render DIR/NAME.svg with Graphviz's dot\n"
@@ -273,7 +273,6 @@ static void default_options(struct check_options *opts)
 	opts->limits.max_values = 256;
 	opts->max_variants = 0;		/* the time budget bounds the search */
 	opts->suggest_timeout = SUGGEST_TIMEOUT;
-	opts->suggest_edits = SUGGEST_EDITS;
 }
 
 /* Parse and expand a test; the macros must outlive it. */

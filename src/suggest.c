@@ -15,7 +15,8 @@
  * checked: if the outcome stays reachable, in an execution that one
  * order of all accesses gives, no ordering can forbid it, and that order
  * is shown instead.  The search is bounded by --suggest-timeout seconds
- * (and --suggest-max variants when given), sets by --suggest-edits.
+ * (and --suggest-max variants when given), sets by --suggest-edits
+ * (processes + 2 by default).
  *
  * A relaxed RMW (xchg_relaxed(), atomic_add_return_relaxed() ...) can
  * become its _acquire or _release form (cost 1) or its fully ordered one
@@ -887,11 +888,14 @@ static void likely_first(const struct checker *c, const char *path, const char *
  * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
  * that works to COST_SPREAD above it: the cheapest fix, and the other
  * ways (fences rather than acquire and release) that hold no cheaper fix.
+ * By default a set has an edit for each process and two more: a process
+ * may need both an acquire and a release (double-checked locking does, on
+ * each CPU that runs it).
  */
 static void suggest_fixes(const struct checker *c, const char *path, const char *text,
-			  const struct edits *all, struct strbuf *out)
+			  int nprocs, const struct edits *all, struct strbuf *out)
 {
-	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : SUGGEST_EDITS;
+	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : nprocs + 2;
 	int cost, k, shown = 0, cheapest = 0;
 	int *set = xmalloc(max_set * sizeof(*set));
 	struct vec found = { 0 };
@@ -1280,7 +1284,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			price_list(out);
 			sb_addf(out, ".\n");
 			likely_first(c, path, text, &all);
-			suggest_fixes(c, path, text, &all, out);
+			suggest_fixes(c, path, text, t->nprocs, &all, out);
 		}
 	} else {
 		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed in "

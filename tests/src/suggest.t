@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 12 ))
+plan $(( $# * 13 ))
 
 # fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
 fix_applies() {
@@ -59,6 +59,13 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... a fully ordered xchg() where xchg_release() is enough" 0 \
 		'^  P0 line 18 `r0 = xchg\(z, 1\);`: xchg\(\) weakened to xchg_release\(\): still forbidden, so xchg_release\(\) is enough, and cheaper$' \
 		cat "$work/w"
+	# The reviewer's fix of double-checked locking, four edits on two CPUs
+	# (the default set size: processes + 2); a variant bound, not a time,
+	# so that a slow machine finds it too.
+	expect "$tag: DCL-broken: acquire on the lockless read, release on the flag store, on each CPU" 0 \
+		'^  1\. \(cost 4\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
+		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+plain.litmus" > "$work/w" 2>&1
 	expect "$tag: a data race: the racing plain store marked WRITE_ONCE()" 0 \
 		'^  P0 line 17 `\*buf = 1;`: the plain store made WRITE_ONCE\(\)$' cat "$work/w"
