@@ -300,10 +300,37 @@ static int slot_level(struct levels *a, int slot)
 	return sl->level;
 }
 
-/* Mark the terms empty for the event structure of m->x, and set the levels. */
+static void analyse_each(void *arg)
+{
+	struct levels *a = arg;
+	struct cat_model *m = a->m;
+
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+
+		if (s->kind == S_CHECK || s->kind == S_FLAG)
+			s->level = expr_level(a, s->e);
+		else if (s->kind == S_WITH)
+			binds_level(a, s->binds, s->nbinds);
+		else if (first_slot(s) < s->end_slot)
+			slot_level(a, first_slot(s));
+	}
+	for (int i = 0; i < m->invariants.len; i++) {
+		struct cat_stmt *s = m->invariants.items[i];
+
+		slot_level(a, s->binds[0].slot);
+	}
+}
+
+/*
+ * Mark the terms empty for the event structure of m->x, and set the
+ * levels.  A type error found on the way ends the load: the analysis's
+ * tables are freed first.
+ */
 void cat_level_analyse(struct cat_model *m)
 {
 	struct levels a;
+	int status;
 
 	if (same_answers(m))
 		return;
@@ -311,22 +338,10 @@ void cat_level_analyse(struct cat_model *m)
 	m->nlevel_reads = 0;
 	m->nkept = 0;
 	a = (struct levels){ m, xcalloc(m->nslots + 1, 1), xcalloc(m->nslots + 1, sizeof(bool)), 0 };
-	for (int i = 0; i < m->stmts.len; i++) {
-		struct cat_stmt *s = m->stmts.items[i];
-
-		if (s->kind == S_CHECK || s->kind == S_FLAG)
-			s->level = expr_level(&a, s->e);
-		else if (s->kind == S_WITH)
-			binds_level(&a, s->binds, s->nbinds);
-		else if (first_slot(s) < s->end_slot)
-			slot_level(&a, first_slot(s));
-	}
-	for (int i = 0; i < m->invariants.len; i++) {
-		struct cat_stmt *s = m->invariants.items[i];
-
-		slot_level(&a, s->binds[0].slot);
-	}
+	status = catch_die(analyse_each, &a);
 	free(a.state);
 	free(a.assumed_empty);
+	if (status)
+		die_again(status);
 	m->levels_known = true;
 }
