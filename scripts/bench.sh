@@ -6,7 +6,7 @@
 # all of it (scripts/paulmck-sweep.sh).  A heavy test checked alone uses
 # every CPU (its search is split among threads, lkmm check's default -j).
 #
-# Then `lkmm run` in the QEMU guest: iterations per second of each test's
+# Then --suggest (scripts/bench-suggest.sh), and `lkmm run` in the QEMU guest: iterations per second of each test's
 # module; with KLITMUS7=/path/to/klitmus7, klitmus7's own modules for the
 # same tests run in the same boot with the same parameters, and the ratio
 # is printed.  BENCH_KERNEL=0 skips this part (it builds the kernel once).
@@ -204,6 +204,12 @@ if [ -d "$model_615" ]; then
 	models_row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
 		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus"
 	models_row "manual/kernel/C-seqlock" "$sample/manual/kernel/C-seqlock.litmus"
+fi
+
+# --suggest's answers and times (BENCH_SUGGEST=0 skips them).
+if [ "${BENCH_SUGGEST:-1}" != 0 ]; then
+	echo
+	"$top/scripts/bench-suggest.sh"
 fi
 
 # The whole of paulmckrcu/litmus, when a checkout is given.

@@ -93,8 +93,8 @@ static const struct {
 	  "alone, it orders nothing another CPU can see", "THE PROGRAM ORDER RELATION: po AND po-loc" },
 	{ "po-loc", "program order between accesses to one variable, which a CPU "
 	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
-	{ "rf", "reads-from: a load takes the value a store wrote; a spin_lock() takes "
-	  "the lock the spin_unlock() before it released", "THE READS-FROM RELATION: rf, rfi, and rfe" },
+	{ "rf", "reads-from: a load takes the value a store wrote",
+	  "THE READS-FROM RELATION: rf, rfi, and rfe" },
 	{ "co", "coherence order: the order the stores to one variable reach memory",
 	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
 	{ "fr", "from-reads: a load reads a value older than a store's, so the store "
@@ -575,35 +575,25 @@ static void rotate_cycle(struct snapshot *s)
 	free(rotated);
 }
 
-/* The words of an explanation, each with the model's relations it came through. */
-enum { LEGEND_MAX = 32, LEGEND_MODELS = 3 };
+/* The words of an explanation, and what it has said once already. */
+enum { LEGEND_MAX = 32 };
 
 struct legend {
 	int n;
-	struct {
-		const char *word;
-		int nmodels;
-		const char *models[LEGEND_MODELS];
-	} words[LEGEND_MAX];
+	const char *words[LEGEND_MAX];
+	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
+	bool told_hb;		/* the 'happens-before' why, said once */
+	struct strbuf first_reads;	/* the loads of Way 1, not said again */
 };
 
-static void legend_add(struct legend *l, const char *word, const char *model)
+static void legend_add(struct legend *l, const char *word)
 {
-	int i, j;
+	int i;
 
-	for (i = 0; i < l->n && strcasecmp(l->words[i].word, word); i++)
+	for (i = 0; i < l->n && strcasecmp(l->words[i], word); i++)
 		;
-	if (i == LEGEND_MAX)
-		return;
-	if (i == l->n)
-		l->words[l->n++].word = word;
-	if (!model || !strcasecmp(model, word))
-		return;
-	for (j = 0; j < l->words[i].nmodels; j++)
-		if (!strcmp(l->words[i].models[j], model))
-			return;
-	if (j < LEGEND_MODELS)
-		l->words[i].models[l->words[i].nmodels++] = model;
+	if (i == l->n && i < LEGEND_MAX)
+		l->words[l->n++] = word;
 }
 
 /*
@@ -612,14 +602,14 @@ static void legend_add(struct legend *l, const char *word, const char *model)
  */
 static void legend_print(const struct legend *l, struct strbuf *out)
 {
-	int i, j;
+	int i;
 
 	if (!l->n)
 		return;
 	sb_addf(out, "  Words used (sections of tools/memory-model/Documentation/explanation.txt "
 		"in capitals):\n");
 	for (i = 0; i < l->n; i++) {
-		const char *word = l->words[i].word, *gloss = meaning_of(word);
+		const char *word = l->words[i], *gloss = meaning_of(word);
 		const char *section = NULL;
 		size_t k;
 
@@ -629,9 +619,10 @@ static void legend_print(const struct legend *l, struct strbuf *out)
 				section = glosses[k].section;
 			}
 		sb_addf(out, "    %s%s%s", word, gloss ? ": " : "", gloss ? gloss : "");
-		for (j = 0; j < l->words[i].nmodels; j++)
-			sb_addf(out, "%s%s", j ? ", " : " (the model's ", l->words[i].models[j]);
-		sb_addf(out, "%s%s%s.\n", j ? ")" : "", section ? "; " : "", section ? section : "");
+		if (!strcmp(word, "rf") && l->lock_handoff)
+			sb_addf(out, "; a spin_lock() takes the lock the spin_unlock() before it "
+				"released");
+		sb_addf(out, "%s%s.\n", section ? "; " : "", section ? section : "");
 	}
 }
 
@@ -719,34 +710,82 @@ static const char *shape_name(const struct snapshot *s, const int *ev,
 	return name;
 }
 
-/* Why the check applies to this chain: labels[] are its steps'. */
-static void why_check(const char *check, const char *const *labels, int n,
+/* A step of a strong fence: one that makes its CPU's stores reach every CPU first. */
+static bool is_strong_fence(const char *label)
+{
+	static const char *const strong[] = {
+		"mb", "after-spinlock", "after-unlock-lock", "before-atomic", "after-atomic",
+		"sync-rcu",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(strong) / sizeof(*strong); k++)
+		if (!strcmp(label, strong[k]))
+			return true;
+	return false;
+}
+
+/* "steps 4 (co) and 6 (fr)": the steps of labels[] that pick(), as a list. */
+static void step_list(const char *const *labels, int n, bool (*pick)(const char *),
 		      struct strbuf *out)
 {
-	int i, k, said = 0;
+	int i, k = 0, count = 0;
 
+	for (i = 0; i < n; i++)
+		count += pick(labels[i]);
+	sb_addf(out, "step%s", count == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		if (pick(labels[i]))
+			sb_addf(out, "%s%d (%s)", !k++ ? " " : k == count ? " and " : ", ", i + 1,
+				labels[i]);
+}
+
+static bool is_memory_order(const char *label)
+{
+	return !strcmp(label, "co") || !strcmp(label, "fr");
+}
+
+/*
+ * Why the check applies to this chain (labels[] are its steps'), in the
+ * same words for every test: happens-before is an order in time, which
+ * is said once; propagation is how far stores have spread, and the
+ * strong fences of the chain are what it rests on.
+ */
+static void why_check(struct legend *l, const char *check, const char *const *labels, int n,
+		      struct strbuf *out)
+{
+	int i, fences = 0;
+
+	for (i = 0; i < n; i++)
+		fences += is_strong_fence(labels[i]);
 	if (!strcmp(check, "happens-before")) {
-		sb_addf(out, "  Why 'happens-before': every step is an order the CPUs keep as "
-			"they run (a fence, acquire, release or dependency; a load taking a "
-			"store's value; a load reading a value older than a store's), and such "
-			"orders cannot lead back to where they started.\n");
+		if (!l->told_hb)
+			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
+				"than the one before: program order the CPU keeps (a fence, acquire, "
+				"release or dependency), a load after the store it takes its value "
+				"from, or a load before a store it did not see when a release or "
+				"fence after that store makes it reach other CPUs in order; and time "
+				"cannot lead back to where it started.\n");
+		l->told_hb = true;
 		return;
 	}
 	if (strcmp(check, "propagation"))
 		return;
-	for (i = 0; i < n; i++)
-		said += !strcmp(labels[i], "co") || !strcmp(labels[i], "fr");
-	sb_addf(out, "  Why 'propagation' rather than 'happens-before': step%s", said == 1 ? "" : "s");
-	for (i = 0, k = 0; i < n; i++)
-		if (!strcmp(labels[i], "co") || !strcmp(labels[i], "fr"))
-			sb_addf(out, "%s%d (%s)", !k++ ? " " : k == said ? " and " : ", ", i + 1,
-				labels[i]);
-	sb_addf(out, " only say%s which store reached memory first, which no CPU waits "
-		"for, so no happens-before chain goes through %s; but a strong fence "
-		"(smp_mb(), synchronize_rcu()) waits until the stores before it have "
-		"reached every CPU, and the 'propagation' check forbids a chain through "
-		"such a fence from leading back to its start.\n", said == 1 ? "s" : "",
-		said == 1 ? "it" : "them");
+	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
+	step_list(labels, n, is_memory_order, out);
+	sb_addf(out, " say only that a store reached memory or another CPU late, and a "
+		"store can reach other CPUs long after its own CPU ran it, so time alone "
+		"does not close this chain.  ");
+	if (fences) {
+		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
+		step_list(labels, n, is_strong_fence, out);
+	} else {
+		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
+	}
+	sb_addf(out, " do%s: a strong fence waits until every store its CPU has seen has "
+		"reached every CPU, so no such store arrives late past it, and the "
+		"'propagation' check forbids a chain through such a fence from leading "
+		"back to its start.\n", fences > 1 ? "" : "es");
 }
 
 /* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
@@ -855,7 +894,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	enum { MAX_HOPS = 128 };
 	int ev[MAX_HOPS], i, n = 0, first, last;
 	const char *labels[MAX_HOPS], *shape = NULL;
-	struct strbuf steps = { 0 };
+	struct strbuf steps = { 0 }, reads = { 0 };
 
 	if (!s->nsteps) {
 		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
@@ -871,15 +910,24 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		ev[n] = st->from;
 		labels[n] = hop_sentence(p, s, i, first, last, &steps);
 		sb_addf(&steps, " [%s].\n", labels[n]);
-		legend_add(l, labels[n], st->context);
+		legend_add(l, labels[n]);
+		l->lock_handoff |= !strcmp(labels[n], "rf") && s->events[st->from].kind == EV_UNLOCK;
 		n++;
 	}
 	if (!s->pair) {
 		shape = shape_name(s, ev, labels, n);
 		chain_line(p, s, ev, labels, n, out);
 	}
-	sb_addf(out, "  It is the candidate where:\n");
-	witness_reads(p, s, out);
+	witness_reads(p, s, &reads);
+	if (l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "")) {
+		sb_addf(out, "  It is a candidate with the loads of Way 1 (the same values), "
+			"where:\n");
+	} else {
+		sb_addf(out, "  It is the candidate where:\n%s", reads.buf ? reads.buf : "");
+		if (!l->first_reads.buf)
+			sb_addf(&l->first_reads, "%s", reads.buf ? reads.buf : "");
+	}
+	sb_free(&reads);
 	if (!s->pair)
 		witness_handoffs(p, s, ev, labels, n, out);
 	witness_coherence(p, s, out);
@@ -887,7 +935,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		"after the one before:\n");
 	sb_addf(out, "%s", steps.buf);
 	sb_free(&steps);
-	legend_add(l, s->check, NULL);
+	legend_add(l, s->check);
 	if (s->pair) {
 		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
 		return NULL;
@@ -896,7 +944,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	name_event(p, s, ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
 		"forbids.\n", s->check);
-	why_check(s->check, labels, n, out);
+	why_check(l, s->check, labels, n, out);
 	return shape;
 }
 
@@ -1029,7 +1077,7 @@ static const char *witness_chain(const struct program *p, const struct snapshot 
 			labels[i] = pair_order(s, a, b) ? pair_order(s, a, b) : "po";
 		else
 			labels[i] = rel_has(s->rf, a, b) ? "rf" : reads_before(s, a, b) ? "fr" : "co";
-		legend_add(l, labels[i], NULL);
+		legend_add(l, labels[i]);
 	}
 	if (!len)
 		return NULL;
@@ -1305,6 +1353,7 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	legend_print(&l, out);
+	sb_free(&l.first_reads);
 	sb_free(&body);
 }
 
