@@ -158,6 +158,8 @@ static void rename_edits(const char *name, int proc, struct srcpos pos, bool wea
 				add_rename(out, PARTLY_WEAKEN, proc, pos, name, form);
 		if (!strcmp(name, "rcu_assign_pointer"))
 			add_rename(out, WEAKEN_CALL, proc, pos, name, "WRITE_ONCE");
+		else if (!strcmp(name, "rcu_dereference"))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, "READ_ONCE");
 		else if (other_form(macros, name, "_acquire", "_relaxed", form) ||
 			 other_form(macros, name, "_release", "_relaxed", form) ||
 			 other_form(macros, name, "_acquire", "", form) ||
@@ -275,14 +277,20 @@ static void find_calls(struct finder *f, const struct expr *e)
  */
 static void weaker_fences(struct finder *f, const struct stmt *s)
 {
-	static const char *const weaker[] = { "smp_rmb", "smp_wmb" };
+	static const struct {
+		const char *fence, *weaker;
+	} weaker[] = {
+		{ "smp_mb", "smp_rmb" },
+		{ "smp_mb", "smp_wmb" },
+		/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
+		{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock" },
+	};
 	size_t i;
 
-	if (strcmp(s->name, "smp_mb"))
-		return;
 	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
-		if (macro_find(f->macros, weaker[i]))
-			add_rename(f->out, PARTLY_WEAKEN, f->proc, s->pos, s->name, weaker[i]);
+		if (!strcmp(s->name, weaker[i].fence) && macro_find(f->macros, weaker[i].weaker))
+			add_rename(f->out, PARTLY_WEAKEN, f->proc, s->pos, s->name,
+				   weaker[i].weaker);
 }
 
 static void find_statement_edits(struct finder *f, const struct stmt *s)
@@ -884,20 +892,100 @@ static void likely_first(const struct checker *c, const char *path, const char *
 	snapshot_free(witness);
 }
 
+/* The length of a process body's text, from its '{' to the matching '}'. */
+static size_t body_length(const char *open)
+{
+	const char *p = open;
+	int depth = 0;
+
+	do {
+		depth += (*p == '{') - (*p == '}');
+		p++;
+	} while (*p && depth);
+	return p - open;
+}
+
+/* Whether processes a and b are the same code (parameters and body) run on two CPUs. */
+static bool same_code(const struct litmus *t, int a, int b)
+{
+	const struct process *x = &t->procs[a], *y = &t->procs[b];
+	size_t len = body_length(x->body_text);
+	int i;
+
+	if (x->nparams != y->nparams || len != body_length(y->body_text) ||
+	    memcmp(x->body_text, y->body_text, len))
+		return false;
+	for (i = 0; i < x->nparams; i++)
+		if (strcmp(x->params[i].name, y->params[i].name) ||
+		    strcmp(x->params[i].type, y->params[i].type))
+			return false;
+	return true;
+}
+
+/* Whether set holds an edit like e (the same change at the same place) in process proc. */
+static bool has_twin_edit(const struct litmus *t, const struct edits *all, const int *set, int n,
+			  const struct edit *e, int proc)
+{
+	int shift = t->procs[proc].pos.line - t->procs[e->proc].pos.line, i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *f = &all->items[set[i]];
+
+		if (f->proc == proc && f->kind == e->kind && f->line == e->line + shift &&
+		    f->col == e->col && !strcmp(f->to, e->to))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether set changes processes that are the same code alike: in the
+ * kernel they are one function, and a fix that edits one copy is not
+ * one a developer can write.
+ */
+static bool alike_in_twins(const struct litmus *t, const struct edits *all, const int *set, int n)
+{
+	int i, q;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		for (q = 0; q < t->nprocs; q++)
+			if (q != e->proc && same_code(t, e->proc, q) &&
+			    !has_twin_edit(t, all, set, n, e, q))
+				return false;
+	}
+	return true;
+}
+
+/* Whether some two processes of t are the same code. */
+static bool has_twins(const struct litmus *t)
+{
+	int a, b;
+
+	for (a = 0; a < t->nprocs; a++)
+		for (b = a + 1; b < t->nprocs; b++)
+			if (same_code(t, a, b))
+				return true;
+	return false;
+}
+
 /*
  * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
  * that works to COST_SPREAD above it: the cheapest fix, and the other
  * ways (fences rather than acquire and release) that hold no cheaper fix.
  * By default a set has an edit for each process and two more: a process
  * may need both an acquire and a release (double-checked locking does, on
- * each CPU that runs it).
+ * each CPU that runs it).  Where processes are the same code, only the
+ * sets that change them alike are fixes.
  */
 static void suggest_fixes(const struct checker *c, const char *path, const char *text,
-			  int nprocs, const struct edits *all, struct strbuf *out)
+			  const struct litmus *t, const struct edits *all, struct strbuf *out)
 {
-	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : nprocs + 2;
-	int cost, k, shown = 0, cheapest = 0;
+	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : t->nprocs + 2;
+	int cost, k, shown = 0, fixes = 0, cheapest = 0;
 	int *set = xmalloc(max_set * sizeof(*set));
+	bool twins = has_twins(t), cheapest_full = true;
 	struct vec found = { 0 };
 	long tried = 0;
 	bool stop = false;
@@ -925,14 +1013,22 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				}
 				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited,
 							   NULL);
+				/* A superset of any set that works is no other way. */
 				if (ok && !reachable) {
 					copy = xmalloc((k + 1) * sizeof(*copy));
 					copy[0] = k;
 					memcpy(copy + 1, set, k * sizeof(*set));
 					vec_push(&found, copy);
-					cheapest = cheapest ? cheapest : cost;
 				}
-				if (ok && !reachable && shown < MAX_SHOWN) {
+				if (ok && !reachable && (!twins || alike_in_twins(t, all, set, k))) {
+					fixes++;
+					if (!cheapest)
+						cheapest = cost;
+					for (i = 0; cost == cheapest && i < k; i++)
+						cheapest_full &= all->items[set[i]].kind == ADD_MB ||
+								 all->items[set[i]].kind == FULLY_ORDER_CALL;
+				}
+				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					if (!shown)
 						sb_addf(out, "  Changes that forbid it, cheapest first:\n");
 					sb_addf(out, "  %d. (cost %d) ", ++shown, cost);
@@ -944,14 +1040,24 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			} while (next_set(set, k, all->n));
 		}
 	}
+	if (fixes > shown)
+		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
+			shown);
+	if (twins && fixes)
+		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
+			"kernel they are one function.)\n");
+	if (fixes && cheapest_full)
+		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried): it needs "
+			"a full barrier, the one ordering that keeps a store before a later load "
+			"and makes stores reach every CPU in one order.\n");
 	if (stop)
 		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
 			"--suggest-max)\n", tried, monotonic_seconds() - start);
-	if (!shown && !stop)
+	if (!fixes && !stop)
 		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it "
 			"(--suggest-edits %d tries larger sets).\n", max_set, max_set + 1);
-	if (found.len)
-		sb_addf(out, "Suggestion: fixed %d\n", found.len);
+	if (fixes)
+		sb_addf(out, "Suggestion: fixed %d\n", fixes);
 	else if (stop)
 		sb_addf(out, "Suggestion: budget after %ld candidates\n", tried);
 	else
@@ -1124,6 +1230,10 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			sb_addf(out, reachable ? ": the outcome becomes possible, so %s() is not "
 				"enough\n" : ": still forbidden, so %s() is enough, and cheaper\n",
 				e->to);
+		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
+			sb_addf(out, ": still forbidden: READ_ONCE() orders a load through the "
+				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
+				"pointer all the same (lockdep and sparse check it)\n");
 		else
 			sb_addf(out, ": %s\n", reachable ?
 				"the outcome becomes possible, so this ordering is needed" :
@@ -1284,7 +1394,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			price_list(out);
 			sb_addf(out, ".\n");
 			likely_first(c, path, text, &all);
-			suggest_fixes(c, path, text, t->nprocs, &all, out);
+			suggest_fixes(c, path, text, t, &all, out);
 		}
 	} else {
 		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed in "

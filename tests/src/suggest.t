@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 13 ))
+plan $(( $# * 17 ))
 
 # fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
 fix_applies() {
@@ -66,6 +66,26 @@ for lkmm in $LKMM_BINARIES; do
 		'^  1\. \(cost 4\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
+	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
+		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/w" 2>&1
+	if grep -q '^  (Processes that are the same code are changed alike: in the kernel they are one function\.)$' "$work/w" &&
+	   ! grep '^  [0-9]*\. (cost' "$work/w" |
+		awk '{ if (gsub(/P0 line/, "") != gsub(/P1 line/, "")) bad = 1 } END { exit !bad }'; then
+		ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
+	else
+		not_ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
+		diag < "$work/w"
+	fi
+	expect "$tag: SB needs full barriers, and the answer says nothing cheaper works" 0 \
+		'^  Nothing cheaper forbids it \(every cheaper set was tried\): it needs a full barrier' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: a forbidden outcome: smp_mb__after_spinlock() where smp_mb__after_unlock_lock() is enough" 0 \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, so smp_mb__after_unlock_lock\(\) is enough, and cheaper$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
+	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+plain.litmus" > "$work/w" 2>&1
 	expect "$tag: a data race: the racing plain store marked WRITE_ONCE()" 0 \
 		'^  P0 line 17 `\*buf = 1;`: the plain store made WRITE_ONCE\(\)$' cat "$work/w"
