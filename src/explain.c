@@ -1084,6 +1084,29 @@ static const char *witness_chain(const struct program *p, const struct snapshot 
 	chain_line(p, s, cycle, labels, len, out);
 	return shape_name(s, cycle, labels, len);
 }
+/*
+ * What would keep a program-order pair in order, by what its accesses
+ * are: the kernel's own rules of thumb (memory-barriers.txt), which the
+ * model agrees with, said so that a present but weaker ordering is not
+ * taken for a fix.
+ */
+static const char *what_orders(const struct event *a, const struct event *b)
+{
+	bool store_first = a->kind == EV_WRITE, store_then = b->kind == EV_WRITE;
+
+	if (store_first && !store_then)
+		return "(a store, then a load: only a full barrier, smp_mb(), orders these; the "
+		       "store can wait in the CPU's store buffer while the load runs)";
+	if (store_first)
+		return "(two stores: smp_wmb() between them, or a release for the second, "
+		       "orders them)";
+	if (!store_then)
+		return "(two loads: smp_rmb() between them, or an acquire for the first, "
+		       "orders them)";
+	return "(a load, then a store: an acquire for the load, a release for the store, "
+	       "or a dependency orders them)";
+}
+
 static void witness_reordering(const struct program *p, const struct snapshot *s,
 			       struct strbuf *out)
 {
@@ -1109,7 +1132,8 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		name_event(p, s, pairs[2 * i], out);
 		sb_addf(out, "\n      then ");
 		name_event(p, s, pairs[2 * i + 1], out);
-		sb_addf(out, "\n");
+		sb_addf(out, "\n      %s\n", what_orders(&s->events[pairs[2 * i]],
+						  &s->events[pairs[2 * i + 1]]));
 	}
 }
 

@@ -25,7 +25,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 26) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 27) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -98,6 +98,9 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: an allowed outcome: what would order each pair it needs reordered" 0 \
+		'^      \(a store, then a load: only a full barrier, smp_mb\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	# A lock handed from one CPU to another reads the same whichever
 	# relation of the model the cycle went through (po-unlock-lock-po in
