@@ -971,6 +971,76 @@ static bool has_twins(const struct litmus *t)
 }
 
 /*
+ * A fix found without the cheapest-first search: smp_mb() before every
+ * statement, then each taken away in turn that the outcome does not
+ * need.  As many checks as the test has statements, so it is done first
+ * and told when the search finds nothing cheaper in its time; its checks
+ * count in the search's budget (*tried since start).  Its set of fences
+ * (indexes into fences) in *set, *n of them; false if full fencing does
+ * not forbid the outcome or the budget ends first.
+ */
+static bool strip_fences(const struct checker *c, const char *path, const char *text,
+			 const struct litmus *t, long *tried, double start, struct edits *fences,
+			 int **set, int *n)
+{
+	struct lines edited;
+	int *without, i, j, prev_line;
+	bool ok, reachable;
+
+	for (i = 0; i < t->nprocs; i++) {
+		prev_line = 0;
+		find_sc_fences(t->procs[i].body, i, &prev_line, fences);
+	}
+	*set = xmalloc((fences->n + 1) * sizeof(**set));
+	without = xmalloc((fences->n + 1) * sizeof(*without));
+	for (*n = 0; *n < fences->n; (*n)++)
+		(*set)[*n] = *n;
+	if (over_budget(c->opts, ++*tried, start))
+		goto out_of_budget;
+	reachable = reachable_with(c, path, text, fences, *set, *n, &ok, &edited, NULL);
+	free_lines(&edited);
+	if (reachable || !ok) {
+		free(without);
+		return false;
+	}
+	for (i = 0; i < *n;) {
+		if (over_budget(c->opts, ++*tried, start))
+			goto out_of_budget;
+		for (j = 0; j < *n - 1; j++)
+			without[j] = (*set)[j < i ? j : j + 1];
+		reachable = reachable_with(c, path, text, fences, without, *n - 1, &ok, &edited,
+					   NULL);
+		free_lines(&edited);
+		if (!reachable && ok)
+			memcpy(*set, without, --*n * sizeof(**set));
+		else
+			i++;
+	}
+	free(without);
+	return true;
+out_of_budget:
+	--*tried;
+	free(without);
+	return false;
+}
+
+/* The fences strip_fences() kept, told as the one fix when the search found none. */
+static void tell_stripped(const char *path, const char *text, const struct edits *fences,
+			  const int *set, int n, struct strbuf *out)
+{
+	struct lines edited;
+
+	sb_addf(out, "  A fix found by putting smp_mb() before every statement and taking "
+		"away each one the outcome does not need (the search for cheaper ones ran "
+		"out of time):\n  1. (cost %d) ", set_cost(fences, set, n));
+	describe_set(fences, set, n, out);
+	sb_addf(out, ":\n");
+	if (apply(text, fences, set, n, &edited))
+		unified_diff(path, text, &edited, out);
+	free_lines(&edited);
+}
+
+/*
  * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
  * that works to COST_SPREAD above it: the cheapest fix, and the other
  * ways (fences rather than acquire and release) that hold no cheaper fix.
@@ -990,6 +1060,10 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	long tried = 0;
 	bool stop = false;
 	double start = monotonic_seconds();
+	struct edits fences = { 0 };
+	int *stripped = NULL, nstripped = 0;
+	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
+					 &nstripped);
 
 	for (cost = 1; cost <= 3 * max_set && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
 	     cost++) {
@@ -1053,6 +1127,12 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (stop)
 		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
 			"--suggest-max)\n", tried, monotonic_seconds() - start);
+	if (!fixes && stop && has_stripped) {
+		tell_stripped(path, text, &fences, stripped, nstripped, out);
+		fixes = 1;
+	}
+	free(fences.items);
+	free(stripped);
 	if (!fixes && !stop)
 		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it "
 			"(--suggest-edits %d tries larger sets).\n", max_set, max_set + 1);
