@@ -138,7 +138,7 @@ static void run_test(void *arg)
 	if (opts->stats)
 		stats_print(&r->outcomes, &r->out);
 	if (opts->explain || opts->html_file)
-		explain(r->prog, &r->outcomes, &r->explanation);
+		explain(r->prog, &r->outcomes, opts->suggest, &r->explanation);
 	if (opts->explain)
 		sb_addf(&r->out, "%s", r->explanation.buf);
 	if (opts->suggest) {

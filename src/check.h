@@ -151,8 +151,12 @@ void prop_print(const struct prop *pr, struct strbuf *out);
  * order, reads-from, coherence or from-read (explain.c).
  */
 bool sc_before(const struct snapshot *s, int a, int b);
-/* Plain words on why the condition's outcome is allowed or forbidden (explain.c). */
-void explain(const struct program *p, const struct outcomes *o, struct strbuf *out);
+/*
+ * Plain words on why the condition's outcome is allowed or forbidden
+ * (explain.c); with_fixes: --suggest's fixes follow, so they need no pointer.
+ */
+void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
+	     struct strbuf *out);
 /*
  * A Graphviz graph of the execution explain() tells of: the witness, or
  * the rejected candidate with the failed check's cycle in red.

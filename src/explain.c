@@ -97,8 +97,8 @@ static const struct {
 	  "THE READS-FROM RELATION: rf, rfi, and rfe" },
 	{ "co", "coherence order: the order the stores to one variable reach memory",
 	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
-	{ "fr", "from-reads: a load reads a value older than a store's, so the store "
-	  "comes after the load", "THE FROM-READS RELATION: fr, fri, and fre" },
+	{ "fr", "from-reads: a load reads a value older than a store's: it ran before "
+	  "that store reached its CPU", "THE FROM-READS RELATION: fr, fri, and fre" },
 	{ "addr", "address dependency: the access's address is computed from a load",
 	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
 	{ "data", "data dependency: the stored value is computed from a load",
@@ -460,9 +460,16 @@ static const char *hop_sentence(const struct program *p, const struct snapshot *
 		reads_clause(p, s, to, from, out);
 	} else if (kind && !strcmp(kind, "fr")) {
 		name_event(p, s, from, out);
-		sb_addf(out, " reads a value older than the one ");
-		name_event(p, s, to, out);
-		sb_addf(out, " stores, so that store comes after it");
+		if (s->events[from].proc == s->events[to].proc) {
+			sb_addf(out, " reads a value older than the one ");
+			name_event(p, s, to, out);
+			sb_addf(out, " stores after it on the same CPU");
+		} else {
+			sb_addf(out, " ran before ");
+			name_event(p, s, to, out);
+			sb_addf(out, " reached P%d's CPU: it read the older value",
+				s->events[from].proc);
+		}
 	} else if (kind || (st->context && !strcmp(st->context, "co0"))) {
 		name_event(p, s, to, out);
 		sb_addf(out, " overwrites ");
@@ -761,11 +768,10 @@ static void why_check(struct legend *l, const char *check, const char *const *la
 	if (!strcmp(check, "happens-before")) {
 		if (!l->told_hb)
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
-				"than the one before: program order the CPU keeps (a fence, acquire, "
-				"release or dependency), a load after the store it takes its value "
-				"from, or a load before a store it did not see when a release or "
-				"fence after that store makes it reach other CPUs in order; and time "
-				"cannot lead back to where it started.\n");
+				"than the one before (program order that a fence, acquire, release "
+				"or dependency keeps; a load after the store it reads; a load before "
+				"a store that reached its CPU after it), and time cannot lead back "
+				"to where it started.\n");
 		l->told_hb = true;
 		return;
 	}
@@ -895,6 +901,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	int ev[MAX_HOPS], i, n = 0, first, last;
 	const char *labels[MAX_HOPS], *shape = NULL;
 	struct strbuf steps = { 0 }, reads = { 0 };
+	bool same_loads;
 
 	if (!s->nsteps) {
 		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
@@ -919,7 +926,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		chain_line(p, s, ev, labels, n, out);
 	}
 	witness_reads(p, s, &reads);
-	if (l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "")) {
+	same_loads = l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "");
+	if (same_loads) {
 		sb_addf(out, "  It is a candidate with the loads of Way 1 (the same values), "
 			"where:\n");
 	} else {
@@ -931,16 +939,19 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	if (!s->pair)
 		witness_handoffs(p, s, ev, labels, n, out);
 	witness_coherence(p, s, out);
-	sb_addf(out, s->pair ? "  Step by step:\n" : "  Step by step, each event must come "
-		"after the one before:\n");
-	sb_addf(out, "%s", steps.buf);
+	/* Its steps are Way 1's words again; the chain line says them. */
+	if (!same_loads || s->pair) {
+		sb_addf(out, s->pair || strcmp(s->check, "happens-before") ? "  Step by step:\n" :
+			"  Step by step, each event must come after the one before:\n");
+		sb_addf(out, "%s", steps.buf);
+	}
 	sb_free(&steps);
 	legend_add(l, s->check);
 	if (s->pair) {
 		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
 		return NULL;
 	}
-	sb_addf(out, "  That leads back to ");
+	sb_addf(out, same_loads ? "  The chain leads back to " : "  That leads back to ");
 	name_event(p, s, ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
 		"forbids.\n", s->check);
@@ -1128,12 +1139,18 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		"of program order, and nothing in the test orders them (no fence, acquire, "
 		"release or dependency between them):\n");
 	for (i = 0; i < n; i++) {
+		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
+		bool told = false;
+		int j;
+
+		for (j = 0; j < i; j++)
+			told |= !strcmp(why, what_orders(&s->events[pairs[2 * j]],
+							 &s->events[pairs[2 * j + 1]]));
 		sb_addf(out, "    ");
 		name_event(p, s, pairs[2 * i], out);
 		sb_addf(out, "\n      then ");
 		name_event(p, s, pairs[2 * i + 1], out);
-		sb_addf(out, "\n      %s\n", what_orders(&s->events[pairs[2 * i]],
-						  &s->events[pairs[2 * i + 1]]));
+		sb_addf(out, "\n      %s\n", told ? "(likewise)" : why);
 	}
 }
 
@@ -1332,7 +1349,8 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 		sb_addf(out, "), all in the same way:\n");
 }
 
-void explain(const struct program *p, const struct outcomes *o, struct strbuf *out)
+void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
+	     struct strbuf *out)
 {
 	struct strbuf body = { 0 };
 	struct legend l = { 0 };
@@ -1347,7 +1365,8 @@ void explain(const struct program *p, const struct outcomes *o, struct strbuf *o
 		witness_coherence(p, o->witness, &body);
 		witness_reordering(p, o->witness, &body);
 		locks_not_shared(p, o->witness, &body);
-		sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
+		if (!with_fixes)
+			sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
 	} else if (o->ncounterexamples) {
 		rejections(o, &body);
 		for (i = 0; i < o->ncounterexamples; i++) {

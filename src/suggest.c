@@ -272,19 +272,37 @@ static void find_calls(struct finder *f, const struct expr *e)
 }
 
 /*
+ * Fences and a cheaper one that may do instead, with what a developer
+ * must know before taking it where the model says it is enough.
+ */
+static const struct {
+	const char *fence, *weaker, *caveat;
+} weaker[] = {
+	{ "smp_mb", "smp_rmb", NULL },
+	{ "smp_mb", "smp_wmb", NULL },
+	/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
+	{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock",
+	  "it makes only the hand-off from the lock's previous unlock a full barrier, "
+	  "which is all this outcome needs; outside RCU the kernel uses "
+	  "smp_mb__after_spinlock()" },
+};
+
+static const char *weakening_caveat(const char *fence, const char *to)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
+		if (!strcmp(fence, weaker[i].fence) && !strcmp(to, weaker[i].weaker))
+			return weaker[i].caveat;
+	return NULL;
+}
+
+/*
  * A smp_mb() that one of the one-way barriers may do instead, in a test
  * whose outcome is forbidden: is it more than the test needs?
  */
 static void weaker_fences(struct finder *f, const struct stmt *s)
 {
-	static const struct {
-		const char *fence, *weaker;
-	} weaker[] = {
-		{ "smp_mb", "smp_rmb" },
-		{ "smp_mb", "smp_wmb" },
-		/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
-		{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock" },
-	};
 	size_t i;
 
 	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
@@ -1065,6 +1083,10 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
 					 &nstripped);
 
+	if (twins)
+		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
+			"kernel they are one function.)\n");
+
 	for (cost = 1; cost <= 3 * max_set && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
 	     cost++) {
 		for (k = 1; k <= max_set && k <= all->n && !stop; k++) {
@@ -1104,11 +1126,14 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				}
 				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					if (!shown)
-						sb_addf(out, "  Changes that forbid it, cheapest first:\n");
+						sb_addf(out, "  Changes that forbid it, cheapest first "
+							"(a change costs the sum of its edits):\n");
 					sb_addf(out, "  %d. (cost %d) ", ++shown, cost);
 					describe_set(all, set, k, out);
-					sb_addf(out, ":\n");
-					unified_diff(path, text, &edited, out);
+					/* The dearer ones are alternatives; a line is enough. */
+					sb_addf(out, cost == cheapest ? ":\n" : ".\n");
+					if (cost == cheapest)
+						unified_diff(path, text, &edited, out);
 				}
 				free_lines(&edited);
 			} while (next_set(set, k, all->n));
@@ -1117,16 +1142,14 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (fixes > shown)
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
-	if (twins && fixes)
-		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
-			"kernel they are one function.)\n");
 	if (fixes && cheapest_full)
 		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
 			"and makes stores reach every CPU in one order.\n");
 	if (stop)
-		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
-			"--suggest-max)\n", tried, monotonic_seconds() - start);
+		sb_addf(out, "  (%s after %ld variants in %.1f s: raise --suggest-timeout or "
+			"--suggest-max)\n", fixes ? "the search for other fixes stopped" : "stopped",
+			tried, monotonic_seconds() - start);
 	if (!fixes && stop && has_stripped) {
 		tell_stripped(path, text, &fences, stripped, nstripped, out);
 		fixes = 1;
@@ -1301,15 +1324,17 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
 						    NULL);
 		const char *line = orig.text[e->line - 1];
+		const char *caveat = weakening_caveat(e->from, e->to);
 
 		sb_addf(out, "  P%d line %d `%s`: ", e->proc, e->line, line + strspn(line, " \t"));
 		edit_what(e, out);
 		if (!ok)
 			sb_addf(out, ": cannot tell (the edited test does not check)\n");
+		else if (e->kind == PARTLY_WEAKEN && reachable)
+			sb_addf(out, ": the outcome becomes possible, so %s() is not enough\n", e->to);
 		else if (e->kind == PARTLY_WEAKEN)
-			sb_addf(out, reachable ? ": the outcome becomes possible, so %s() is not "
-				"enough\n" : ": still forbidden, so %s() is enough, and cheaper\n",
-				e->to);
+			sb_addf(out, ": still forbidden, so %s() is enough, and cheaper%s%s\n", e->to,
+				caveat ? ": " : "", caveat ? caveat : "");
 		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(out, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "

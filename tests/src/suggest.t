@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 18 ))
+plan $(( $# * 20 ))
 
 # fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
 fix_applies() {
@@ -42,6 +42,11 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: ... and the rcu_assign_pointer() diff forbids the outcome"
 		diag < "$work/fix.diff"
 	fi
+	# The cheapest fixes are diffs; a dearer one is an alternative, one line.
+	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus" > "$work/w" 2>&1
+	expect "$tag: a dearer fix is told in one line" 0 \
+		'^  3\. \(cost 2\) smp_wmb\(\) before P0 line 17\.$' cat "$work/w"
+	expect "$tag: ... and only the cheapest ones get a diff" 0 '^2$' grep -c '^    --- ' "$work/w"
 	expect "$tag: after a lock taken after an unlock, smp_mb__after_unlock_lock() (Z6.0's Never sibling)" 0 \
 		'^  1\. \(cost 1\) smp_mb__after_unlock_lock\(\) before P1 line 26:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
@@ -68,7 +73,8 @@ for lkmm in $LKMM_BINARIES; do
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/w" 2>&1
-	if grep -q '^  (Processes that are the same code are changed alike: in the kernel they are one function\.)$' "$work/w" &&
+	if grep -A1 '^  (Processes that are the same code are changed alike: in the kernel they are one function\.)$' "$work/w" |
+		grep -q '^  Changes that forbid it, cheapest first (a change costs the sum of its edits):$' &&
 	   ! grep '^  [0-9]*\. (cost' "$work/w" |
 		awk '{ if (gsub(/P0 line/, "") != gsub(/P1 line/, "")) bad = 1 } END { exit !bad }'; then
 		ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
@@ -80,7 +86,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Nothing cheaper forbids it \(every cheaper set was tried\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: smp_mb__after_spinlock() where smp_mb__after_unlock_lock() is enough" 0 \
-		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, so smp_mb__after_unlock_lock\(\) is enough, and cheaper$' \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, so smp_mb__after_unlock_lock\(\) is enough, and cheaper: it makes only the hand-off from the lock.s previous unlock a full barrier, which is all this outcome needs; outside RCU the kernel uses smp_mb__after_spinlock\(\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
