@@ -11,15 +11,21 @@ trap 'rm -rf "$work"' EXIT
 set -- $LKMM_BINARIES
 plan $(( $# * 20 ))
 
-# fix_applies LKMM TEST N: fix N of TEST's --suggest, applied by patch, makes it Never.
+# fix_applies DESCRIPTION LKMM TEST N: fix N of TEST's --suggest, applied
+# by patch, makes it Never.
 fix_applies() {
-	local lkmm=$1 test=$2 n=$3 name
+	local what=$1 lkmm=$2 test=$3 n=$4 name
 	name=$(basename "$test" .litmus)
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$test" |
 		sed -n "/^  $n\\. /,/^  $((n + 1))\\. \\|^Suggestion: /p" | sed -n 's/^    //p' > "$work/fix.diff"
 	cp "$test" "$work/$name.litmus"
-	patch -s "$work/$name.litmus" < "$work/fix.diff" &&
-		"$lkmm" check -I "$model_dir" "$work/$name.litmus" | grep -q "^Observation $name Never"
+	if patch -s "$work/$name.litmus" < "$work/fix.diff" &&
+	   "$lkmm" check -I "$model_dir" "$work/$name.litmus" | grep -q "^Observation $name Never"; then
+		ok "$what"
+	else
+		not_ok "$what"
+		diag < "$work/fix.diff"
+	fi
 }
 
 for lkmm in $LKMM_BINARIES; do
@@ -27,21 +33,13 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: beside a value-less RMW, smp_mb__before_atomic() or smp_mb__after_atomic() rather than smp_mb()" 0 \
 		'^  1\. \(cost 4\) smp_mb__(before_atomic\(\) before P0 line 17|after_atomic\(\) before P0 line 18), smp_mb__(before_atomic\(\) before P1 line 26|after_atomic\(\) before P1 line 27):$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/SB+atomicinc.litmus"
-	if fix_applies "$lkmm" "$here/SB+atomicinc.litmus" 1; then
-		ok "$tag: ... and that smp_mb__*_atomic() diff forbids the outcome"
-	else
-		not_ok "$tag: ... and that smp_mb__*_atomic() diff forbids the outcome"
-		diag < "$work/fix.diff"
-	fi
+	fix_applies "$tag: ... and that smp_mb__*_atomic() diff forbids the outcome" \
+		"$lkmm" "$here/SB+atomicinc.litmus" 1
 	expect "$tag: a published pointer: rcu_assign_pointer(), at the price of a release" 0 \
 		'^  2\. \(cost 1\) WRITE_ONCE\(\) made rcu_assign_pointer\(\) at P0 line 17:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus"
-	if fix_applies "$lkmm" "$here/MP+ptr.litmus" 2; then
-		ok "$tag: ... and the rcu_assign_pointer() diff forbids the outcome"
-	else
-		not_ok "$tag: ... and the rcu_assign_pointer() diff forbids the outcome"
-		diag < "$work/fix.diff"
-	fi
+	fix_applies "$tag: ... and the rcu_assign_pointer() diff forbids the outcome" \
+		"$lkmm" "$here/MP+ptr.litmus" 2
 	# The cheapest fixes are diffs; a dearer one is an alternative, one line.
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus" > "$work/w" 2>&1
 	expect "$tag: a dearer fix is told in one line" 0 \
