@@ -152,6 +152,13 @@ void prop_print(const struct prop *pr, struct strbuf *out);
  */
 bool sc_before(const struct snapshot *s, int a, int b);
 /*
+ * The pairs of the witness's cycle, in one CPU's program order, that
+ * nothing in the test orders, into pairs (a, b, a, b ...): how many, or
+ * -1 when no cycle needs them (an interleaving gives the outcome)
+ * (explain.c).
+ */
+int unordered_pairs(const struct snapshot *s, int *pairs, int max);
+/*
  * Plain words on why the condition's outcome is allowed or forbidden
  * (explain.c); with_fixes: --suggest's fixes follow, so they need no pointer.
  */

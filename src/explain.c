@@ -99,7 +99,9 @@ static const struct {
 	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
 	{ "fr", "from-reads: a load reads a value older than a store's: it ran before "
 	  "that store reached its CPU", "THE FROM-READS RELATION: fr, fri, and fre" },
-	{ "addr", "address dependency: the access's address is computed from a load",
+	{ "addr", "address dependency: the access's address is computed from a load; "
+	  "the compiler keeps it while the pointer is used as loaded (not compared "
+	  "with a known address first)",
 	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
 	{ "data", "data dependency: the stored value is computed from a load",
 	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
@@ -591,6 +593,7 @@ struct legend {
 	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
 	bool told_hb;		/* the 'happens-before' why, said once */
 	struct strbuf first_reads;	/* the loads of Way 1, not said again */
+	struct strbuf first_order;	/* and its order of stores */
 };
 
 static void legend_add(struct legend *l, const char *word)
@@ -779,19 +782,17 @@ static void why_check(struct legend *l, const char *check, const char *const *la
 		return;
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	step_list(labels, n, is_memory_order, out);
-	sb_addf(out, " say only that a store reached memory or another CPU late, and a "
-		"store can reach other CPUs long after its own CPU ran it, so time alone "
-		"does not close this chain.  ");
+	sb_addf(out, " say only that a store reached a CPU late, which time allows: a store "
+		"can reach other CPUs long after its own CPU ran it.  ");
 	if (fences) {
 		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
 		step_list(labels, n, is_strong_fence, out);
 	} else {
 		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
 	}
-	sb_addf(out, " do%s: a strong fence waits until every store its CPU has seen has "
-		"reached every CPU, so no such store arrives late past it, and the "
-		"'propagation' check forbids a chain through such a fence from leading "
-		"back to its start.\n", fences > 1 ? "" : "es");
+	sb_addf(out, " forbid%s it: a CPU at a strong fence waits until every store it has "
+		"seen has reached every CPU, so none of them can reach a CPU late after "
+		"that.\n", fences > 1 ? "" : "s");
 }
 
 /* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
@@ -890,6 +891,31 @@ bool sc_before(const struct snapshot *s, int a, int b)
 }
 
 /*
+ * A happens-before cycle told by one of its loads: the rest of the chain
+ * puts the load before the store it reads.  Whether it has such a load.
+ */
+static bool read_too_early(const struct program *p, const struct snapshot *s, const int *ev,
+			   const char *const *labels, int n, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int store = ev[i], load = ev[(i + 1) % n];
+
+		if (strcmp(labels[i], "rf") || s->events[store].kind != EV_WRITE)
+			continue;
+		sb_addf(out, "  Then ");
+		name_event(p, s, load, out);
+		sb_addf(out, " would have to run before ");
+		name_event(p, s, store, out);
+		sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n",
+			s->check);
+		return true;
+	}
+	return false;
+}
+
+/*
  * A rejected candidate: what it reads, its chain in one line, the steps,
  * how it ends and why the check applies; the words into l.  The shape's
  * name, or NULL.
@@ -900,8 +926,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	enum { MAX_HOPS = 128 };
 	int ev[MAX_HOPS], i, n = 0, first, last;
 	const char *labels[MAX_HOPS], *shape = NULL;
-	struct strbuf steps = { 0 }, reads = { 0 };
-	bool same_loads;
+	struct strbuf steps = { 0 }, reads = { 0 }, order = { 0 };
+	bool same_loads, same_order;
 
 	if (!s->nsteps) {
 		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
@@ -926,19 +952,26 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		chain_line(p, s, ev, labels, n, out);
 	}
 	witness_reads(p, s, &reads);
+	witness_coherence(p, s, &order);
 	same_loads = l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "");
+	same_order = same_loads && !strcmp(l->first_order.buf ? l->first_order.buf : "",
+					   order.buf ? order.buf : "");
 	if (same_loads) {
-		sb_addf(out, "  It is a candidate with the loads of Way 1 (the same values), "
-			"where:\n");
+		sb_addf(out, "  It is a candidate with the loads%s of Way 1 (the same values), "
+			"where:\n", same_order && order.buf ? " and store order" : "");
 	} else {
 		sb_addf(out, "  It is the candidate where:\n%s", reads.buf ? reads.buf : "");
-		if (!l->first_reads.buf)
+		if (!l->first_reads.buf) {
 			sb_addf(&l->first_reads, "%s", reads.buf ? reads.buf : "");
+			sb_addf(&l->first_order, "%s", order.buf ? order.buf : "");
+		}
 	}
-	sb_free(&reads);
 	if (!s->pair)
 		witness_handoffs(p, s, ev, labels, n, out);
-	witness_coherence(p, s, out);
+	if (!same_order)
+		sb_addf(out, "%s", order.buf ? order.buf : "");
+	sb_free(&reads);
+	sb_free(&order);
 	/* Its steps are Way 1's words again; the chain line says them. */
 	if (!same_loads || s->pair) {
 		sb_addf(out, s->pair || strcmp(s->check, "happens-before") ? "  Step by step:\n" :
@@ -951,7 +984,10 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
 		return NULL;
 	}
-	sb_addf(out, same_loads ? "  The chain leads back to " : "  That leads back to ");
+	if (same_loads && !strcmp(s->check, "happens-before") &&
+	    read_too_early(p, s, ev, labels, n, out))
+		return shape;
+	sb_addf(out, "  That leads back to ");
 	name_event(p, s, ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
 		"forbids.\n", s->check);
@@ -1047,12 +1083,7 @@ static int sc_cycle(const struct snapshot *s, int *cycle, int max)
 	return len;
 }
 
-/*
- * The pairs of the witness's cycle, in one CPU's program order, that
- * nothing in the test orders, into pairs (a, b, a, b ...): how many, or
- * -1 when no cycle needs them (an interleaving gives the outcome).
- */
-static int unordered_pairs(const struct snapshot *s, int *pairs, int max)
+int unordered_pairs(const struct snapshot *s, int *pairs, int max)
 {
 	int cycle[64], len = sc_cycle(s, cycle, 64), i, found = 0;
 
@@ -1113,7 +1144,7 @@ static const char *what_orders(const struct event *a, const struct event *b)
 		       "orders them)";
 	if (!store_then)
 		return "(two loads: smp_rmb() between them, or an acquire for the first, "
-		       "orders them)";
+		       "orders them; a branch on the first does not order a later load)";
 	return "(a load, then a store: an acquire for the load, a release for the store, "
 	       "or a dependency orders them)";
 }
@@ -1397,6 +1428,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			"raises this flag of the model");
 	legend_print(&l, out);
 	sb_free(&l.first_reads);
+	sb_free(&l.first_order);
 	sb_free(&body);
 }
 

@@ -393,7 +393,7 @@ static int cmd_check(int argc, char **argv, int first)
 		bad_usage("%s", "no litmus test given");
 	if (opts.svg && !opts.graph_dir)
 		bad_usage("%s", "--svg renders the graphs of --graph DIR; give --graph DIR too");
-	opts.keep_executions = opts.explain || opts.graph_dir || opts.html_file;
+	opts.keep_executions = opts.explain || opts.graph_dir || opts.html_file || opts.suggest;
 
 	find_model(&mo, &opts);
 	status = check_files((char **)paths.items, paths.len, &opts);

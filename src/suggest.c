@@ -272,29 +272,36 @@ static void find_calls(struct finder *f, const struct expr *e)
 }
 
 /*
+ * What the model allows but a kernel developer would not write: the
+ * model's smp_mb__after_unlock_lock() orders across any unlock->lock
+ * hand-off, the kernel uses it in RCU alone.
+ */
+#define AFTER_UNLOCK_LOCK_NOTE "only RCU uses smp_mb__after_unlock_lock() in the kernel; " \
+	"elsewhere write smp_mb__after_spinlock()"
+
+/*
  * Fences and a cheaper one that may do instead, with what a developer
  * must know before taking it where the model says it is enough.
  */
 static const struct {
-	const char *fence, *weaker, *caveat;
+	const char *fence, *weaker, *orders, *caveat;
 } weaker[] = {
-	{ "smp_mb", "smp_rmb", NULL },
-	{ "smp_mb", "smp_wmb", NULL },
+	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", NULL },
+	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", NULL },
 	/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
 	{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock",
-	  "it makes only the hand-off from the lock's previous unlock a full barrier, "
-	  "which is all this outcome needs; outside RCU the kernel uses "
-	  "smp_mb__after_spinlock()" },
+	  "it orders only across the lock's hand-off from its last unlock", AFTER_UNLOCK_LOCK_NOTE },
 };
 
-static const char *weakening_caveat(const char *fence, const char *to)
+/* The entry of weaker[] for fence weakened to to. */
+static int weakening(const char *fence, const char *to)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
+	for (i = 0; i < (int)(sizeof(weaker) / sizeof(*weaker)); i++)
 		if (!strcmp(fence, weaker[i].fence) && !strcmp(to, weaker[i].weaker))
-			return weaker[i].caveat;
-	return NULL;
+			return i;
+	return -1;
 }
 
 /*
@@ -774,6 +781,102 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 	}
 }
 
+/*
+ * The price of each edit of set not yet in prices, as ", name N": what a
+ * fix list's costs are made of, said beside it.
+ */
+static void add_prices(const struct edits *all, const int *set, int n, struct strbuf *prices)
+{
+	char entry[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		if (edit_kinds[e->kind].what)
+			snprintf(entry, sizeof(entry), ", %s ", edit_kinds[e->kind].what);
+		else
+			snprintf(entry, sizeof(entry), ", %s() ", e->to);
+		if (!prices->buf || !strstr(prices->buf, entry))
+			sb_addf(prices, "%s%d", entry, edit_kinds[e->kind].cost);
+	}
+}
+
+/*
+ * Whether edit e orders the program-order pair a, b of the witness: by
+ * where it stands, and what a fence orders (smp_rmb() loads, smp_wmb()
+ * stores).  The fix is verified by the checker; this only says which of
+ * its edits does what, for the reader.
+ */
+static bool orders_pair(const struct edit *e, const struct event *a, const struct event *b)
+{
+	bool loads = a->kind == EV_READ && b->kind == EV_READ;
+	bool stores = a->kind == EV_WRITE && b->kind == EV_WRITE;
+	size_t len = strlen(e->to);
+
+	if (e->proc != a->proc)
+		return false;
+	if (is_fence_insertion(e->kind))
+		return a->line < e->line && e->line <= b->line &&
+		       (e->kind != ADD_RMB || loads) && (e->kind != ADD_WMB || stores);
+	switch (e->kind) {
+	case ADD_ACQUIRE:
+		return e->line == a->line;
+	case ADD_RELEASE:
+	case ASSIGN_POINTER:
+		return e->line == b->line;
+	case FULLY_ORDER_CALL:
+		return e->line == a->line || e->line == b->line;
+	case ORDER_CALL:
+		return (e->line == a->line && len > 8 && !strcmp(e->to + len - 8, "_acquire")) ||
+		       (e->line == b->line && len > 8 && !strcmp(e->to + len - 8, "_release"));
+	default:
+		return false;
+	}
+}
+
+/*
+ * Why the cheapest fix works, in the explanation's terms: each pair the
+ * outcome needs out of order and the edit that keeps it in order; the
+ * edits that order none of them serve the twins' swapped parts or the
+ * other executions that reach the outcome.
+ */
+static void tell_why_fix(const struct snapshot *witness, const struct edits *all, const int *set,
+			 int n, bool twins, struct strbuf *out)
+{
+	int pairs[2 * 32], npairs = witness ? unordered_pairs(witness, pairs, 32) : -1;
+	bool used[n + 1];
+	int i, j, told = 0, spare[n + 1], nspare = 0;
+
+	memset(used, 0, sizeof(used));
+
+	for (i = 0; i < npairs; i++) {
+		const struct event *a = &witness->events[pairs[2 * i]];
+		const struct event *b = &witness->events[pairs[2 * i + 1]];
+
+		for (j = 0; j < n && !orders_pair(&all->items[set[j]], a, b); j++)
+			;
+		if (j == n)
+			continue;
+		if (!told++)
+			sb_addf(out, "  Why it works: each pair of accesses the outcome needs "
+				"out of order is kept in order:\n");
+		sb_addf(out, "    P%d line %d then line %d: by ", a->proc, a->line, b->line);
+		describe_set(all, &set[j], 1, out);
+		sb_addf(out, "\n");
+		used[j] = true;
+	}
+	for (j = 0; j < n; j++)
+		if (!used[j])
+			spare[nspare++] = set[j];
+	if (told && nspare) {
+		sb_addf(out, "    and ");
+		describe_set(all, spare, nspare, out);
+		sb_addf(out, twins ? ": the same for the processes that run the same code, "
+			"when they swap parts\n" : ": for the other executions that reach it\n");
+	}
+}
+
 /* Whether the edits of set can stand together: one fence a gap, one edit a call. */
 static bool compatible(const struct edits *all, const int *set, int n)
 {
@@ -1068,7 +1171,8 @@ static void tell_stripped(const char *path, const char *text, const struct edits
  * sets that change them alike are fixes.
  */
 static void suggest_fixes(const struct checker *c, const char *path, const char *text,
-			  const struct litmus *t, const struct edits *all, struct strbuf *out)
+			  const struct litmus *t, const struct edits *all,
+			  const struct snapshot *witness, struct strbuf *out)
 {
 	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : t->nprocs + 2;
 	int cost, k, shown = 0, fixes = 0, cheapest = 0;
@@ -1082,6 +1186,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	int *stripped = NULL, nstripped = 0;
 	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
 					 &nstripped);
+
+	struct strbuf list = { 0 }, prices = { 0 };
 
 	if (twins)
 		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
@@ -1125,31 +1231,42 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 								 all->items[set[i]].kind == FULLY_ORDER_CALL;
 				}
 				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
-					if (!shown)
-						sb_addf(out, "  Changes that forbid it, cheapest first "
-							"(a change costs the sum of its edits):\n");
-					sb_addf(out, "  %d. (cost %d) ", ++shown, cost);
-					describe_set(all, set, k, out);
+					sb_addf(&list, "  %d. (cost %d) ", ++shown, cost);
+					describe_set(all, set, k, &list);
 					/* The dearer ones are alternatives; a line is enough. */
-					sb_addf(out, cost == cheapest ? ":\n" : ".\n");
+					sb_addf(&list, cost == cheapest ? ":\n" : ".\n");
 					if (cost == cheapest)
-						unified_diff(path, text, &edited, out);
+						unified_diff(path, text, &edited, &list);
+					if (shown == 1)
+						tell_why_fix(witness, all, set, k, twins, &list);
+					add_prices(all, set, k, &prices);
 				}
 				free_lines(&edited);
 			} while (next_set(set, k, all->n));
 		}
 	}
+	if (shown)
+		sb_addf(out, "  Changes that forbid it, cheapest first; an edit costs what it "
+			"costs on arm64 and PowerPC (%s), a change the sum of its edits:\n%s",
+			prices.buf + 2, list.buf);
+	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
+		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
+	sb_free(&list);
+	sb_free(&prices);
 	if (fixes > shown)
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
 	if (fixes && cheapest_full)
 		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
-			"and makes stores reach every CPU in one order.\n");
-	if (stop)
-		sb_addf(out, "  (%s after %ld variants in %.1f s: raise --suggest-timeout or "
-			"--suggest-max)\n", fixes ? "the search for other fixes stopped" : "stopped",
-			tried, monotonic_seconds() - start);
+			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
+			"and smp_mb() in one).\n");
+	if (stop && fixes)
+		sb_addf(out, "  (Others may exist: the search stopped at its limit, after %.1f s; "
+			"see --suggest-timeout.)\n", monotonic_seconds() - start);
+	else if (stop)
+		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
+			"--suggest-max)\n", tried, monotonic_seconds() - start);
 	if (!fixes && stop && has_stripped) {
 		tell_stripped(path, text, &fences, stripped, nstripped, out);
 		fixes = 1;
@@ -1306,6 +1423,21 @@ static bool sc_reachable(const struct checker *c, const char *path, const char *
 	return shown;
 }
 
+/* What a weaker form of an ordering does to a forbidden outcome. */
+static void tell_weakening(const struct edit *e, bool reachable, struct strbuf *out)
+{
+	int w = weakening(e->from, e->to);
+
+	if (reachable)
+		sb_addf(out, ": the outcome becomes possible, so %s() is not enough%s%s%s\n", e->to,
+			w >= 0 ? " (" : "", w >= 0 ? weaker[w].orders : "", w >= 0 ? ")" : "");
+	else if (w >= 0 && weaker[w].caveat)
+		sb_addf(out, ": still forbidden, but keep %s(): %s\n", e->from, weaker[w].caveat);
+	else
+		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper (for these "
+			"accesses)\n", e->to);
+}
+
 /* Each ordering of a test whose outcome is forbidden, removed in turn. */
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct edits *all, struct strbuf *out)
@@ -1324,17 +1456,13 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
 						    NULL);
 		const char *line = orig.text[e->line - 1];
-		const char *caveat = weakening_caveat(e->from, e->to);
 
 		sb_addf(out, "  P%d line %d `%s`: ", e->proc, e->line, line + strspn(line, " \t"));
 		edit_what(e, out);
 		if (!ok)
 			sb_addf(out, ": cannot tell (the edited test does not check)\n");
-		else if (e->kind == PARTLY_WEAKEN && reachable)
-			sb_addf(out, ": the outcome becomes possible, so %s() is not enough\n", e->to);
 		else if (e->kind == PARTLY_WEAKEN)
-			sb_addf(out, ": still forbidden, so %s() is enough, and cheaper%s%s\n", e->to,
-				caveat ? ": " : "", caveat ? caveat : "");
+			tell_weakening(e, reachable, out);
 		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(out, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
@@ -1455,31 +1583,6 @@ out:
 	free(plain.items);
 }
 
-/* The prices of edit_kinds, cheapest first: "1: smp_load_acquire(), ...; 2: ...". */
-static void price_list(struct strbuf *out)
-{
-	static const char *const renames[] = {
-		[1] = "an RMW's _acquire or _release form, rcu_assign_pointer()",
-		[3] = "a fully ordered RMW",
-	};
-	int cost;
-	size_t k;
-
-	for (cost = 1; cost <= 3; cost++) {
-		const char *sep = "";
-
-		sb_addf(out, "%s%d: ", cost > 1 ? "; " : "", cost);
-		for (k = 0; k < sizeof(edit_kinds) / sizeof(*edit_kinds); k++) {
-			if (edit_kinds[k].cost == cost && edit_kinds[k].what) {
-				sb_addf(out, "%s%s", sep, edit_kinds[k].what);
-				sep = ", ";
-			}
-		}
-		if (cost < (int)(sizeof(renames) / sizeof(*renames)) && renames[cost])
-			sb_addf(out, "%s%s", sep, renames[cost]);
-	}
-}
-
 void suggest(const struct checker *c, const char *path, const char *text,
 	     const struct outcomes *o, struct strbuf *out)
 {
@@ -1495,15 +1598,13 @@ void suggest(const struct checker *c, const char *path, const char *text,
 		if (sc_reachable(c, path, text, t, out)) {
 			sb_addf(out, "Suggestion: sc-reachable\n");
 		} else {
-			sb_addf(out, "  The outcome is reachable.  Edits cost ");
-			price_list(out);
-			sb_addf(out, ".\n");
+			sb_addf(out, "  The outcome is reachable.\n");
 			likely_first(c, path, text, &all);
-			suggest_fixes(c, path, text, t, &all, out);
+			suggest_fixes(c, path, text, t, &all, o->witness, out);
 		}
 	} else {
-		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed in "
-			"turn:\n");
+		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed or "
+			"weakened in turn (what holds for these accesses only):\n");
 		needed_orderings(c, path, text, &all, out);
 	}
 	free(all.items);
