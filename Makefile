@@ -160,7 +160,7 @@ paulmck-sweep: all
 	scripts/paulmck-sweep.sh
 
 # Times lkmm (and herd7, when HERD7=/path/to/herd7 is given) on the corpus.
-bench: all
+bench: all build/randlitmus
 	scripts/bench.sh
 
 .PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep
