@@ -149,14 +149,15 @@ static const struct {
 	{ "po rf po fr", "MP (message passing)" },
 	{ "po fr po fr", "SB (store buffering)" },
 	{ "po rf po rf", "LB (load buffering)" },
-	{ "po co po fr", "R" },
-	{ "po rf po co", "S" },
+	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
+	{ "po rf po co", "S (a message whose flag store is overwritten)" },
 	{ "po co po co", "2+2W (two CPUs each storing twice)" },
 	{ "- rf po rf po fr", "WRC (write-to-read causality)" },
 	{ "- rf po fr po fr", "RWC (read-to-write causality)" },
 	{ "- rf po rf po co", "WWC (write-to-write causality)" },
 	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)" },
-	{ "po rf po co po fr", "Z6.0" },
+	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU by overwriting "
+	  "its store)" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)" },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)" },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)" },
@@ -755,13 +756,59 @@ static bool is_memory_order(const char *label)
 	return !strcmp(label, "co") || !strcmp(label, "fr");
 }
 
+/* "step 2", "steps 2 and 3", "steps 2 to 5". */
+static void step_range(int first, int last, struct strbuf *out)
+{
+	if (first == last)
+		sb_addf(out, "step %d", first);
+	else
+		sb_addf(out, "steps %d %s %d", first, last == first + 1 ? "and" : "to", last);
+}
+
+/*
+ * A propagation chain that starts at a store and ends in a load reading
+ * an older value, told through its first strong fence: the fence's CPU
+ * has seen the store (its own, or through the steps before the fence),
+ * the steps after it put the load later, so the store has reached the
+ * load's CPU by then.  Whether the chain has that form.
+ */
+static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
+			const char *const *labels, int n, struct strbuf *out)
+{
+	int k, store = ev[0], load = ev[n - 1], cpu;
+
+	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
+		;
+	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+		return false;
+	cpu = s->events[ev[k]].proc;
+	sb_addf(out, "But the strong fence of step %d (%s) makes P%d wait until every store it "
+		"has seen has reached every CPU, and P%d has seen ", k + 1, labels[k], cpu, cpu);
+	name_event(p, s, store, out);
+	if (k) {
+		sb_addf(out, " through ");
+		step_range(1, k, out);
+	} else {
+		sb_addf(out, ", its own store");
+	}
+	sb_addf(out, "; ");
+	if (k + 2 < n) {
+		step_range(k + 2, n - 1, out);
+		sb_addf(out, k + 3 == n ? " puts " : " put ");
+	}
+	name_event(p, s, load, out);
+	sb_addf(out, " after the fence, so it cannot read the older value.\n");
+	return true;
+}
+
 /*
  * Why the check applies to this chain (labels[] are its steps'), in the
  * same words for every test: happens-before is an order in time, which
  * is said once; propagation is how far stores have spread, and the
  * strong fences of the chain are what it rests on.
  */
-static void why_check(struct legend *l, const char *check, const char *const *labels, int n,
+static void why_check(const struct program *p, const struct snapshot *s, const int *ev,
+		      struct legend *l, const char *check, const char *const *labels, int n,
 		      struct strbuf *out)
 {
 	int i, fences = 0;
@@ -784,6 +831,8 @@ static void why_check(struct legend *l, const char *check, const char *const *la
 	step_list(labels, n, is_memory_order, out);
 	sb_addf(out, " say only that a store reached a CPU late, which time allows: a store "
 		"can reach other CPUs long after its own CPU ran it.  ");
+	if (fences && fence_story(p, s, ev, labels, n, out))
+		return;
 	if (fences) {
 		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
 		step_list(labels, n, is_strong_fence, out);
@@ -795,14 +844,23 @@ static void why_check(struct legend *l, const char *check, const char *const *la
 		"that.\n", fences > 1 ? "" : "s");
 }
 
-/* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
-static void witness_reads(const struct program *p, const struct snapshot *s,
-			  struct strbuf *out)
+
+/*
+ * The loads of s that are (on) or are not (!on) among the n events of
+ * chain, as witness_reads() tells them; how many.
+ */
+static int loads_on_chain(const struct program *p, const struct snapshot *s, const int *chain,
+			  int n, bool on, struct strbuf *out)
 {
-	int r, w;
+	int r, w, i, told = 0;
 
 	for (r = 0; r < s->nevents; r++) {
-		if (s->events[r].kind != EV_READ && s->events[r].kind != EV_LOCK_READ)
+		bool member = false;
+
+		for (i = 0; i < n; i++)
+			member |= chain[i] == r;
+		if ((s->events[r].kind != EV_READ && s->events[r].kind != EV_LOCK_READ) ||
+		    member != on)
 			continue;
 		for (w = 0; w < s->nevents; w++) {
 			if (!rel_has(s->rf, w, r) ||
@@ -811,8 +869,17 @@ static void witness_reads(const struct program *p, const struct snapshot *s,
 			sb_addf(out, "    ");
 			reads_clause(p, s, r, w, out);
 			sb_addf(out, ".\n");
+			told++;
 		}
 	}
+	return told;
+}
+
+/* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
+static void witness_reads(const struct program *p, const struct snapshot *s,
+			  struct strbuf *out)
+{
+	loads_on_chain(p, s, NULL, 0, false, out);
 }
 
 /*
@@ -957,8 +1024,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	same_order = same_loads && !strcmp(l->first_order.buf ? l->first_order.buf : "",
 					   order.buf ? order.buf : "");
 	if (same_loads) {
-		sb_addf(out, "  It is a candidate with the loads%s of Way 1 (the same values), "
-			"where:\n", same_order && order.buf ? " and store order" : "");
+		sb_addf(out, "  The same loads%s as Way 1, but:\n",
+			same_order && order.buf ? " and store order" : "");
 	} else {
 		sb_addf(out, "  It is the candidate where:\n%s", reads.buf ? reads.buf : "");
 		if (!l->first_reads.buf) {
@@ -991,7 +1058,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	name_event(p, s, ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
 		"forbids.\n", s->check);
-	why_check(l, s->check, labels, n, out);
+	why_check(p, s, ev, l, s->check, labels, n, out);
 	return shape;
 }
 
@@ -1391,8 +1458,15 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 
 	if (o->witness) {
 		shape = witness_chain(p, o->witness, &l, &body);
+		int chain[64], len = sc_cycle(o->witness, chain, 64);
+		struct strbuf others = { 0 };
+
 		sb_addf(&body, "  It happens when:\n");
-		witness_reads(p, o->witness, &body);
+		loads_on_chain(p, o->witness, chain, len, len > 0, &body);
+		if (len && loads_on_chain(p, o->witness, chain, len, false, &others))
+			sb_addf(&body, "  The other loads of this execution, off the chain:\n%s",
+				others.buf);
+		sb_free(&others);
 		witness_coherence(p, o->witness, &body);
 		witness_reordering(p, o->witness, &body);
 		locks_not_shared(p, o->witness, &body);

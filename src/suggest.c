@@ -1246,9 +1246,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		}
 	}
 	if (shown)
-		sb_addf(out, "  Changes that forbid it, cheapest first; an edit costs what it "
-			"costs on arm64 and PowerPC (%s), a change the sum of its edits:\n%s",
-			prices.buf + 2, list.buf);
+		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: the edits' rough "
+			"prices on arm64 and PowerPC, summed (%s):\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -1442,11 +1441,13 @@ static void tell_weakening(const struct edit *e, bool reachable, struct strbuf *
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct edits *all, struct strbuf *out)
 {
+	struct strbuf tried = { 0 }, needed = { 0 };
 	struct lines orig;
-	int i;
+	int i, last_line = 0, last_proc = -1;
 
 	if (!all->n) {
-		sb_addf(out, "  The test has no acquire, release, ordered RMW or fence to weaken.\n");
+		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
+			"RMW or fence to weaken.\n");
 		return;
 	}
 	orig = split_lines(text);
@@ -1456,23 +1457,42 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
 						    NULL);
 		const char *line = orig.text[e->line - 1];
+		char *code = xstrdup(line + strspn(line, " \t"));
 
-		sb_addf(out, "  P%d line %d `%s`: ", e->proc, e->line, line + strspn(line, " \t"));
-		edit_what(e, out);
+		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
+		edit_what(e, &tried);
 		if (!ok)
-			sb_addf(out, ": cannot tell (the edited test does not check)\n");
+			sb_addf(&tried, ": cannot tell (the edited test does not check)\n");
 		else if (e->kind == PARTLY_WEAKEN)
-			tell_weakening(e, reachable, out);
+			tell_weakening(e, reachable, &tried);
 		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
-			sb_addf(out, ": still forbidden: READ_ONCE() orders a load through the "
+			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
 				"pointer all the same (lockdep and sparse check it)\n");
 		else
-			sb_addf(out, ": %s\n", reachable ?
+			sb_addf(&tried, ": %s\n", reachable ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
+		/* A statement is needed once, whatever edit of it showed it. */
+		if (ok && reachable && e->kind != PARTLY_WEAKEN &&
+		    (e->line != last_line || e->proc != last_proc)) {
+			sb_addf(&needed, "%sP%d line %d `%s`", needed.buf ? ", " : "", e->proc,
+				e->line, code);
+			last_line = e->line;
+			last_proc = e->proc;
+		}
+		free(code);
 		free_lines(&edited);
 	}
+	if (needed.buf)
+		sb_addf(out, "  The outcome is forbidden; it relies on %s.\n", needed.buf);
+	else
+		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
+			"alone (each can go while the others stay).\n");
+	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
+		"these accesses only):\n%s", tried.buf);
+	sb_free(&tried);
+	sb_free(&needed);
 	free_lines(&orig);
 }
 
@@ -1603,8 +1623,6 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			suggest_fixes(c, path, text, t, &all, o->witness, out);
 		}
 	} else {
-		sb_addf(out, "  The outcome is forbidden.  Each ordering of the test, removed or "
-			"weakened in turn (what holds for these accesses only):\n");
 		needed_orderings(c, path, text, &all, out);
 	}
 	free(all.items);

@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 23 ))
+plan $(( $# * 24 ))
 
 # fix_applies DESCRIPTION LKMM TEST N: fix N of TEST's --suggest, applied
 # by patch, makes it Never.
@@ -62,7 +62,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes" 0 \
-		'^  Changes that forbid it, cheapest first; an edit costs what it costs on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3\), a change the sum of its edits:$' \
+		'^  Changes that forbid it, cheapest first\.  Cost: the edits. rough prices on arm64 and PowerPC, summed \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3\):$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough" 0 \
@@ -84,7 +84,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/w" 2>&1
 	if grep -A1 '^  (Processes that are the same code are changed alike: in the kernel they are one function\.)$' "$work/w" |
-		grep -q '^  Changes that forbid it, cheapest first; ' &&
+		grep -q '^  Changes that forbid it, cheapest first\.  Cost: ' &&
 	   ! grep '^  [0-9]*\. (cost' "$work/w" |
 		awk '{ if (gsub(/P0 line/, "") != gsub(/P1 line/, "")) bad = 1 } END { exit !bad }'; then
 		ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
@@ -97,6 +97,10 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: smp_mb__after_spinlock() kept, though the model lets smp_mb__after_unlock_lock() do" 0 \
 		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, but keep smp_mb__after_spinlock\(\): only RCU uses smp_mb__after_unlock_lock\(\) in the kernel; elsewhere write smp_mb__after_spinlock\(\)$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
+	expect "$tag: a forbidden outcome: first, what the code relies on" 0 \
+		'^  The outcome is forbidden; it relies on P1 line 27 `smp_mb__after_spinlock\(\);`, P2 line 38 `smp_mb\(\);`\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
