@@ -156,8 +156,8 @@ static const struct {
 	{ "- rf po fr po fr", "RWC (read-to-write causality)" },
 	{ "- rf po rf po co", "WWC (write-to-write causality)" },
 	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)" },
-	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU by overwriting "
-	  "its store)" },
+	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, which learns "
+	  "of the second CPU's store by overwriting it, not by reading it)" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)" },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)" },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)" },
@@ -202,6 +202,14 @@ static void source_line(const struct litmus *t, int line, struct strbuf *out)
 	sb_addf(out, "%.*s", (int)len, p);
 }
 
+/* A value as C says it: a pointer to x is "&x" (herd7's output says "x"). */
+static void explained_value(const struct program *p, struct value v, struct strbuf *out)
+{
+	if (v.is_addr && !value_is_symbolic(v))
+		sb_addf(out, "&");
+	value_print(p, v, out);
+}
+
 /* "P0 line 11 `WRITE_ONCE(*buf, 1);` (buf=1)", or "the initial value of buf (0)". */
 static void name_event(const struct program *p, const struct snapshot *s, int id,
 		       struct strbuf *out)
@@ -210,7 +218,7 @@ static void name_event(const struct program *p, const struct snapshot *s, int id
 
 	if (e->proc < 0) {
 		sb_addf(out, "the initial value of %s (", p->loc_names[e->loc]);
-		value_print(p, e->val, out);
+		explained_value(p, e->val, out);
 		sb_addf(out, ")");
 		return;
 	}
@@ -220,7 +228,7 @@ static void name_event(const struct program *p, const struct snapshot *s, int id
 	if (e->loc >= 0 && e->has_val) {
 		sb_addf(out, " (%s %s=", e->kind == EV_READ ? "reads" : "writes",
 			p->loc_names[e->loc]);
-		value_print(p, e->val, out);
+		explained_value(p, e->val, out);
 		sb_addf(out, ")");
 	}
 }
@@ -256,7 +264,7 @@ static void reads_clause(const struct program *p, const struct snapshot *s, int 
 		return;
 	}
 	sb_addf(out, " reads %s=", p->loc_names[e->loc]);
-	value_print(p, e->val, out);
+	explained_value(p, e->val, out);
 	sb_addf(out, ", stored by ");
 	name_statement(p, &s->events[w], out);
 }
@@ -642,10 +650,10 @@ static void short_event(const struct program *p, const struct event *e, struct s
 {
 	if (e->proc < 0) {
 		sb_addf(out, "init %s=", p->loc_names[e->loc]);
-		value_print(p, e->val, out);
+		explained_value(p, e->val, out);
 	} else if ((e->kind == EV_READ || e->kind == EV_WRITE) && e->has_val) {
 		sb_addf(out, "%c%s=", e->kind == EV_READ ? 'R' : 'W', p->loc_names[e->loc]);
-		value_print(p, e->val, out);
+		explained_value(p, e->val, out);
 	} else if (is_lock(e) || e->kind == EV_UNLOCK) {
 		sb_addf(out, "%s(%s)", e->kind == EV_UNLOCK ? "unlock" : "lock",
 			p->loc_names[e->loc]);
@@ -765,6 +773,18 @@ static void step_range(int first, int last, struct strbuf *out)
 		sb_addf(out, "steps %d %s %d", first, last == first + 1 ? "and" : "to", last);
 }
 
+/* " (through step 5, a strong fence too)": the strong fences among steps[from, to). */
+static void later_fences(const char *const *labels, int from, int to, struct strbuf *out)
+{
+	int i, told = 0;
+
+	for (i = from; i < to; i++)
+		if (is_strong_fence(labels[i]))
+			sb_addf(out, "%s %d", told++ ? " and" : " (through step", i + 1);
+	if (told)
+		sb_addf(out, told == 1 ? ", a strong fence too)" : ", strong fences too)");
+}
+
 /*
  * A propagation chain that starts at a store and ends in a load reading
  * an older value, told through its first strong fence: the fence's CPU
@@ -794,6 +814,7 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 	sb_addf(out, "; ");
 	if (k + 2 < n) {
 		step_range(k + 2, n - 1, out);
+		later_fences(labels, k + 1, n - 1, out);
 		sb_addf(out, k + 3 == n ? " puts " : " put ");
 	}
 	name_event(p, s, load, out);
@@ -820,8 +841,9 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
 				"than the one before (program order that a fence, acquire, release "
 				"or dependency keeps; a load after the store it reads; a load before "
-				"a store that reached its CPU after it), and time cannot lead back "
-				"to where it started.\n");
+				"a store it missed, where a release or fence after that store brings "
+				"it back to the load's CPU in order), and time cannot lead back to "
+				"where it started.\n");
 		l->told_hb = true;
 		return;
 	}
@@ -829,8 +851,9 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 		return;
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	step_list(labels, n, is_memory_order, out);
-	sb_addf(out, " say only that a store reached a CPU late, which time allows: a store "
-		"can reach other CPUs long after its own CPU ran it.  ");
+	sb_addf(out, " say only that a store reached a CPU late, with no release or fence "
+		"bringing it back in order, which time allows: a store can reach other CPUs "
+		"long after its own CPU ran it.  ");
 	if (fences && fence_story(p, s, ev, labels, n, out))
 		return;
 	if (fences) {
@@ -1461,7 +1484,11 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 		int chain[64], len = sc_cycle(o->witness, chain, 64);
 		struct strbuf others = { 0 };
 
-		sb_addf(&body, "  It happens when:\n");
+		if (o->positive > 1)
+			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
+				"when:\n", o->positive);
+		else
+			sb_addf(&body, "  It happens when:\n");
 		loads_on_chain(p, o->witness, chain, len, len > 0, &body);
 		if (len && loads_on_chain(p, o->witness, chain, len, false, &others))
 			sb_addf(&body, "  The other loads of this execution, off the chain:\n%s",
@@ -1526,7 +1553,7 @@ static void dot_event(const struct program *p, const struct snapshot *s, int id,
 
 	if (e->proc < 0) {
 		sb_addf(&label, "initial value: %s=", p->loc_names[e->loc]);
-		value_print(p, e->val, &label);
+		explained_value(p, e->val, &label);
 	} else {
 		sb_addf(&label, "P%d line %d: ", e->proc, e->line);
 		event_print(p, e, &label);

@@ -872,8 +872,9 @@ static void tell_why_fix(const struct snapshot *witness, const struct edits *all
 	if (told && nspare) {
 		sb_addf(out, "    and ");
 		describe_set(all, spare, nspare, out);
-		sb_addf(out, twins ? ": the same for the processes that run the same code, "
-			"when they swap parts\n" : ": for the other executions that reach it\n");
+		sb_addf(out, twins ? ": the same edits in the other processes that run this "
+			"code (each can play either part)\n" :
+			": for the other executions that reach it\n");
 	}
 }
 
@@ -1246,8 +1247,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		}
 	}
 	if (shown)
-		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: the edits' rough "
-			"prices on arm64 and PowerPC, summed (%s):\n%s", prices.buf + 2, list.buf);
+		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
+			"relative price on arm64 and PowerPC (%s), added up over a change's "
+			"edits:\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -1261,8 +1263,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
 			"and smp_mb() in one).\n");
 	if (stop && fixes)
-		sb_addf(out, "  (Others may exist: the search stopped at its limit, after %.1f s; "
-			"see --suggest-timeout.)\n", monotonic_seconds() - start);
+		sb_addf(out, "  (Every cheaper change was tried; dearer alternatives were still "
+			"being searched when its %.1f s ran out: see --suggest-timeout.)\n",
+			monotonic_seconds() - start);
 	else if (stop)
 		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
 			"--suggest-max)\n", tried, monotonic_seconds() - start);
@@ -1485,7 +1488,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		free_lines(&edited);
 	}
 	if (needed.buf)
-		sb_addf(out, "  The outcome is forbidden; it relies on %s.\n", needed.buf);
+		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
+			"ordered RMWs, it relies on %s (locks and dependencies are not varied).\n",
+			needed.buf);
 	else
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
 			"alone (each can go while the others stay).\n");

@@ -55,7 +55,7 @@ explained() {
 		fi
 		grep -q "^  That leads back to P[0-9]* line\|^  The model's '.*' check forbids this" "$out" ||
 			{ echo "no conclusion"; return 1; }
-	elif grep -q '^  It happens when:' "$out"; then
+	elif grep -q '^  It happens\( when\|, in one of\)' "$out"; then
 		grep -q 'interleaving' "$out" || { echo "no word on ordering"; return 1; }
 	else
 		grep -q 'No run of the processes' "$out" || { echo "nothing explained"; return 1; }
@@ -136,7 +136,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
-	   grep -q "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But the strong fence of step 3 (after-spinlock) makes P1 wait until every store it has seen has reached every CPU, and P1 has seen P0 line 17 .* through steps 1 and 2; steps 4 and 5 put P2 line 39 .* after the fence, so it cannot read the older value\.$" "$work/z6" &&
+	   grep -q "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But the strong fence of step 3 (after-spinlock) makes P1 wait until every store it has seen has reached every CPU, and P1 has seen P0 line 17 .* through steps 1 and 2; steps 4 and 5 (through step 5, a strong fence too) put P2 line 39 .* after the fence, so it cannot read the older value\.$" "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  Then P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
 		ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
@@ -177,8 +177,8 @@ for lkmm in $LKMM_BINARIES; do
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/dcl" 2>&1
-	if sed -n '/^  It happens when:$/,/^  The other loads/p' "$work/dcl" | grep -q '^    P1 line 40 ' &&
-	   ! sed -n '/^  It happens when:$/,/^  The other loads/p' "$work/dcl" | grep -q '^    P0 line 21 ' &&
+	if sed -n '/^  It happens/,/^  The other loads/p' "$work/dcl" | grep -q '^    P1 line 40 ' &&
+	   ! sed -n '/^  It happens/,/^  The other loads/p' "$work/dcl" | grep -q '^    P0 line 21 ' &&
 	   sed -n '/^  The other loads of this execution, off the chain:$/,/^  No interleaving/p' "$work/dcl" |
 		grep -q '^    P0 line 21 `r0 = READ_ONCE(\*flag);` reads the initial value of flag (0)\.$'; then
 		ok "$tag: the loads on the chain are told apart from the others"

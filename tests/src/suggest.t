@@ -49,7 +49,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... the reader's pair, by its acquire" 0 \
 		'^    P1 line 23 then line 24: by smp_load_acquire\(\) at P1 line 23$' cat "$work/w"
 	expect "$tag: ... and DCL-broken's other edits are for the twins' swapped parts" 0 \
-		'^    and smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P1 line 46: the same for the processes that run the same code, when they swap parts$' \
+		'^    and smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P1 line 46: the same edits in the other processes that run this code \(each can play either part\)$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	# The cheapest fixes are diffs; a dearer one is an alternative, one line.
@@ -62,7 +62,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes" 0 \
-		'^  Changes that forbid it, cheapest first\.  Cost: the edits. rough prices on arm64 and PowerPC, summed \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3\):$' \
+		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3\), added up over a change.s edits:$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough" 0 \
@@ -100,7 +100,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome: first, what the code relies on" 0 \
-		'^  The outcome is forbidden; it relies on P1 line 27 `smp_mb__after_spinlock\(\);`, P2 line 38 `smp_mb\(\);`\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);`, P2 line 38 `smp_mb\(\);` \(locks and dependencies are not varied\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
