@@ -41,8 +41,9 @@ static const struct {
 	  "program order kept by dependencies, fences, acquire or release, of loads "
 	  "taking a store's value (rf), and of loads reading a value older than a "
 	  "store's (fr)" },
-	{ "propagation", "a store would have to reach another CPU later than a strong "
-	  "fence (smp_mb(), synchronize_rcu()) after it guarantees" },
+	{ "propagation", "a store would have to reach a CPU later than a strong fence "
+	  "allows: smp_mb() or synchronize_rcu() waits until every store its CPU has seen "
+	  "has reached every CPU" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it" },
 	{ "plain-coherence", "plain accesses would be seen out of order" },
@@ -764,6 +765,36 @@ static bool is_memory_order(const char *label)
 	return !strcmp(label, "co") || !strcmp(label, "fr");
 }
 
+/* Whether the step labelled label sends the stores before it out first. */
+static bool sends_stores_first(const char *label)
+{
+	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
+}
+
+/*
+ * The why of a happens-before chain with a load that missed a store,
+ * told by the step after that store that makes it count: a release or
+ * fence sends the store out before what follows it, and the chain comes
+ * to the load through what follows.  Whether the chain has that form.
+ */
+static bool missed_store_story(const struct snapshot *s, const int *ev,
+			       const char *const *labels, int n, struct strbuf *out)
+{
+	int j, k;
+
+	for (j = 0; j < n && strcmp(labels[j], "fr"); j++)
+		;
+	if (j == n || !sends_stores_first(labels[(j + 1) % n]))
+		return false;
+	k = (j + 1) % n;
+	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
+		"one before, and time cannot lead back to where it started.  Step %d (fr), a "
+		"load that missed a store, counts too because of step %d (%s): it makes P%d "
+		"send that store out before what follows it, and the chain comes to the load "
+		"through what follows.\n", j + 1, k + 1, labels[k], s->events[ev[k]].proc);
+	return true;
+}
+
 /* "step 2", "steps 2 and 3", "steps 2 to 5". */
 static void step_range(int first, int last, struct strbuf *out)
 {
@@ -837,6 +868,8 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
 	if (!strcmp(check, "happens-before")) {
+		if (missed_store_story(s, ev, labels, n, out))
+			return;
 		if (!l->told_hb)
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
 				"than the one before (program order that a fence, acquire, release "

@@ -1248,8 +1248,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	}
 	if (shown)
 		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
-			"relative price on arm64 and PowerPC (%s), added up over a change's "
-			"edits:\n%s", prices.buf + 2, list.buf);
+			"relative price on arm64 and PowerPC (%s; x86 pays for smp_mb() alone), "
+			"added up over a change's edits:\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -1258,13 +1258,14 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
 	if (fixes && cheapest_full)
-		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried): it needs "
+		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried, fewer full "
+			"barriers among them): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
 			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
 			"and smp_mb() in one).\n");
 	if (stop && fixes)
 		sb_addf(out, "  (Every cheaper change was tried; dearer alternatives were still "
-			"being searched when its %.1f s ran out: see --suggest-timeout.)\n",
+			"being searched when the %.1f s limit came: see --suggest-timeout.)\n",
 			monotonic_seconds() - start);
 	else if (stop)
 		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "

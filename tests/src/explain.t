@@ -25,7 +25,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 32) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 33) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -174,6 +174,11 @@ for lkmm in $LKMM_BINARIES; do
 		'^      then P0 line 18 `r0 = READ_ONCE\(\*y\);`' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 
+	# A load that missed a store is a step in time through the release
+	# after that store, and the why says which.
+	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
+		"^  Why 'happens-before': .*  Step 4 \\(fr\\), a load that missed a store, counts too because of step 1 \\(release\\): it makes P0 send that store out before what follows it" \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/dcl" 2>&1
