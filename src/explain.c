@@ -765,36 +765,6 @@ static bool is_memory_order(const char *label)
 	return !strcmp(label, "co") || !strcmp(label, "fr");
 }
 
-/* Whether the step labelled label sends the stores before it out first. */
-static bool sends_stores_first(const char *label)
-{
-	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
-}
-
-/*
- * The why of a happens-before chain with a load that missed a store,
- * told by the step after that store that makes it count: a release or
- * fence sends the store out before what follows it, and the chain comes
- * to the load through what follows.  Whether the chain has that form.
- */
-static bool missed_store_story(const struct snapshot *s, const int *ev,
-			       const char *const *labels, int n, struct strbuf *out)
-{
-	int j, k;
-
-	for (j = 0; j < n && strcmp(labels[j], "fr"); j++)
-		;
-	if (j == n || !sends_stores_first(labels[(j + 1) % n]))
-		return false;
-	k = (j + 1) % n;
-	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
-		"one before, and time cannot lead back to where it started.  Step %d (fr), a "
-		"load that missed a store, counts too because of step %d (%s): it makes P%d "
-		"send that store out before what follows it, and the chain comes to the load "
-		"through what follows.\n", j + 1, k + 1, labels[k], s->events[ev[k]].proc);
-	return true;
-}
-
 /* "step 2", "steps 2 and 3", "steps 2 to 5". */
 static void step_range(int first, int last, struct strbuf *out)
 {
@@ -802,6 +772,42 @@ static void step_range(int first, int last, struct strbuf *out)
 		sb_addf(out, "step %d", first);
 	else
 		sb_addf(out, "steps %d %s %d", first, last == first + 1 ? "and" : "to", last);
+}
+
+/* Whether the step labelled label sends the stores before it out first. */
+static bool sends_stores_first(const char *label)
+{
+	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
+}
+
+/*
+ * The why of a happens-before chain that starts at a store and ends in a
+ * load that missed it, told by the chain's first step when it makes the
+ * store count: a release or fence sends the store out before what follows
+ * it, and the steps between lead from there to the load.  Whether the
+ * chain has that form.
+ */
+static bool missed_store_story(const struct program *p, const struct snapshot *s,
+			       const int *ev, const char *const *labels, int n,
+			       struct strbuf *out)
+{
+	int j = n - 1, k = 0;
+
+	/* The chain is told from the store: the load that missed it ends it. */
+	if (n < 3 || strcmp(labels[j], "fr") || !sends_stores_first(labels[k]))
+		return false;
+	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
+		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
+		"too: step %d's %s makes ", j + 1, k + 1, labels[k]);
+	name_event(p, s, ev[k], out);
+	sb_addf(out, " reach each CPU before what follows it on P%d does, and ",
+		s->events[ev[k]].proc);
+	step_range(k + 2, j, out);
+	sb_addf(out, " lead from there to ");
+	name_event(p, s, ev[j], out);
+	sb_addf(out, ", so that store had reached P%d's CPU before the load ran.\n",
+		s->events[ev[j]].proc);
+	return true;
 }
 
 /* " (through step 5, a strong fence too)": the strong fences among steps[from, to). */
@@ -868,7 +874,7 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
 	if (!strcmp(check, "happens-before")) {
-		if (missed_store_story(s, ev, labels, n, out))
+		if (missed_store_story(p, s, ev, labels, n, out))
 			return;
 		if (!l->told_hb)
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
@@ -885,8 +891,8 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	step_list(labels, n, is_memory_order, out);
 	sb_addf(out, " say only that a store reached a CPU late, with no release or fence "
-		"bringing it back in order, which time allows: a store can reach other CPUs "
-		"long after its own CPU ran it.  ");
+		"to bring it in order: a store can reach other CPUs long after its own CPU "
+		"ran it.  ");
 	if (fences && fence_story(p, s, ev, labels, n, out))
 		return;
 	if (fences) {

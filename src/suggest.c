@@ -1248,7 +1248,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	}
 	if (shown)
 		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
-			"relative price on arm64 and PowerPC (%s; x86 pays for smp_mb() alone), "
+			"relative price on arm64 and PowerPC (%s; on x86 only smp_mb() costs anything), "
 			"added up over a change's edits:\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
@@ -1259,7 +1259,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			shown);
 	if (fixes && cheapest_full)
 		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried, fewer full "
-			"barriers among them): it needs "
+			"barriers included): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
 			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
 			"and smp_mb() in one).\n");

@@ -177,7 +177,7 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  Step 4 \\(fr\\), a load that missed a store, counts too because of step 1 \\(release\\): it makes P0 send that store out before what follows it" \
+		"^  Why 'happens-before': .*  Step 4 \\(fr\\) counts too: step 1.s release makes P0 line 18 .* reach each CPU before what follows it on P0 does, and steps 2 and 3 lead from there to P1 line 29 .*, so that store had reached P1.s CPU before the load ran\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \

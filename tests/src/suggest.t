@@ -62,7 +62,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes" 0 \
-		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3; x86 pays for smp_mb\(\) alone\), added up over a change.s edits:$' \
+		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits:$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough" 0 \
@@ -93,7 +93,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: SB needs full barriers, and the answer says nothing cheaper works" 0 \
-		'^  Nothing cheaper forbids it \(every cheaper set was tried, fewer full barriers among them\): it needs a full barrier' \
+		'^  Nothing cheaper forbids it \(every cheaper set was tried, fewer full barriers included\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: smp_mb__after_spinlock() kept, though the model lets smp_mb__after_unlock_lock() do" 0 \
 		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, but keep smp_mb__after_spinlock\(\): only RCU uses smp_mb__after_unlock_lock\(\) in the kernel; elsewhere write smp_mb__after_spinlock\(\)$' \
