@@ -142,7 +142,8 @@ fuzz: $(FUZZ_BINS)
 	done
 
 # The random LKMM test generator (deterministic from a seed), and the sweep
-# that compares lkmm with herd7 (HERD7=/path/to/herd7) on N of its tests.
+# that compares lkmm with herd7 (HERD7=/path/to/herd7) on N of its tests
+# (VALUES=1: every constant stored is 1, so equal stores are frequent).
 build/randlitmus: tests/src/randlitmus.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<

@@ -10,7 +10,9 @@
 # outputs are kept in build/sweep/SEED/herd and reused while the test is
 # unchanged) and reports every test whose output differs, Time aside.
 # MODEL=DIR checks under another model (e.g. build/kernel-model-6.15/
-# tools/memory-model); herd7 runs from that directory too.
+# tools/memory-model); herd7 runs from that directory too.  VALUES=K
+# generates with randlitmus -values K (constants stored in 1..K: K=1 makes
+# stores of equal values frequent), into build/sweep/SEED-vK/.
 # Exit status 1 when some test differs.
 set -euo pipefail
 
@@ -19,12 +21,12 @@ n=${1:-1000}
 seed=${2:-1}
 model=${MODEL:-$top/build/kernel-model/tools/memory-model}
 # herd7's kept outputs are per model: another model's sweep has its own folder.
-dir=$top/build/sweep/$seed${MODEL:+-$(basename "$(dirname "$(dirname "$model")")")}
+dir=$top/build/sweep/$seed${VALUES:+-v$VALUES}${MODEL:+-$(basename "$(dirname "$(dirname "$model")")")}
 jobs=${JOBS:-$(nproc)}
 
 rm -rf "$dir/tests" "$dir/lkmm"
 mkdir -p "$dir/tests" "$dir/lkmm" "$dir/herd"
-"$top/build/randlitmus" "$seed" "$n" "$dir/tests"
+"$top/build/randlitmus" ${VALUES:+-values "$VALUES"} "$seed" "$n" "$dir/tests"
 find "$dir/tests" -name '*.litmus' | sort -V > "$dir/list"
 echo "sweep: $n tests from seed $seed in $dir/tests"
 

@@ -289,10 +289,15 @@ static struct tval binary(struct run *r, const struct expr *e)
 	struct tval out = { zero, a.deps | b.deps };
 	long long x, y;
 
+	/*
+	 * A symbolic value is the value of reads no equation solves.  herd7
+	 * computes with such a value by an equation of its own (v := S + 1),
+	 * which stays unsolved, and drops every execution left with one
+	 * (even when nothing reads v); on a condition it would split.  Give
+	 * the run up.
+	 */
 	if (value_is_symbolic(a.v) || value_is_symbolic(b.v)) {
-		/* herd7 would split on a symbolic condition; give the run up. */
-		if (e->op != OP_ADD && e->op != OP_SUB)
-			r->abandoned = true;
+		r->abandoned = true;
 		out.v = symbolic;
 		return out;
 	}

@@ -1,7 +1,8 @@
 /*
  * randlitmus.c - random LKMM litmus tests, deterministic from a seed.
  *
- *     randlitmus SEED COUNT DIR     writes DIR/rSEED-N.litmus, N = 0..COUNT-1
+ *     randlitmus [-values K] SEED COUNT DIR
+ *                                   writes DIR/rSEED-N.litmus, N = 0..COUNT-1
  *
  * Each test has 2-4 processes of a few statements drawn from every family
  * of linux-kernel.def: ONCE accesses, acquire/release, the fences and the
@@ -11,6 +12,10 @@
  * address, data and control dependencies, and an exists clause over some
  * registers and locations.  Tests are small so that herd7 decides each in
  * well under a second; make fidelity-sweep compares lkmm with herd7 on them.
+ *
+ * -values K folds every constant a store writes into 1..K (the tests are
+ * otherwise the same): with K = 1, stores of equal values to one location,
+ * which a few of herd7's counts turn on, are in most tests.
  *
  * The same seed gives the same tests on every machine: the generator uses
  * its own PRNG (splitmix64) and no library randomness.
@@ -131,6 +136,14 @@ static int some_int_reg(struct proc *p)
 static int nints, natomics;
 /* Out of 5, how often a store's value comes from a register (data dependency). */
 static int depbias;
+/* -values K: constants stored are 1..K; 0: as drawn. */
+static int nvalues;
+
+/* A constant to store, drawn as v in 1..3, folded into 1..K by -values K. */
+static int stored(int v)
+{
+	return nvalues ? 1 + (v - 1) % nvalues : v;
+}
 
 static enum loc int_loc(struct proc *p)
 {
@@ -160,7 +173,7 @@ static void value(struct proc *p, char *out, size_t n)
 		default: snprintf(out, n, "(r%d & 1) + 1", r); break;
 		}
 	} else {
-		snprintf(out, n, "%d", 1 + rnd(rnd(4) ? 2 : 3));
+		snprintf(out, n, "%d", stored(1 + rnd(rnd(4) ? 2 : 3)));
 	}
 }
 
@@ -278,7 +291,7 @@ static void gen_atomic(struct proc *p)
 	}
 	if (k == 3) {
 		bprintf(&p->body, "atomic_set%s(%s, %d);\n", rnd(2) ? "" : "_release", a,
-			rnd(4) ? 1 + rnd(2) : -1);
+			rnd(4) ? stored(1 + rnd(2)) : -1);
 		p->budget--;
 		return;
 	}
@@ -300,7 +313,7 @@ static void gen_atomic(struct proc *p)
 		break;
 	case 10:
 		bprintf(&p->body, "r%d = atomic_cmpxchg%s(%s, %d, %d);\n", r, PICK(sfx), a,
-			rnd(2), 1 + rnd(2));
+			rnd(2), stored(1 + rnd(2)));
 		break;
 	default:
 		if (rnd(3))
@@ -587,8 +600,17 @@ int main(int argc, char **argv)
 	long count;
 	char *end;
 
+	if (argc == 6 && !strcmp(argv[1], "-values")) {
+		nvalues = (int)strtol(argv[2], &end, 10);
+		if (*end || nvalues < 1 || nvalues > 3) {
+			fprintf(stderr, "randlitmus: -values takes 1, 2 or 3\n");
+			return 2;
+		}
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s SEED COUNT DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s [-values K] SEED COUNT DIR\n", argv[0]);
 		return 2;
 	}
 	errno = 0;
