@@ -28,29 +28,39 @@ struct block {
 	alignas(max_align_t) unsigned char data[];
 };
 
-static void *run_alloc(struct cat_model *m, size_t size)
+/* The next block of a, made or grown to hold size bytes, as the one in use. */
+static struct block *next_block(struct cat_arena *a, struct block *b, size_t size)
+{
+	if (b)
+		a->cur++;
+	if (a->cur == a->blocks.len)
+		vec_push(&a->blocks, NULL);
+	b = a->blocks.items[a->cur];
+	if (!b || b->cap < size) {
+		size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+		free(b);
+		b = xmalloc(sizeof(*b) + cap);
+		b->cap = cap;
+		a->blocks.items[a->cur] = b;
+	}
+	a->used = 0;
+	return b;
+}
+
+/*
+ * Inlined, with the rare change of block apart: every value of every
+ * verdict comes from here.
+ */
+static inline void *run_alloc(struct cat_model *m, size_t size)
 {
 	struct cat_arena *a = &m->arenas[m->arena];
 	struct block *b;
 
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 	b = a->cur < a->blocks.len ? a->blocks.items[a->cur] : NULL;
-	if (!b || a->used + size > b->cap) {
-		if (b)
-			a->cur++;
-		if (a->cur == a->blocks.len)
-			vec_push(&a->blocks, NULL);
-		b = a->blocks.items[a->cur];
-		if (!b || b->cap < size) {
-			size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
-
-			free(b);
-			b = xmalloc(sizeof(*b) + cap);
-			b->cap = cap;
-			a->blocks.items[a->cur] = b;
-		}
-		a->used = 0;
-	}
+	if (__builtin_expect(!b || a->used + size > b->cap, 0))
+		b = next_block(a, b, size);
 	a->used += size;
 	return b->data + a->used - size;
 }
