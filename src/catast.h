@@ -160,6 +160,11 @@ struct cat_slot {
 	unsigned long gen;	/* the value is valid for this generation */
 };
 
+/* How many prefixes of one member of a cross were judged, how many cut. */
+struct prefix_tally {
+	long checks, cuts;
+};
+
 /* Bump allocation, reset all at once. */
 struct cat_arena {
 	struct vec blocks;
@@ -225,7 +230,7 @@ struct cat_model {
 	struct vec flags;
 	struct cat_stmt *failed;	/* the check being rejected, if any */
 	unsigned long mono_gen;		/* static generation `prunes` is for */
-	long prefix_checks, prefix_cuts;	/* by withs, in this structure */
+	struct prefix_tally *tallies;	/* by member of a cross (member_key()), this structure */
 
 	/*
 	 * What cat_level_analyse() last read of static values, in order

@@ -28,29 +28,39 @@ struct block {
 	alignas(max_align_t) unsigned char data[];
 };
 
-static void *run_alloc(struct cat_model *m, size_t size)
+/* The next block of a, made or grown to hold size bytes, as the one in use. */
+static struct block *next_block(struct cat_arena *a, struct block *b, size_t size)
+{
+	if (b)
+		a->cur++;
+	if (a->cur == a->blocks.len)
+		vec_push(&a->blocks, NULL);
+	b = a->blocks.items[a->cur];
+	if (!b || b->cap < size) {
+		size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+		free(b);
+		b = xmalloc(sizeof(*b) + cap);
+		b->cap = cap;
+		a->blocks.items[a->cur] = b;
+	}
+	a->used = 0;
+	return b;
+}
+
+/*
+ * Inlined, with the rare change of block apart: every value of every
+ * verdict comes from here.
+ */
+static inline void *run_alloc(struct cat_model *m, size_t size)
 {
 	struct cat_arena *a = &m->arenas[m->arena];
 	struct block *b;
 
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 	b = a->cur < a->blocks.len ? a->blocks.items[a->cur] : NULL;
-	if (!b || a->used + size > b->cap) {
-		if (b)
-			a->cur++;
-		if (a->cur == a->blocks.len)
-			vec_push(&a->blocks, NULL);
-		b = a->blocks.items[a->cur];
-		if (!b || b->cap < size) {
-			size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
-
-			free(b);
-			b = xmalloc(sizeof(*b) + cap);
-			b->cap = cap;
-			a->blocks.items[a->cur] = b;
-		}
-		a->used = 0;
-	}
+	if (__builtin_expect(!b || a->used + size > b->cap, 0))
+		b = next_block(a, b, size);
 	a->used += size;
 	return b->data + a->used - size;
 }
@@ -924,6 +934,7 @@ static void mono_analyse(struct cat_model *m);
 
 struct cross_walk {
 	struct cat_value **members;	/* those with a choice to make */
+	int *keys;			/* their tallies (member_key()) */
 	int n;
 	struct rel **acc;		/* acc[i]: the union of i picks */
 	struct cat_value *leaf;		/* holds acc[n] */
@@ -933,32 +944,45 @@ struct cross_walk {
 };
 
 /*
- * Whether the checks already fail with the with bound to part of its
- * choice: a relation below every choice that extends it.
+ * Judging a prefix costs a good part of a verdict, and where the
+ * model's checks do not depend much on a member's choice (e.g. a
+ * location whose order no RMW and few reads constrain) it cuts little.
+ * So once the first 256 judgements of a member's prefixes in this event
+ * structure have cut fewer than one in 4, that member's prefixes are no
+ * longer judged: only the speed changes.  Per member, not per cross: in
+ * C-ManfredSpraul-L1G2xchg the two locations of the RMWs cut about half
+ * their prefixes, while gbl_held's, the most judged (2.9 million of
+ * 5.2), cut 1.7%.  One in 32 stopped nothing there: its first 100,000
+ * executions took 23.74G instructions, against 22.70G with one in 4
+ * and 23.73G with one tally for the cross.
  */
-static bool prefix_fails(struct cat_model *m, struct cross_walk *w, struct rel *part)
+static bool prefixes_pay(const struct cat_model *m, int key)
 {
+	const struct prefix_tally *t = &m->tallies[key];
+
+	return t->checks < 256 || t->cuts * 4 >= t->checks;
+}
+
+/*
+ * Whether the checks already fail with the with bound to part of its
+ * choice: a relation below every choice that extends it.  Member i is
+ * the one whose choice it is part of; false, unjudged, where its
+ * prefixes do not pay.
+ */
+static bool prefix_fails(struct cat_model *m, struct cross_walk *w, int i, struct rel *part)
+{
+	struct prefix_tally *t = &m->tallies[w->keys[i]];
 	bool fails;
 
+	if (!prefixes_pay(m, w->keys[i]))
+		return false;
 	w->part->u.rel = part;
 	renew_levels(m, w->choice->with->level);
 	set_slot(m, w->choice->with->binds[0].slot, w->part);
 	fails = partial_steps_fail(m, w->choice->next);
-	m->prefix_checks++;
-	m->prefix_cuts += fails;
+	t->checks++;
+	t->cuts += fails;
 	return fails;
-}
-
-/*
- * Judging a prefix costs about a tenth of a verdict, and where the
- * model's checks do not depend much on the with (as is common, e.g. when
- * most coherence orders are allowed) it cuts nothing.  So once the
- * first 256 judgements of this event structure have cut fewer than one
- * in 32, prefixes are no longer judged: only the speed changes.
- */
-static bool prefixes_pay(const struct cat_model *m)
-{
-	return m->prefix_checks < 256 || m->prefix_cuts * 32 >= m->prefix_checks;
 }
 
 static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
@@ -997,7 +1021,7 @@ static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
 		for (int j = 0; j < acc->words; j++)
 			row[j] |= left->w[j];
 		if (!w->prune || nready == 1 || (nleft <= 2 && i + 1 == w->n) ||
-		    !prefix_fails(m, w, acc))
+		    !prefix_fails(m, w, i, acc))
 			walk_order(m, w, i, left, nleft - 1);
 		memcpy(row, saved, sizeof(saved));
 		set_add(left, e);
@@ -1023,7 +1047,7 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
 	}
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (w->prune && i + 1 < w->n && prefix_fails(m, w, w->acc[i + 1]))
+		if (w->prune && i + 1 < w->n && prefix_fails(m, w, i, w->acc[i + 1]))
 			continue;
 		walk_cross(m, w, i + 1);
 	}
@@ -1056,6 +1080,17 @@ static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_val
 	for (int j = 1; j < member->u.list.n; j++)
 		rel_inter(common, common, member->u.list.items[j]->u.rel);
 	rel_union(acc, acc, common);
+}
+
+/*
+ * A member's tally of prefix judgements: the members of a cross of
+ * linearisations order disjoint sets (a location's writes, whichever
+ * other members have a choice in this execution), so the first event a
+ * member orders names it; listed members share the last tally.
+ */
+static int member_key(const struct cat_model *m, const struct cat_value *member)
+{
+	return member->kind == V_LINS ? set_next(member->u.lins.set, 0) : m->x->nevents;
 }
 
 /* How many events a member orders, for walking the largest first. */
@@ -1096,10 +1131,10 @@ static void each_cross(struct cat_model *m, struct cat_value *cross,
 		       struct choice *c)
 {
 	struct cat_value *choosing[cross->u.list.n + 1];
+	int keys[cross->u.list.n + 1];
 	struct rel *acc[cross->u.list.n + 1];
-	struct cross_walk w = { choosing, 0, acc, cat_new_value(m, V_REL), c,
-				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC] &&
-				prefixes_pay(m),
+	struct cross_walk w = { choosing, keys, 0, acc, cat_new_value(m, V_REL), c,
+				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
 				cat_new_value(m, V_REL) };
 
 	acc[0] = cat_new_rel(m)->u.rel;
@@ -1114,6 +1149,8 @@ static void each_cross(struct cat_model *m, struct cat_value *cross,
 	}
 	if (m->visitor->skip_rejected)
 		largest_first(choosing, w.n);
+	for (int i = 0; i < w.n; i++)
+		keys[i] = member_key(m, choosing[i]);
 	w.leaf->u.rel = acc[w.n];
 	walk_cross(m, &w, 0);
 }
@@ -1281,7 +1318,8 @@ static void mono_analyse(struct cat_model *m)
 	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
 		cat_mono_analyse(m);
 		m->mono_gen = m->gens[LEVEL_STATIC];
-		m->prefix_checks = m->prefix_cuts = 0;
+		free(m->tallies);
+		m->tallies = xcalloc(m->x->nevents + 1, sizeof(*m->tallies));
 	}
 }
 
@@ -1382,6 +1420,7 @@ void cat_free(struct cat_model *m)
 	shape_free(m->shape);
 	free(m->level_reads);
 	free(m->kept);
+	free(m->tallies);
 	vec_free(&m->bell_tags);
 	vec_free(&m->variants);
 	cat_free_syntax(m);
