@@ -791,22 +791,22 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			       const int *ev, const char *const *labels, int n,
 			       struct strbuf *out)
 {
-	int j = n - 1, k = 0;
+	int store = ev[0], load = ev[n - 1];
 
 	/* The chain is told from the store: the load that missed it ends it. */
-	if (n < 3 || strcmp(labels[j], "fr") || !sends_stores_first(labels[k]))
+	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
 		return false;
 	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
 		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
-		"too: step %d's %s makes ", j + 1, k + 1, labels[k]);
-	name_event(p, s, ev[k], out);
+		"too: step 1's %s makes ", n, labels[0]);
+	name_event(p, s, store, out);
 	sb_addf(out, " reach each CPU before what follows it on P%d does, and ",
-		s->events[ev[k]].proc);
-	step_range(k + 2, j, out);
+		s->events[store].proc);
+	step_range(2, n - 1, out);
 	sb_addf(out, " lead from there to ");
-	name_event(p, s, ev[j], out);
+	name_event(p, s, load, out);
 	sb_addf(out, ", so that store had reached P%d's CPU before the load ran.\n",
-		s->events[ev[j]].proc);
+		s->events[load].proc);
 	return true;
 }
 
@@ -860,10 +860,11 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 }
 
 /*
- * Why the check applies to this chain (labels[] are its steps'), in the
- * same words for every test: happens-before is an order in time, which
- * is said once; propagation is how far stores have spread, and the
- * strong fences of the chain are what it rests on.
+ * Why the check applies to this chain (events ev[], labels[] its
+ * steps'): happens-before is an order in time, told through the release
+ * or fence that makes a missed store count where the chain has one, else
+ * in words said once an output; propagation is how far stores have
+ * spread, told through the chain's first strong fence where it can be.
  */
 static void why_check(const struct program *p, const struct snapshot *s, const int *ev,
 		      struct legend *l, const char *check, const char *const *labels, int n,
@@ -905,7 +906,6 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 		"seen has reached every CPU, so none of them can reach a CPU late after "
 		"that.\n", fences > 1 ? "" : "s");
 }
-
 
 /*
  * The loads of s that are (on) or are not (!on) among the n events of
@@ -1519,10 +1519,10 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	int i;
 
 	if (o->witness) {
-		shape = witness_chain(p, o->witness, &l, &body);
 		int chain[64], len = sc_cycle(o->witness, chain, 64);
 		struct strbuf others = { 0 };
 
+		shape = witness_chain(p, o->witness, &l, &body);
 		if (o->positive > 1)
 			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
 				"when:\n", o->positive);

@@ -1187,7 +1187,6 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	int *stripped = NULL, nstripped = 0;
 	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
 					 &nstripped);
-
 	struct strbuf list = { 0 }, prices = { 0 };
 
 	if (twins)
@@ -1461,7 +1460,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
 						    NULL);
 		const char *line = orig.text[e->line - 1];
-		char *code = xstrdup(line + strspn(line, " \t"));
+		const char *code = line + strspn(line, " \t");
 
 		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
 		edit_what(e, &tried);
@@ -1485,7 +1484,6 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			last_line = e->line;
 			last_proc = e->proc;
 		}
-		free(code);
 		free_lines(&edited);
 	}
 	if (needed.buf)

@@ -5,6 +5,7 @@
 # test needs), --graph/--svg (Graphviz's dot parses every file we write)
 # and --html (a real headless browser loads the page and shows each test).
 source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/fix.sh"
 tests=$(ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/*/*.litmus)
 ntests=$(wc -w <<< "$tests")
 work=$(mktemp -d)
@@ -253,15 +254,8 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/s"
 	fi
 	# The diff applies: patch(1) turns the test into one the model forbids.
-	sed -n '/^  1\. /,/^  2\. /p' "$work/s" | sed -n 's/^    //p' | grep -v '^  2\.' > "$work/fix.diff"
-	cp "$model_dir/litmus-tests/MP+poonceonces.litmus" "$work/fixed.litmus"
-	if patch -s "$work/fixed.litmus" < "$work/fix.diff" &&
-	   "$lkmm" check -I "$model_dir" "$work/fixed.litmus" | grep -q '^Observation MP+poonceonces Never'; then
-		ok "$tag: the suggested diff applies with patch and the outcome is then Never"
-	else
-		not_ok "$tag: the suggested diff applies with patch and the outcome is then Never"
-		diag < "$work/fix.diff"
-	fi
+	fix_applies "$tag: the suggested diff applies with patch and the outcome is then Never" \
+		"$lkmm" "$model_dir/litmus-tests/MP+poonceonces.litmus" 1
 	# Both stores before both loads: sequential consistency reaches it.
 	sed 's/^exists.*/exists (0:r0=1 \/\\ 1:r0=1)/' "$model_dir/litmus-tests/SB+poonceonces.litmus" \
 		> "$work/SB-sc.litmus"

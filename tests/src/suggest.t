@@ -4,29 +4,13 @@
 # with patch(1) and checked again, and, for a forbidden outcome, the
 # orderings that could be weaker.
 source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/fix.sh"
 here=$(dirname "$0")/suggest
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
 plan $(( $# * 24 ))
-
-# fix_applies DESCRIPTION LKMM TEST N: fix N of TEST's --suggest, applied
-# by patch, makes it Never.
-fix_applies() {
-	local what=$1 lkmm=$2 test=$3 n=$4 name
-	name=$(basename "$test" .litmus)
-	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$test" |
-		sed -n "/^  $n\\. /,/^  $((n + 1))\\. \\|^Suggestion: /p" | sed -n 's/^    //p' > "$work/fix.diff"
-	cp "$test" "$work/$name.litmus"
-	if patch -s "$work/$name.litmus" < "$work/fix.diff" &&
-	   "$lkmm" check -I "$model_dir" "$work/$name.litmus" | grep -q "^Observation $name Never"; then
-		ok "$what"
-	else
-		not_ok "$what"
-		diag < "$work/fix.diff"
-	fi
-}
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
