@@ -956,10 +956,8 @@ struct cross_walk {
  * executions took 23.74G instructions, against 22.70G with one in 4
  * and 23.73G with one tally for the cross.
  */
-static bool prefixes_pay(const struct cat_model *m, int key)
+static bool prefixes_pay(const struct prefix_tally *t)
 {
-	const struct prefix_tally *t = &m->tallies[key];
-
 	return t->checks < 256 || t->cuts * 4 >= t->checks;
 }
 
@@ -974,7 +972,7 @@ static bool prefix_fails(struct cat_model *m, struct cross_walk *w, int i, struc
 	struct prefix_tally *t = &m->tallies[w->keys[i]];
 	bool fails;
 
-	if (!prefixes_pay(m, w->keys[i]))
+	if (!prefixes_pay(t))
 		return false;
 	w->part->u.rel = part;
 	renew_levels(m, w->choice->with->level);
