@@ -27,7 +27,7 @@ $(RUNTIME_C): $(RUNTIME_H)
 $(RUNTIME_OBJ): $(RUNTIME_C)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-all: bin/lkmm bin/herd7
+all: bin/lkmm bin/herd7 bin/lkmm-code
 
 # The build ID is the binary's identity for the model cache (modelcache.c):
 # without one, lkmm uses no cache.
@@ -42,6 +42,22 @@ LINK_STATIC ?= -static-pie
 bin/lkmm: $(OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LINK_STATIC) $(LINK_ID) -o $@ $^
+
+# `lkmm code` (src/code/) reads kernel C through libclang: a binary of its
+# own, linked dynamically with libclang, so that lkmm itself keeps to libc.
+# `lkmm code` runs it from beside itself.
+# Debian 12's libclang-dev (clang 14).
+LLVM_DIR ?= /usr/lib/llvm-14
+CODE_SRCS := $(wildcard src/code/*.c)
+CODE_OBJS := $(CODE_SRCS:src/%.c=build/obj/%.o)
+CODE_CFLAGS = -I$(LLVM_DIR)/include
+CODE_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
+bin/lkmm-code: $(CODE_OBJS) $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
+build/obj/code/%.o: src/code/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
@@ -77,7 +93,7 @@ $(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_O
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d)
 -include kernel/kernel.mk
 
 # The README's two commands.  Each first runs the setup step, which

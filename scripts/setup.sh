@@ -17,7 +17,8 @@ what=${1:-checker}
 
 # Packages the checker and its tests need, by Debian name; the kernel
 # harness checks its own (kernel/scripts/deps.sh).
-checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc patch)
+# libclang-dev: `lkmm code` reads kernel C through it (bin/lkmm-code only).
+checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc patch libclang-dev)
 fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
 # Graphviz renders and parses --graph's files, chromium loads --html's page, and

@@ -27,6 +27,7 @@ static const char usage[] =
 	"usage: lkmm check [options] FILE|@LISTFILE|-...\n"
 	"       lkmm parse [options] FILE\n"
 	"       lkmm run [run options] FILE|@LISTFILE|-...\n"
+	"       lkmm code [code options] FILE:FUNCTION[+FUNCTION...]...\n"
 	"       lkmm --version | --help\n"
 	"\n"
 	"check   decides each litmus test against the Linux-kernel memory model\n"
@@ -35,6 +36,9 @@ static const char usage[] =
 	"        lines and lines starting with # are skipped); - those listed\n"
 	"        on standard input.\n"
 	"parse   prints the events each process of a test can generate.\n"
+	"code    reads kernel functions (each argument one task), writes them as\n"
+	"        a litmus test, checks it and answers in the kernel's lines\n"
+	"        (lkmm code --help lists its options).\n"
 	"run     runs each test as a kernel module in a QEMU guest (the project's\n"
 	"        patched 6.12 kernel, built if needed; one boot for all tests),\n"
 	"        prints klitmus7's result block for it and holds each state the\n"
@@ -464,6 +468,27 @@ static int cmd_run(int argc, char **argv)
 	return status;
 }
 
+/*
+ * `lkmm code` is bin/lkmm-code, beside this binary: it links libclang,
+ * which lkmm itself (static, libc only) does not.
+ */
+static int cmd_code(char **argv)
+{
+	char self[4096], path[4096 + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0)
+		self[n] = '\0';
+	if (n <= 0 || !(slash = strrchr(self, '/')))
+		die(EXIT_INTERNAL, "cannot find lkmm's own path");
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/lkmm-code", self);
+	execv(path, argv);
+	die(EXIT_BAD_INPUT, "lkmm code needs %s (make bin/lkmm-code; it needs libclang-dev): %s",
+	    path, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -492,5 +517,7 @@ int main(int argc, char **argv)
 		return cmd_check(argc, argv, 2);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
+	if (!strcmp(argv[1], "code"))
+		return cmd_code(argv);
 	bad_usage("unknown command '%s'", argv[1]);
 }

@@ -1,0 +1,248 @@
+/*
+ * main.c - `lkmm code`: the command line of src/code/ (bin/lkmm-code,
+ * which `lkmm code` runs: libclang is linked here, never into lkmm).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lkmm.h"
+#include "../modelcache.h"
+#include "../modeldir.h"
+#include "code.h"
+
+static const char usage[] =
+	"usage: lkmm code [options] FILE:FUNCTION[+FUNCTION...] FILE:FUNCTION...\n"
+	"\n"
+	"Reads the named kernel functions (each argument one task: the functions\n"
+	"it calls, in order; the same argument twice, two tasks running it at\n"
+	"once), writes them as a litmus test, checks it with the Linux-kernel\n"
+	"memory model and answers in terms of the kernel's files and lines.\n"
+	"\n"
+	"  --tree DIR        the kernel source tree (default: the project's\n"
+	"                    unpacked 6.12 tree, build/kernel/src); prepared\n"
+	"                    once (make LLVM=1 defconfig prepare) into the cache\n"
+	"  --depth N         inline calls to functions of the file this deep (3)\n"
+	"  --distinct TYPE   each task has its own struct TYPE (default: one\n"
+	"                    object per structure type, shared)\n"
+	"  --exists COND     the test's condition, instead of \"a task sees a\n"
+	"                    published pointer but not what was written before\"\n"
+	"  --emit FILE       also write the litmus test to FILE\n"
+	"  --explain, --suggest, --suggest-timeout S, --graph DIR\n"
+	"                    as for lkmm check, in the kernel's lines; a fix is\n"
+	"                    a diff that patch -p1 applies in the tree\n"
+	"  -I DIR, -conf FILE  the model, as for lkmm check\n"
+	"\n"
+	"Exit status: 0 when checked, 2 on bad input (unknown file or function,\n"
+	"code that cannot be modelled, a file that does not compile: the message\n"
+	"names FILE:LINE), 3 when a limit was reached.\n";
+
+static _Noreturn void bad_usage(const char *msg, const char *arg)
+{
+	fprintf(stderr, "lkmm code: error: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", usage);
+	exit(EXIT_BAD_INPUT);
+}
+
+static const char *next_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		bad_usage("option needs an argument:", argv[*i]);
+	return argv[++*i];
+}
+
+/* FILE:F1+F2: one task. */
+static void parse_process(const char *arg, struct code_process *p)
+{
+	const char *colon = strrchr(arg, ':');
+	char *funcs, *f, *save = NULL;
+
+	if (!colon || colon == arg || !colon[1])
+		bad_usage("a task is FILE:FUNCTION[+FUNCTION...], not", arg);
+	p->file = xstrndup(arg, colon - arg);
+	p->funcs = NULL;
+	p->nfuncs = 0;
+	funcs = xstrdup(colon + 1);
+	for (f = strtok_r(funcs, "+", &save); f; f = strtok_r(NULL, "+", &save)) {
+		p->funcs = xrealloc(p->funcs, (p->nfuncs + 1) * sizeof(*p->funcs));
+		p->funcs[p->nfuncs++] = xstrdup(f);
+	}
+	free(funcs);
+	if (!p->nfuncs)
+		bad_usage("no function in", arg);
+}
+
+/* The project's tree beside the binary: bin/lkmm-code -> build/kernel/src. */
+static char *default_tree(void)
+{
+	char self[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+	struct stat st;
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	if (!(slash = strrchr(self, '/')))
+		return NULL;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../build/kernel/src", self);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	return realpath(path, NULL);
+}
+
+/* The test's name: its tasks' functions. */
+static char *test_name(const struct code_process *procs, int n)
+{
+	struct strbuf sb = { 0 };
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < procs[i].nfuncs; j++)
+			sb_addf(&sb, "%s%s", sb.len ? "+" : "", procs[i].funcs[j]);
+	return sb.buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct code_request req = { 0 };
+	struct check_options opts;
+	struct code_test test;
+	struct strbuf err = { 0 }, answer = { 0 };
+	struct lkmm ctx;
+	struct lkmm_result *r = NULL;
+	const char *model_dir = NULL, *cfg = "linux-kernel.cfg", *emit_file = NULL, *graph_dir = NULL;
+	char *tree = NULL, *build_dir = NULL, *cache;
+	const char **distinct = NULL;
+	int i, status;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.speedcheck = SPEEDCHECK_FALSE;
+	opts.max_executions = 10000000;
+	opts.limits.max_traces = 100000;
+	opts.limits.max_values = 256;
+	opts.suggest_timeout = SUGGEST_TIMEOUT;
+	opts.jobs = 1;
+	req.depth = 3;
+	req.procs = xcalloc(argc, sizeof(*req.procs));
+	distinct = xcalloc(argc, sizeof(*distinct));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "code") && i == 1)
+			continue;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--tree")) {
+			tree = xstrdup(next_arg(argc, argv, &i));
+		} else if (!strcmp(a, "--depth")) {
+			char *end;
+			long d = strtol(next_arg(argc, argv, &i), &end, 10);
+
+			if (*end || d < 0 || d > 20)
+				bad_usage("--depth takes 0 to 20, not", argv[i]);
+			req.depth = (int)d;
+		} else if (!strcmp(a, "--distinct")) {
+			distinct[req.ndistinct++] = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--exists")) {
+			req.exists = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--emit")) {
+			emit_file = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--explain")) {
+			opts.explain = true;
+		} else if (!strcmp(a, "--suggest")) {
+			opts.suggest = true;
+		} else if (!strcmp(a, "--suggest-timeout")) {
+			char *end;
+
+			opts.suggest_timeout = strtod(next_arg(argc, argv, &i), &end);
+			if (*end || opts.suggest_timeout < 0)
+				bad_usage("--suggest-timeout takes seconds, not", argv[i]);
+		} else if (!strcmp(a, "--graph")) {
+			graph_dir = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "-I") || !strcmp(a, "--model")) {
+			model_dir = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "-conf")) {
+			cfg = next_arg(argc, argv, &i);
+		} else if (a[0] == '-') {
+			bad_usage("unknown option", a);
+		} else {
+			parse_process(a, &req.procs[req.nprocs++]);
+		}
+	}
+	if (req.nprocs < 1)
+		bad_usage("no task given", NULL);
+	if (!tree && !(tree = default_tree())) {
+		fprintf(stderr, "lkmm code: error: no kernel tree: give --tree DIR, or unpack the "
+			"project's with kernel/scripts/prepare-tree.sh\n");
+		return EXIT_BAD_INPUT;
+	}
+	opts.keep_executions = opts.explain || opts.suggest || graph_dir;
+	opts.model.cfg_name = cfg;
+	opts.model.dir = model_dir_find(model_dir, cfg);
+	cache = model_cache_dir();
+	opts.cache_dir = cache;
+	status = lkmm_open(&ctx, &opts.model, cache);
+	if (status)
+		return status;
+	status = code_prepare_tree(tree, cache ? cache : "/tmp/lkmm-cache", &build_dir, &err);
+	if (!status) {
+		char real[PATH_MAX];
+
+		req.tree = realpath(tree, real) ? real : tree;
+		req.build_dir = build_dir;
+		req.macros = ctx.macros;
+		req.distinct = distinct;
+		req.name = test_name(req.procs, req.nprocs);
+		status = code_translate(&req, &test, &err);
+		if (!status) {
+			if (emit_file)
+				write_file(emit_file, test.text.buf);
+			fputs(test.text.buf, stdout);
+			fputs("\n", stdout);
+			status = lkmm_check_text(&ctx, emit_file ? emit_file : req.name, test.text.buf,
+						 &opts, &r);
+			if (r && r->out.buf) {
+				fwrite(r->out.buf, 1, r->herd_len, stdout);
+				code_answer(&test, req.tree, r->out.buf + r->herd_len, &answer);
+				if (answer.buf)
+					fputs(answer.buf, stdout);
+			}
+			if (!status && graph_dir && r && r->dot.buf) {
+				char path[PATH_MAX];
+
+				make_dirs(graph_dir, 0755);
+				snprintf(path, sizeof(path), "%s/%s.dot", graph_dir, req.name);
+				write_file(path, r->dot.buf);
+			}
+			if (r)
+				lkmm_result_free(r);
+			code_test_free(&test);
+		}
+		free((char *)req.name);
+	}
+	if (err.buf)
+		fputs(err.buf, stderr);
+	sb_free(&err);
+	sb_free(&answer);
+	lkmm_close(&ctx);
+	for (i = 0; i < req.nprocs; i++) {
+		int j;
+
+		for (j = 0; j < req.procs[i].nfuncs; j++)
+			free(req.procs[i].funcs[j]);
+		free(req.procs[i].funcs);
+		free(req.procs[i].file);
+	}
+	free(req.procs);
+	free(distinct);
+	free(tree);
+	free(build_dir);
+	free(cache);
+	free((char *)opts.model.dir);
+	return status;
+}
