@@ -17,8 +17,10 @@ what=${1:-checker}
 
 # Packages the checker and its tests need, by Debian name; the kernel
 # harness checks its own (kernel/scripts/deps.sh).
-# libclang-dev: `lkmm code` reads kernel C through it (bin/lkmm-code only).
-checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc patch libclang-dev)
+# libclang-dev: `lkmm code` reads kernel C through it (bin/lkmm-code only);
+# clang, lld, llvm, flex, bison, libelf-dev: it prepares a tree (make LLVM=1 prepare).
+checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl time bc patch
+	libclang-dev clang lld llvm flex bison libelf-dev)
 fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
 # Graphviz renders and parses --graph's files, chromium loads --html's page, and

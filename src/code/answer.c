@@ -401,11 +401,12 @@ static bool kernel_diff(const struct code_test *t, const char *tree, char **line
 {
 	struct kedits e = { NULL, 0, NULL };
 	const char *indent = "";
+	size_t width = strspn(lines[0], " ");	/* the diff's indentation, before its markers */
 	int i, old = 0, from, ok = true;
 
 	for (i = 0; i < n; i++) {
 		const char *l = lines[i];
-		const char *p = l + strspn(l, " ");
+		const char *p = strlen(l) >= width ? l + width : l + strlen(l);
 
 		if (!strncmp(p, "--- ", 4) || !strncmp(p, "+++ ", 4)) {
 			indent = NULL;
@@ -419,12 +420,14 @@ static bool kernel_diff(const struct code_test *t, const char *tree, char **line
 			old++;
 		} else if (*p == '-') {
 			/* a line replaced: the '+' after it */
-			if (i + 1 < n && lines[i + 1][strspn(lines[i + 1], " ")] == '+')
-				replace_edit(t, tree, old, lines[i + 1] + strspn(lines[i + 1], " ") + 1, &e);
-			else
-				no_kernel_form(&e, "a statement removed");
-			if (i + 1 < n && lines[i + 1][strspn(lines[i + 1], " ")] == '+')
+			const char *next = i + 1 < n && strlen(lines[i + 1]) > width ? lines[i + 1] + width : "";
+
+			if (*next == '+') {
+				replace_edit(t, tree, old, next + 1, &e);
 				i++;
+			} else {
+				no_kernel_form(&e, "a statement removed");
+			}
 			old++;
 		} else if (*p == '+') {
 			insert_edit(t, tree, old, p + 1, &e);
@@ -464,15 +467,17 @@ out:
 	return ok;
 }
 
-static bool diff_line(const char *l, bool in_diff)
+/* Whether l starts a diff (width 0) or goes on with one indented by width. */
+static bool diff_line(const char *l, size_t width)
 {
 	const char *p = l + strspn(l, " ");
 
-	if (!strncmp(p, "--- ", 4))
-		return true;
-	if (!in_diff)
+	if (!width)
+		return !strncmp(p, "--- ", 4) && p > l;
+	if (strlen(l) <= width || strspn(l, " ") < width)
 		return false;
-	return (*p == ' ' || *p == '-' || *p == '+' || *p == '@') && p > l;
+	p = l + width;
+	return *p == ' ' || *p == '-' || *p == '+' || *p == '@';
 }
 
 void code_answer(const struct code_test *t, const char *tree, const char *text, struct strbuf *out)
@@ -492,11 +497,11 @@ void code_answer(const struct code_test *t, const char *tree, const char *text, 
 		p = nl + 1;
 	}
 	while (i < n) {
-		if (diff_line(lines[i], false)) {
+		if (diff_line(lines[i], 0)) {
 			int j = i + 1;
 			struct strbuf k = { 0 };
 
-			while (j < n && diff_line(lines[j], true))
+			while (j < n && diff_line(lines[j], strspn(lines[i], " ")))
 				j++;
 			if (kernel_diff(t, tree, lines + i, j - i, &k)) {
 				sb_adds(out, k.buf);

@@ -1321,7 +1321,8 @@ static bool expansion_is_value(struct tr *t, const struct expansion *x)
 {
 	struct prim p;
 
-	return !strcmp(x->name, "current") || (find_prim(t, x->name, &p) && p.shape == PS_ALLOC);
+	return !strcmp(x->name, "current") ||
+	       (find_prim(t, x->name, &p) && (p.shape == PS_ALLOC || p.shape == PS_UNSUPPORTED));
 }
 
 /* The span of a kernel expression as written, for diffs. */
@@ -2466,9 +2467,11 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 		struct kids kids = code_kids(s);
 
 		note(t, s, "loop: its body runs once");
+		/* the body, then the condition once: its accesses are the code's too */
 		if (kids.n >= 1)
-			push_frame(w, F_LOOP, keep_kids(t, single(kids.items[0])), 0);
-		free(kids.items);
+			push_frame(w, F_LOOP, keep_kids(t, kids), 0);
+		else
+			free(kids.items);
 		return;
 	}
 	case CXCursor_ForStmt:
