@@ -41,6 +41,8 @@ struct loc {
 	bool pointer;		/* holds a pointer */
 	int fresh_proc;		/* a fresh object: the process allocating it; else -1 */
 	bool holds_fresh;	/* a fresh object's address is stored here (first walk) */
+	int stored_in[8];	/* a fresh object: where its address is stored (first walk) */
+	int nstored;
 	bool modelled;		/* a location of the test */
 };
 
@@ -130,6 +132,7 @@ struct tr {
 	struct { char *name; bool pointer; } *regs;
 	int nregs;
 	int inline_depth;
+	bool deref_returns;	/* walking the last function of a task */
 	struct deref *derefs;
 	int nderefs;
 	struct strbuf notes, assumed;
@@ -765,6 +768,23 @@ static void touch(struct tr *t, int loc, bool read, bool write)
 		t->locs[loc].writers |= 1u << t->proc;
 }
 
+/* The first walk saw fresh object v's address stored in location loc. */
+static void stored_fresh(struct tr *t, int loc, struct val v)
+{
+	struct loc *f;
+	int i;
+
+	if (t->pass != 1 || v.kind != V_OBJ || v.loc < 0)
+		return;
+	t->locs[loc].holds_fresh = true;
+	f = &t->locs[v.loc];
+	for (i = 0; i < f->nstored; i++)
+		if (f->stored_in[i] == loc)
+			return;
+	if (f->nstored < 8)
+		f->stored_in[f->nstored++] = loc;
+}
+
 /* After the first walk: the locations of the test. */
 static void choose_locations(struct tr *t)
 {
@@ -780,10 +800,10 @@ static void choose_locations(struct tr *t)
 	}
 	/* a fresh object is modelled when its address goes where another task can find it */
 	for (i = 0; i < t->nlocs; i++)
-		if (t->locs[i].fresh_proc >= 0)
-			for (j = 0; j < t->nlocs; j++)
-				if (t->locs[j].modelled && t->locs[j].holds_fresh)
-					t->locs[i].modelled = true;
+		for (j = 0; j < t->locs[i].nstored; j++)
+			if (t->locs[t->locs[i].stored_in[j]].modelled &&
+			    t->locs[t->locs[i].stored_in[j]].fresh_proc < 0)	/* not inside another */
+				t->locs[i].modelled = true;
 }
 
 /* ---- the walk's state ---- */
@@ -953,6 +973,7 @@ struct lval {
 	bool marked;		/* a volatile access: READ_ONCE() expanded inside another macro */
 	bool pointer;
 	CXCursor expr;
+	int field;		/* a fresh object's field (type.field), for its owner's memory; else -1 */
 };
 
 struct walk;
@@ -970,7 +991,7 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c);
 /* The object a pointer value points to, as an lvalue base. */
 static struct lval deref_of(struct tr *t, CXCursor c, struct val p, CXType pointee_of)
 {
-	struct lval l = { L_NONE, clang_getNullCursor(), -1, NULL, -1, false, false, c };
+	struct lval l = { L_NONE, clang_getNullCursor(), -1, NULL, -1, false, false, c, -1 };
 
 	(void)pointee_of;
 	if (p.kind == V_ADDR) {
@@ -990,7 +1011,7 @@ static struct lval deref_of(struct tr *t, CXCursor c, struct val p, CXType point
 
 static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 {
-	struct lval l = { L_NONE, clang_getNullCursor(), -1, NULL, -1, false, false, c };
+	struct lval l = { L_NONE, clang_getNullCursor(), -1, NULL, -1, false, false, c, -1 };
 	enum CXCursorKind k = clang_getCursorKind(c);
 	CXType ty = clang_getCursorType(c);
 
@@ -1048,6 +1069,9 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 			base.marked |= l.marked;
 			base.pointer = l.pointer;
 			base.expr = c;
+			if (base.kind == L_LOC)
+				base.field = loc_get(t, keepf(t, "%s.%s", t->locs[base.loc].key, fname),
+						     l.pointer);
 			return base;
 		}
 		if (base.kind == L_LOC && !arrow) {
@@ -1103,6 +1127,10 @@ static struct val load(struct tr *t, struct env *e, struct lval l, const char *p
 		touch(t, l.loc, true, false);
 	if (l.kind == L_NONE || t->pass == 1)
 		return unknown;	/* the first walk takes every side of every branch */
+	if (l.kind == L_LOC && t->locs[l.loc].fresh_proc == t->proc) {
+		/* its own object, no other task's to write: what it wrote there, if anything */
+		return l.field >= 0 ? *mem_slot(e, l.field) : unknown;
+	}
 	if (l.kind == L_LOC && !modelled(t, l.loc)) {
 		if (t->pass == 2) {
 			struct val *m = mem_slot(e, l.loc);
@@ -1160,8 +1188,7 @@ static void store(struct tr *t, struct env *e, struct lval l, struct val v, cons
 		return;
 	if (l.kind == L_LOC) {
 		touch(t, l.loc, false, true);
-		if (t->pass == 1 && v.kind == V_OBJ && v.loc >= 0)
-			t->locs[l.loc].holds_fresh = true;
+		stored_fresh(t, l.loc, v);
 		if (!modelled(t, l.loc)) {
 			if (t->pass == 2)
 				*mem_slot(e, l.loc) = v;
@@ -1170,6 +1197,8 @@ static void store(struct tr *t, struct env *e, struct lval l, struct val v, cons
 	}
 	if (t->pass == 1)
 		return;
+	if (l.kind == L_LOC && l.field >= 0)
+		*mem_slot(e, l.field) = v;
 	arg = l.kind == L_DEREF ? l.reg : t->locs[l.loc].name;
 	if (l.kind == L_LOC && t->locs[l.loc].fresh_proc >= 0)
 		v = constant(t, 1);	/* a fresh object's contents: 1 once initialized */
@@ -1437,7 +1466,8 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 
 			target = deref_of(t, args[0], a, clang_getCursorType(args[0]));
 			target.expr = c;
-			target.pointer = is_pointer_type(clang_getCursorType(c));
+			target.pointer = is_pointer_type(clang_getPointeeType(
+				clang_getCanonicalType(clang_getCursorType(args[0]))));
 			if (p->lvalue_arg)
 				target_node = address_operand(t, args[0]);
 		}
@@ -1491,8 +1521,7 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 			}
 			touch(t, addr, true, true);
 			for (i = 0; i < nargs; i++)
-				if (t->pass == 1 && vals[i].kind == V_OBJ && vals[i].loc >= 0)
-					t->locs[addr].holds_fresh = true;
+				stored_fresh(t, addr, vals[i]);
 			if (!modelled(t, addr)) {
 				if (t->pass == 2)
 					*mem_slot(e, addr) = unknown;
@@ -2231,23 +2260,36 @@ static void leave_to(struct walk *w, enum frame_kind kind)
 	}
 }
 
+/* The label a goto names: its LabelRef kid's spelling. */
+static const char *goto_label(struct tr *t, CXCursor c)
+{
+	struct kids k = kids_of(c);
+	const char *name = "";
+	int i;
+
+	for (i = 0; i < k.n; i++)
+		if (clang_getCursorKind(k.items[i]) == CXCursor_LabelRef)
+			name = cursor_name(t, k.items[i]);
+	free(k.items);
+	return name;
+}
+
 static void do_goto(struct tr *t, struct walk *w, CXCursor c)
 {
-	CXCursor label = clang_getCursorReferenced(c);
+	const char *label = goto_label(t, c);
 	int i, j;
 
 	for (i = w->n - 1; i >= 0; i--)
 		for (j = 0; j < w->frames[i].stmts.n; j++) {
 			CXCursor s = w->frames[i].stmts.items[j];
 
-			if (clang_getCursorKind(s) == CXCursor_LabelStmt &&
-			    clang_equalCursors(clang_getCursorReferenced(s), label)) {
+			if (clang_getCursorKind(s) == CXCursor_LabelStmt && !strcmp(cursor_name(t, s), label)) {
 				w->n = i + 1;
 				w->frames[i].next = j;
 				return;
 			}
 		}
-	fail_at(t, c, "goto %s: a jump into a nested block is not modelled", cursor_name(t, label));
+	fail_at(t, c, "goto %s: a jump into a nested block is not modelled", label);
 }
 
 /* for (init; cond; step) body: which kids are which, by the semicolons between them. */
@@ -2383,6 +2425,9 @@ static void do_return(struct tr *t, struct walk *w, CXCursor c)
 	if (k.n)
 		v = eval(t, &w->env, k.items[0], NULL);
 	free(k.items);
+	/* what the task's last function returns, its caller uses: read through it here, on this path */
+	if (t->inline_depth == 0 && t->deref_returns)
+		dereference(t, v, c);
 	w->results = xrealloc(w->results, (w->nresults + 1) * sizeof(*w->results));
 	w->results[w->nresults++] = v;
 	w->n = 0;
@@ -2584,6 +2629,10 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 		same &= same_val(&w.results[0], &w.results[i]);
 	if (w.nresults && same)
 		*result = w.results[0];
+	/* the first walk sees every path: a fresh object returned on one may be published */
+	for (i = 0; t->pass == 1 && i < w.nresults; i++)
+		if (w.results[i].kind == V_OBJ && w.results[i].loc >= 0)
+			*result = w.results[i];
 	env_free(&w.env);
 	free(w.frames);
 	free(w.results);
@@ -2916,8 +2965,8 @@ static CXCursor function_in(struct tr *t, struct tu *tu, const char *name)
 	return ff.found;
 }
 
-/* One walk of every process. */
-static void walk_all(struct tr *t)
+/* The first walk of every task: which locations each reads and writes. */
+static void find_locations(struct tr *t)
 {
 	int p, f;
 
@@ -2928,24 +2977,12 @@ static void walk_all(struct tr *t)
 		t->proc = p;
 		t->tu = open_tu(t, proc->file);
 		t->inline_depth = 0;
-		if (t->pass == 2) {
-			t->nlines = 0;
-			t->nregs = 0;
-		}
 		for (f = 0; f < proc->nfuncs; f++) {
-			CXCursor fn = function_in(t, t->tu, proc->funcs[f]);
 			struct val result;
-			struct walk top = { NULL, 0, { 0 }, NULL, 0, false, fn };
 
-			(void)top;
-			run_function(t, fn, NULL, 0, &result, &mem);
-			/* what the last function returns, its caller uses */
-			if (f == proc->nfuncs - 1)
-				dereference(t, result, fn);
+			run_function(t, function_in(t, t->tu, proc->funcs[f]), NULL, 0, &result, &mem);
 		}
 		env_free(&mem);
-		if (t->pass == 2)
-			break;
 	}
 }
 
@@ -2971,7 +3008,7 @@ int code_translate(const struct code_request *req, struct code_test *out, struct
 		goto out;
 	}
 	t.pass = 1;
-	walk_all(&t);
+	find_locations(&t);
 	choose_locations(&t);
 	t.pass = 2;
 	write_test(&t, out);
@@ -3143,9 +3180,9 @@ static void write_test(struct tr *t, struct code_test *out)
 				CXCursor fn = function_in(t, t->tu, t->req->procs[p].funcs[f]);
 				struct val result;
 
+				t->deref_returns = f == t->req->procs[p].nfuncs - 1;
 				run_function(t, fn, NULL, 0, &result, &mem);
-				if (f == t->req->procs[p].nfuncs - 1)
-					dereference(t, result, fn);
+				t->deref_returns = false;
 			}
 			env_free(&mem);
 		}
