@@ -89,6 +89,9 @@ static bool is_fence_insertion(enum edit_kind kind)
 	return kind >= ADD_AFTER_UNLOCK_LOCK && kind <= ADD_MB;
 }
 
+/* struct edit.from of an acquire or a release made of a plain access. */
+#define PLAIN "*"
+
 /* An edit: a call rewritten at line:col, or a fence put before line. */
 struct edit {
 	enum edit_kind kind;
@@ -254,8 +257,12 @@ struct finder {
 	struct edits *out;
 };
 
-/* The calls an edit can rewrite, anywhere in a statement. */
-static void find_calls(struct finder *f, const struct expr *e)
+/*
+ * The calls an edit can rewrite, anywhere in a statement; and the plain
+ * loads, but not the "*x" a call's first argument names: READ_ONCE(*x)
+ * accesses it itself.
+ */
+static void find_calls(struct finder *f, const struct expr *e, bool call_access)
 {
 	int i;
 
@@ -263,12 +270,19 @@ static void find_calls(struct finder *f, const struct expr *e)
 		return;
 	if (e->kind == X_CALL && !f->weaken && !strcmp(e->name, "READ_ONCE"))
 		add_edit(f->out, ADD_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+	/* a plain load made an acquire at once ("*x" as a whole, not "**p") */
+	if (e->kind == X_LOAD && !e->annot.n && !f->weaken && !call_access &&
+	    !(e->nargs && e->args[0] && e->args[0]->kind == X_LOAD)) {
+		add_edit(f->out, ADD_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+		strcpy(f->out->items[f->out->n - 1].from, PLAIN);
+		return;
+	}
 	if (e->kind == X_CALL && f->weaken && !strcmp(e->name, "smp_load_acquire"))
 		add_edit(f->out, DROP_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
 	if (e->kind == X_CALL)
 		rename_edits(e->name, f->proc, e->pos, f->weaken, f->macros, f->out);
 	for (i = 0; i < e->nargs; i++)
-		find_calls(f, e->args[i]);
+		find_calls(f, e->args[i], e->kind == X_CALL && i == 0);
 }
 
 /*
@@ -334,6 +348,10 @@ static void find_statement_edits(struct finder *f, const struct stmt *s)
 			add_rename(f->out, ASSIGN_POINTER, f->proc, s->pos, s->name,
 				   "rcu_assign_pointer");
 	}
+	if (s->kind == S_STORE && !s->annot.n && !f->weaken) {
+		add_edit(f->out, ADD_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+		strcpy(f->out->items[f->out->n - 1].from, PLAIN);
+	}
 	if (s->kind == S_CALL && f->weaken && !strcmp(s->name, "smp_store_release"))
 		add_edit(f->out, DROP_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
 	if (s->kind == S_CALL && f->weaken && is_fence_call(s->name)) {
@@ -341,7 +359,7 @@ static void find_statement_edits(struct finder *f, const struct stmt *s)
 		weaker_fences(f, s);
 	}
 	for (i = 0; i < s->nargs; i++)
-		find_calls(f, s->args[i]);
+		find_calls(f, s->args[i], (s->kind == S_CALL || s->kind == S_STORE) && i == 0);
 	for (i = 0; i < s->nbody; i++)
 		find_statement_edits(f, s->body[i]);
 }
@@ -574,6 +592,41 @@ static bool mark_load(char **line, int col)
 	return true;
 }
 
+/* The plain load at col of line as a call taking its address: "*x" becomes "smp_load_acquire(x)". */
+static bool plain_to_call(char **line, int col, const char *name)
+{
+	char *at = *line + col - 1;
+	const char *end = plain_load_end(at);
+	struct strbuf sb = { 0 };
+
+	if (!end || *at != '*')
+		return false;
+	sb_addf(&sb, "%.*s%s(%.*s)%s", (int)(at - *line), *line, name, (int)(end - at - 1), at + 1,
+		end);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The plain store at col of line as a call: "*x = v;" becomes "smp_store_release(x, v);". */
+static bool plain_store_to_call(char **line, int col, const char *name)
+{
+	char *at = *line + col - 1, *assign = strchr(at, '='), *semi;
+	struct strbuf sb = { 0 };
+	size_t lhs;
+
+	if (*at != '*' || !assign || assign[1] == '=' || !(semi = strrchr(assign, ';')))
+		return false;
+	for (lhs = assign - at; lhs && (at[lhs - 1] == ' ' || at[lhs - 1] == '\t'); lhs--)
+		;
+	assign += 1 + strspn(assign + 1, " \t");
+	sb_addf(&sb, "%.*s%s(%.*s, %.*s)%s", (int)(at - *line), *line, name, (int)lhs - 1, at + 1,
+		(int)(semi - assign), assign, semi);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
 /* The plain store at col of line marked: "*x = v;" becomes "WRITE_ONCE(*x, v);". */
 static bool mark_store(char **line, int col)
 {
@@ -634,11 +687,13 @@ static bool apply(const char *text, const struct edits *all, const int *set, int
 
 		switch (e->kind) {
 		case ADD_ACQUIRE:
-			if (!rewrite_call(line, e->col, "smp_load_acquire", false))
+			if (!strcmp(e->from, PLAIN) ? !plain_to_call(line, e->col, "smp_load_acquire")
+						    : !rewrite_call(line, e->col, "smp_load_acquire", false))
 				return false;
 			break;
 		case ADD_RELEASE:
-			if (!rewrite_call(line, e->col, "smp_store_release", false))
+			if (!strcmp(e->from, PLAIN) ? !plain_store_to_call(line, e->col, "smp_store_release")
+						    : !rewrite_call(line, e->col, "smp_store_release", false))
 				return false;
 			break;
 		case DROP_ACQUIRE:

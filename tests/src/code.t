@@ -5,7 +5,7 @@
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-plan 16
+plan 20
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -44,6 +44,13 @@ verdict "... with the series: none" "$after" clean "${backing[@]}"
 verdict "sio_pool_init() twice, 6.12: data race" "$before" race mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
 verdict "... with the series: none" "$after" clean mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
 
+tty=(drivers/tty/tty_audit.c:tty_audit_buf_get drivers/tty/tty_audit.c:tty_audit_buf_get)
+verdict "tty_audit_buf_get() twice, 6.12: data race" "$before" race "${tty[@]}"
+verdict "... with the series: none, and never an uninitialized buffer" "$after" clean "${tty[@]}"
+# A correct pattern elsewhere in the tree: acquire, then a release under the lock.
+verdict "taskstats_tgid_alloc() twice (release under a lock, acquire outside): clean" "$before" clean \
+	kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
+
 # The test says where each statement comes from.
 expect "every access of the test names its kernel line" 0 \
 	'(old|r0) = cmpxchg\(super_block__s_dio_done_wq, 0, new_workqueue_struct\); /\* fs/super.c:2252 \*/' \
@@ -60,6 +67,8 @@ else
 	not_ok "... and the kernel diff applies with patch -p1 in the tree"
 	diag < "$work/k.diff"; diag < "$work/p"
 fi
+expect "... and forbids the uninitialized workqueue with an acquire on the completion path" 0 \
+	'^    \+			queue_work\(smp_load_acquire\(&dio->inode->i_sb->s_dio_done_wq\),$' cat "$work/out"
 expect "... the explanation in the kernel's lines" 0 \
 	'P1 fs/direct-io.c:575 `if \(!sb->s_dio_done_wq\)`' \
 	"$lkmm" code --tree "$before" --explain "${dio[@]}"

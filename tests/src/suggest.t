@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 24 ))
+plan $(( $# * 26 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -24,6 +24,10 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus"
 	fix_applies "$tag: ... and the rcu_assign_pointer() diff forbids the outcome" \
 		"$lkmm" "$here/MP+ptr.litmus" 2
+	expect "$tag: plain accesses: a release and an acquire made of them at once" 0 \
+		'^  1\. \(cost 2\) smp_store_release\(\) at P0 line 15, smp_load_acquire\(\) at P1 line 23:$' \
+		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+plain-ordered.litmus"
+	fix_applies "$tag: ... and that diff forbids the outcome" "$lkmm" "$here/MP+plain-ordered.litmus" 1
 	# The cheapest fix says which edit orders which pair of the execution
 	# that reaches the outcome; for twins, what the other edits are for.
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
