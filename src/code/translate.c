@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../litmus.h"
 #include "code.h"
@@ -2803,47 +2804,180 @@ static enum CXChildVisitResult find_definition(CXCursor c, CXCursor parent, CXCl
 	return CXChildVisit_Continue;
 }
 
-/* The headers that define the primitives, each with the wrappers appended. */
-static int overlay(struct tr *t, CXTranslationUnit unit, struct CXUnsavedFile **out)
+enum { NWRAPPED = sizeof(wrapped) / sizeof(*wrapped) };
+
+/* Where unit last defines each primitive: the header whose definition holds. */
+static void find_definitions(struct tr *t, CXTranslationUnit unit, struct definitions *d)
 {
-	struct definitions d;
+	memset(d, 0, sizeof(*d));
+	d->t = t;
+	clang_visitChildren(clang_getTranslationUnitCursor(unit), find_definition, d);
+}
+
+static bool same_definitions(const struct definitions *a, const struct definitions *b)
+{
+	size_t i;
+
+	for (i = 0; i < NWRAPPED; i++)
+		if (!a->files[i] != !b->files[i] || (a->files[i] && strcmp(a->files[i], b->files[i])))
+			return false;
+	return true;
+}
+
+static void definitions_free(struct definitions *d)
+{
+	size_t i;
+
+	for (i = 0; i < NWRAPPED; i++)
+		free(d->files[i]);
+	memset(d->files, 0, sizeof(d->files));
+}
+
+/*
+ * The definitions a tree's files usually have, kept in its build
+ * directory: a file is parsed once with them, and again only when its
+ * own definitions turn out to be elsewhere.
+ */
+static void definitions_path(const struct tr *t, char *path, size_t size)
+{
+	snprintf(path, size, "%s/lkmm-code-primitives", t->req->build_dir);
+}
+
+static bool definitions_load(struct tr *t, struct definitions *d)
+{
+	char path[4096], *text, *line, *save = NULL;
+	size_t i;
+	bool any = false;
+
+	memset(d, 0, sizeof(*d));
+	d->t = t;
+	definitions_path(t, path, sizeof(path));
+	text = read_file(path, NULL);
+	if (!text)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		for (i = 0; i < NWRAPPED; i++)
+			if (!strcmp(wrapped[i].name, line) && !d->files[i]) {
+				d->files[i] = xstrdup(tab + 1);
+				any = true;
+			}
+	}
+	free(text);
+	return any;
+}
+
+static void definitions_save(struct tr *t, const struct definitions *d)
+{
+	char path[4096], tmp[4200];
+	struct strbuf sb = { 0 };
+	size_t i;
+	FILE *f;
+
+	definitions_path(t, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	for (i = 0; i < NWRAPPED; i++)
+		if (d->files[i])
+			sb_addf(&sb, "%s\t%s\n", wrapped[i].name, d->files[i]);
+	f = fopen(tmp, "w");
+	if (!f) {
+		sb_free(&sb);
+		return;	/* a cache only: without it each file is parsed twice */
+	}
+	fputs(sb.buf ? sb.buf : "", f);
+	if (fclose(f) || rename(tmp, path))
+		remove(tmp);
+	sb_free(&sb);
+}
+
+/* The headers of d, each with the wrappers of the primitives it defines appended. */
+static int overlay(const struct definitions *d, struct CXUnsavedFile **out)
+{
 	struct CXUnsavedFile *files = NULL;
+	bool done[NWRAPPED] = { false };
 	int nfiles = 0;
 	size_t i, j;
 
-	memset(&d, 0, sizeof(d));
-	d.t = t;
-	clang_visitChildren(clang_getTranslationUnitCursor(unit), find_definition, &d);
-	for (i = 0; i < sizeof(wrapped) / sizeof(*wrapped); i++) {
+	for (i = 0; i < NWRAPPED; i++) {
 		struct strbuf sb = { 0 };
 		size_t len;
 		char *text;
 
-		if (!d.files[i])
+		if (!d->files[i] || done[i])
 			continue;
-		text = read_file(d.files[i], &len);
+		text = read_file(d->files[i], &len);
 		if (!text)
 			continue;
 		sb_add(&sb, text, len);
 		free(text);
 		sb_adds(&sb, "\n/* lkmm code: the primitives as calls */\n");
-		for (j = i; j < sizeof(wrapped) / sizeof(*wrapped); j++)
-			if (d.files[j] && !strcmp(d.files[j], d.files[i])) {
+		for (j = i; j < NWRAPPED; j++)
+			if (d->files[j] && !strcmp(d->files[j], d->files[i])) {
 				wrap_definition(&sb, wrapped[j].name, wrapped[j].shape);
-				if (j != i) {
-					free(d.files[j]);
-					d.files[j] = NULL;
-				}
+				done[j] = true;
 			}
 		files = xrealloc(files, (nfiles + 1) * sizeof(*files));
-		files[nfiles].Filename = d.files[i];
+		files[nfiles].Filename = xstrdup(d->files[i]);
 		files[nfiles].Contents = sb.buf;
 		files[nfiles].Length = sb.len;
 		nfiles++;
-		d.files[i] = NULL;
 	}
 	*out = files;
 	return nfiles;
+}
+
+static void overlay_free(struct CXUnsavedFile *files, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free((char *)files[i].Filename);
+		free((char *)files[i].Contents);
+	}
+	free(files);
+}
+
+/*
+ * Parse path with the primitives as calls: with the tree's usual
+ * definitions first; when the unit's own are elsewhere (the overlay
+ * moved none, or another header defines one after), again with those.
+ */
+static enum CXErrorCode parse_with_overlay(struct tr *t, struct tu *tu, const char *path,
+					   char **flags, int nflags)
+{
+	struct definitions want, got;
+	struct CXUnsavedFile *over;
+	int nover, round;
+	enum CXErrorCode rc = CXError_Failure;
+	bool cached = definitions_load(t, &want);
+
+	for (round = 0; round < 3; round++) {
+		nover = overlay(&want, &over);
+		rc = clang_parseTranslationUnit2(t->index, path, (const char *const *)flags, nflags,
+						 over, nover, CXTranslationUnit_DetailedPreprocessingRecord,
+						 &tu->unit);
+		overlay_free(over, nover);
+		if (rc != CXError_Success || !tu->unit)
+			break;
+		find_definitions(t, tu->unit, &got);
+		if (same_definitions(&want, &got)) {
+			definitions_free(&got);
+			if (!cached)
+				definitions_save(t, &want);
+			break;
+		}
+		clang_disposeTranslationUnit(tu->unit);
+		tu->unit = NULL;
+		definitions_free(&want);
+		want = got;
+		cached = false;
+	}
+	definitions_free(&want);
+	return rc;
 }
 
 static struct tu *open_tu(struct tr *t, const char *file)
@@ -2852,8 +2986,7 @@ static struct tu *open_tu(struct tr *t, const char *file)
 	struct tu *tu;
 	char path[4096];
 	char **flags;
-	int nflags, i, nover = 0;
-	struct CXUnsavedFile *over = NULL;
+	int nflags, i;
 	enum CXErrorCode rc;
 	FILE *f;
 
@@ -2872,23 +3005,7 @@ static struct tu *open_tu(struct tr *t, const char *file)
 	memset(tu, 0, sizeof(*tu));
 	tu->file = xstrdup(file);
 	flags = compile_flags(t->req, file, &nflags);
-	rc = clang_parseTranslationUnit2(t->index, path, (const char *const *)flags, nflags, NULL, 0,
-					 CXTranslationUnit_DetailedPreprocessingRecord, &tu->unit);
-	if (rc == CXError_Success && tu->unit) {
-		t->tu = tu;
-		diagnostics_fail(t, tu->unit, file);
-		nover = overlay(t, tu->unit, &over);
-		clang_disposeTranslationUnit(tu->unit);
-		tu->unit = NULL;
-		rc = clang_parseTranslationUnit2(t->index, path, (const char *const *)flags, nflags,
-						 over, nover, CXTranslationUnit_DetailedPreprocessingRecord,
-						 &tu->unit);
-		for (i = 0; i < nover; i++) {
-			free((char *)over[i].Filename);
-			free((char *)over[i].Contents);
-		}
-		free(over);
-	}
+	rc = parse_with_overlay(t, tu, path, flags, nflags);
 	for (i = 0; i < nflags; i++)
 		free(flags[i]);
 	free(flags);
