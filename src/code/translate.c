@@ -134,6 +134,11 @@ struct tr {
 	int nregs;
 	int inline_depth;
 	bool deref_returns;	/* walking the last function of a task */
+	struct {		/* the last "x || y" with x loaded and y not modelled */
+		CXCursor at;
+		bool and;
+		struct val known;
+	} half;
 	struct deref *derefs;
 	int nderefs;
 	struct strbuf notes, assumed;
@@ -1807,6 +1812,14 @@ static struct val eval_binary(struct tr *t, struct env *e, CXCursor c, const cha
 	(void)hint;
 	if (!strcmp(op, ","))
 		return b;
+	if ((!strcmp(op, "&&") || !strcmp(op, "||")) &&
+	    ((a.kind == V_LIT && !a.is_const && b.kind == V_UNKNOWN) ||
+	     (b.kind == V_LIT && !b.is_const && a.kind == V_UNKNOWN))) {
+		/* half known: do_if() may settle the other half by the side it takes */
+		t->half.at = c;
+		t->half.and = op[0] == '&';
+		t->half.known = a.kind == V_LIT ? a : b;
+	}
 	return combine(t, op, a, b);
 }
 
@@ -2051,7 +2064,8 @@ static int accesses_after(struct tr *t, const struct walk *w)
 static void run(struct tr *t, struct walk *w);
 
 /* A branch on what the test does not model: the side that reaches its locations. */
-static bool choose_side(struct tr *t, struct walk *w, CXCursor cond, CXCursor then, CXCursor other)
+static bool choose_side(struct tr *t, struct walk *w, CXCursor cond, CXCursor then, CXCursor other,
+			bool half)
 {
 	int after = accesses_after(t, w);
 	int a = accesses_in(t, then) + (jumps(then) ? 0 : after);
@@ -2074,7 +2088,8 @@ static bool choose_side(struct tr *t, struct walk *w, CXCursor cond, CXCursor th
 			clang_disposeString(sp);
 		}
 		clang_disposeTokens(t->tu->unit, toks, n);
-		sb_addf(&line, "%s` taken as %s\n", n > 12 ? " ..." : "", side ? "true" : "false");
+		sb_addf(&line, "%s`%s taken as %s\n", n > 12 ? " ..." : "",
+			half ? ": its part the test does not model" : "", side ? "true" : "false");
 		if (!t->assumed.buf || !strstr(t->assumed.buf, line.buf))
 			sb_adds(&t->assumed, line.buf);
 		sb_free(&line);
@@ -2172,6 +2187,24 @@ static void branch_inline(struct tr *t, struct walk *w, CXCursor at, const char 
 	free(b.frames);
 }
 
+/* c without the parentheses and implicit conversions around it. */
+static CXCursor peel(struct tr *t, CXCursor c)
+{
+	while (clang_getCursorKind(c) == CXCursor_ParenExpr ||
+	       clang_getCursorKind(c) == CXCursor_UnexposedExpr) {
+		struct kids k = code_kids(c);
+
+		if (k.n != 1) {
+			free(k.items);
+			break;
+		}
+		c = k.items[0];
+		free(k.items);
+	}
+	(void)t;
+	return c;
+}
+
 static void do_if(struct tr *t, struct walk *w, CXCursor c)
 {
 	struct kids k = code_kids(c);
@@ -2188,8 +2221,24 @@ static void do_if(struct tr *t, struct walk *w, CXCursor c)
 	if (k.n > 2)
 		other = k.items[2];
 	free(k.items);
+	t->half.at = clang_getNullCursor();
 	v = eval(t, &w->env, cond, NULL);
 	b = truth(&v, &known);
+	if (t->pass == 2 && v.kind == V_UNKNOWN && !clang_Cursor_isNull(t->half.at) &&
+	    clang_equalCursors(t->half.at, peel(t, cond))) {
+		/*
+		 * "loaded || unknown": the unknown half taken as the side toward the
+		 * shared accesses says, the loaded half stays a branch of the test
+		 * (true: always; false: as the loaded half).
+		 */
+		bool side = choose_side(t, w, cond, then, other, true);
+
+		if (side == t->half.and)
+			v = t->half.known;
+		else
+			v = constant(t, side);
+		b = truth(&v, &known);
+	}
 	if (t->pass == 1 && !known) {
 		/* the first walk sees every side */
 		struct walk a = *w;
@@ -2216,7 +2265,7 @@ static void do_if(struct tr *t, struct walk *w, CXCursor c)
 		return;
 	}
 	if (!known)
-		b = choose_side(t, w, cond, then, other);
+		b = choose_side(t, w, cond, then, other, false);
 	if (b)
 		push_frame(w, F_BLOCK, keep_kids(t, single(then)), 0);
 	else if (!clang_Cursor_isNull(other))

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-plan 20
+plan 21
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -50,6 +50,10 @@ verdict "... with the series: none, and never an uninitialized buffer" "$after" 
 # A correct pattern elsewhere in the tree: acquire, then a release under the lock.
 verdict "taskstats_tgid_alloc() twice (release under a lock, acquire outside): clean" "$before" clean \
 	kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
+
+expect "... and it asks whether a task sees the other's stats uninitialized" 0 \
+	'^exists \(\(0:stats=new_taskstats_1 /\\ 0:r0=0\) \\/ \(1:stats=new_taskstats /\\ 1:r0=0\)\)' \
+	"$lkmm" code --tree "$before" kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
 
 # The test says where each statement comes from.
 expect "every access of the test names its kernel line" 0 \
