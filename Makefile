@@ -58,6 +58,13 @@ bin/lkmm-code: $(CODE_OBJS) $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ)
 build/obj/code/%.o: src/code/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
+# The same under ASan+UBSan, for tests/src/code.t.
+CODE_ASAN_OBJS := $(CODE_SRCS:src/%.c=build/asan/%.o)
+build/asan/lkmm-code: $(CODE_ASAN_OBJS) $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
+build/asan/code/%.o: src/code/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
@@ -93,7 +100,7 @@ $(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_O
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
 
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d) $(CODE_ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
 
 # The README's two commands.  Each first runs the setup step, which
@@ -107,7 +114,7 @@ demo:
 
 check:
 	scripts/setup.sh all
-	$(MAKE) all build/asan/lkmm $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS)
+	$(MAKE) all build/asan/lkmm build/asan/lkmm-code $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS)
 	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
 		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t

@@ -34,7 +34,8 @@ static const char usage[] =
 	"  --explain, --suggest, --suggest-timeout S, --graph DIR\n"
 	"                    as for lkmm check, in the kernel's lines; a fix is\n"
 	"                    a diff that patch -p1 applies in the tree\n"
-	"  -I DIR, -conf FILE  the model, as for lkmm check\n"
+	"  -I DIR, -conf FILE  the model, as for lkmm check (default: the tree's\n"
+	"                    own tools/memory-model, else as lkmm check finds it)\n"
 	"\n"
 	"Exit status: 0 when checked, 2 on bad input (unknown file or function,\n"
 	"code that cannot be modelled, a file that does not compile: the message\n"
@@ -92,6 +93,19 @@ static char *default_tree(void)
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
 	return realpath(path, NULL);
+}
+
+/* TREE/tools/memory-model when it holds the model, else NULL (a static buffer). */
+static const char *tree_model(const char *tree, const char *cfg)
+{
+	static char dir[PATH_MAX];
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/tools/memory-model", tree);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, cfg) >= (int)sizeof(path) || stat(path, &st))
+		return NULL;
+	return dir;
 }
 
 /* The test's name: its tasks' functions. */
@@ -183,6 +197,8 @@ int main(int argc, char **argv)
 	}
 	opts.keep_executions = opts.explain || opts.suggest || graph_dir;
 	opts.model.cfg_name = cfg;
+	if (!model_dir && !getenv("LKMM_MODEL_DIR"))
+		model_dir = tree_model(tree, cfg);	/* the model of the kernel being read */
 	opts.model.dir = model_dir_find(model_dir, cfg);
 	cache = model_cache_dir();
 	opts.cache_dir = cache;

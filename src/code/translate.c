@@ -144,6 +144,7 @@ struct tr {
 	struct strbuf notes, assumed;
 	char **strings;		/* freed at the end */
 	int nstrings;
+	struct arena walk_arena;	/* walk_mem */
 };
 
 static const char *keep(struct tr *t, char *s)
@@ -163,6 +164,34 @@ static const char *keepf(struct tr *t, const char *fmt, ...)
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	return keep(t, sb.buf ? sb.buf : xstrdup(""));
+}
+
+/*
+ * The walk's own arrays (kids, frames, locals, return values) live in an
+ * arena of the translation, freed at its end: an error longjmp()s out of
+ * any depth of the walk, and nothing it held is then lost.
+ */
+static _Thread_local struct arena *walk_mem;
+
+/* Room for item `count` of an array grown only by this function. */
+static void *walk_grow(void *array, int count, size_t size)
+{
+	return arena_extend(walk_mem, array, (size_t)count, size);
+}
+
+/* A copy of count items, that walk_grow() can grow. */
+static void *walk_copy_array(const void *array, int count, size_t size)
+{
+	size_t cap = 1;
+	void *p;
+
+	if (!count)
+		return NULL;
+	while (cap < (size_t)count)
+		cap *= 2;
+	p = arena_alloc(walk_mem, cap * size);
+	memcpy(p, array, count * size);
+	return p;
 }
 
 /* A copy of s that lives as long as the translation. */
@@ -542,7 +571,7 @@ static enum CXChildVisitResult add_kid(CXCursor c, CXCursor parent, CXClientData
 	struct kids *k = data;
 
 	(void)parent;
-	k->items = xrealloc(k->items, (k->n + 1) * sizeof(*k->items));
+	k->items = walk_grow(k->items, k->n, sizeof(*k->items));
 	k->items[k->n++] = c;
 	return CXChildVisit_Continue;
 }
@@ -567,7 +596,6 @@ static struct kids code_kids(CXCursor c)
 		if (clang_isExpression(kind) || clang_isStatement(kind) || kind == CXCursor_DeclStmt)
 			add_kid(all.items[i], c, &k);
 	}
-	free(all.items);
 	return k;
 }
 
@@ -577,12 +605,10 @@ static CXCursor only_kid(struct tr *t, CXCursor c)
 	CXCursor r;
 
 	if (k.n < 1) {
-		free(k.items);
 		fail_at(t, c, "expression with no operand (%s)",
 			spelling(t, clang_getCursorKindSpelling(clang_getCursorKind(c))));
 	}
 	r = k.items[k.n - 1];
-	free(k.items);
 	return r;
 }
 
@@ -647,15 +673,12 @@ static const char *operator_of(struct tr *t, CXCursor c)
 			b = wb;
 		}
 	} else {
-		free(k.items);
 		return "";
 	}
 	if (!f || b <= a) {
 		op = operator_by_type(c, k);
-		free(k.items);
 		return op;
 	}
-	free(k.items);
 	from = clang_getLocationForOffset(t->tu->unit, f, a);
 	to = clang_getLocationForOffset(t->tu->unit, f, b);
 	op = token_text(t, clang_getRange(from, to), 0);
@@ -837,18 +860,14 @@ static struct env env_copy(const struct env *e)
 {
 	struct env c = { NULL, e->nlocals, NULL, e->nmem };
 
-	c.locals = xmalloc((e->nlocals + 1) * sizeof(*c.locals));
-	memcpy(c.locals, e->locals, e->nlocals * sizeof(*c.locals));
-	c.mem = xmalloc((e->nmem + 1) * sizeof(*c.mem));
-	memcpy(c.mem, e->mem, e->nmem * sizeof(*c.mem));
+	c.locals = walk_copy_array(e->locals, e->nlocals, sizeof(*c.locals));
+	c.mem = walk_copy_array(e->mem, e->nmem, sizeof(*c.mem));
 	return c;
 }
 
 static void env_free(struct env *e)
 {
-	free(e->locals);
-	free(e->mem);
-	memset(e, 0, sizeof(*e));
+	memset(e, 0, sizeof(*e));	/* its arrays are the walk's (walk_mem) */
 }
 
 static bool same_val(const struct val *a, const struct val *b)
@@ -893,7 +912,7 @@ static struct val *local_slot(struct env *e, CXCursor decl)
 	for (i = 0; i < e->nlocals; i++)
 		if (clang_equalCursors(e->locals[i].decl, decl))
 			return &e->locals[i].v;
-	e->locals = xrealloc(e->locals, (e->nlocals + 1) * sizeof(*e->locals));
+	e->locals = walk_grow(e->locals, e->nlocals, sizeof(*e->locals));
 	e->locals[e->nlocals].decl = decl;
 	e->locals[e->nlocals].v = unknown;
 	return &e->locals[e->nlocals++].v;
@@ -906,7 +925,7 @@ static struct val *mem_slot(struct env *e, int loc)
 	for (i = 0; i < e->nmem; i++)
 		if (e->mem[i].loc == loc)
 			return &e->mem[i].v;
-	e->mem = xrealloc(e->mem, (e->nmem + 1) * sizeof(*e->mem));
+	e->mem = walk_grow(e->mem, e->nmem, sizeof(*e->mem));
 	e->mem[e->nmem].loc = loc;
 	e->mem[e->nmem].v = unknown;
 	return &e->mem[e->nmem++].v;
@@ -1067,7 +1086,6 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 				base = lvalue(t, e, kids.items[0]);
 			}
 		}
-		free(kids.items);
 		if (!*type)
 			type = "anonymous";
 		if (base.kind == L_DEREF || (base.kind == L_LOC && t->locs[base.loc].fresh_proc >= 0)) {
@@ -1109,7 +1127,6 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 
 		if (kids.n == 2)
 			eval(t, e, kids.items[1], NULL);
-		free(kids.items);
 		if (base.kind == L_LOC) {
 			l.kind = L_LOC;
 			l.loc = loc_get(t, keepf(t, "%s[]", t->locs[base.loc].key), l.pointer);
@@ -1661,12 +1678,10 @@ static struct val assign(struct tr *t, struct env *e, CXCursor c, const char *op
 	int before;
 
 	if (k.n != 2) {
-		free(k.items);
 		fail_at(t, c, "assignment without two operands");
 	}
 	lhs = k.items[0];
 	rhs = k.items[1];
-	free(k.items);
 	l = lvalue(t, e, lhs);
 	v = eval(t, e, rhs, l.kind == L_LOCAL ? cursor_name(t, l.decl) : NULL);
 	if (op[0] != '=' || op[1]) {
@@ -1790,7 +1805,6 @@ static struct val eval_binary(struct tr *t, struct env *e, CXCursor c, const cha
 		return assign(t, e, c, op);
 	k = code_kids(c);
 	if (k.n != 2) {
-		free(k.items);
 		return unknown;
 	}
 	a = eval(t, e, k.items[0], NULL);
@@ -1799,12 +1813,10 @@ static struct val eval_binary(struct tr *t, struct env *e, CXCursor c, const cha
 		bool known, ta = truth(&a, &known);
 
 		if (known && ta != (op[0] == '&')) {
-			free(k.items);
 			return constant(t, ta);
 		}
 	}
 	b = eval(t, e, k.items[1], NULL);
-	free(k.items);
 	if ((!strcmp(op, "&&") || !strcmp(op, "||")) && a.kind == V_LIT && !a.is_const &&
 	    t->nlines > before)
 		/* the right side's accesses happen only when the left does not decide */
@@ -1851,7 +1863,6 @@ static struct val eval(struct tr *t, struct env *e, CXCursor c, const char *hint
 			v = eval(t, e, kids.items[0], hint);
 		else if (kids.n == 0 && (n = eval_constant(c, &ok), ok))
 			v = constant(t, n);
-		free(kids.items);
 		return v;
 	}
 	case CXCursor_DeclRefExpr: {
@@ -1898,7 +1909,6 @@ static struct val eval(struct tr *t, struct env *e, CXCursor c, const char *hint
 				v = same_val(&x1, &x2) ? x1 : unknown;
 			}
 		}
-		free(kids.items);
 		return v;
 	}
 	case CXCursor_StmtExpr:
@@ -1944,30 +1954,22 @@ static struct walk walk_copy(const struct walk *w)
 {
 	struct walk c = *w;
 
-	c.frames = xmalloc((w->n + 1) * sizeof(*c.frames));
-	memcpy(c.frames, w->frames, w->n * sizeof(*c.frames));
+	c.frames = walk_copy_array(w->frames, w->n, sizeof(*c.frames));
 	c.env = env_copy(&w->env);
 	return c;
 }
 
 static void push_frame(struct walk *w, enum frame_kind kind, struct kids stmts, int next)
 {
-	w->frames = xrealloc(w->frames, (w->n + 1) * sizeof(*w->frames));
+	w->frames = walk_grow(w->frames, w->n, sizeof(*w->frames));
 	w->frames[w->n++] = (struct frame){ kind, stmts, next };
 }
 
 static struct kids single(CXCursor c)
 {
-	struct kids k = { xmalloc(sizeof(CXCursor)), 1 };
+	struct kids k = { walk_grow(NULL, 0, sizeof(CXCursor)), 1 };
 
 	k.items[0] = c;
-	return k;
-}
-
-/* Every kid list a walk allocates, freed when the translation ends. */
-static struct kids keep_kids(struct tr *t, struct kids k)
-{
-	keep(t, (char *)k.items);
 	return k;
 }
 
@@ -2107,13 +2109,13 @@ static void split(struct tr *t, struct walk *w, CXCursor at, const char *cond, C
 	emit(t, at, "if (%s) {", cond);
 	t->depth++;
 	if (!clang_Cursor_isNull(then))
-		push_frame(&a, F_BLOCK, keep_kids(t, single(then)), 0);
+		push_frame(&a, F_BLOCK, single(then), 0);
 	run(t, &a);
 	t->depth--;
 	emit(t, at, "} else {");
 	t->depth++;
 	if (!clang_Cursor_isNull(other))
-		push_frame(&b, F_BLOCK, keep_kids(t, single(other)), 0);
+		push_frame(&b, F_BLOCK, single(other), 0);
 	run(t, &b);
 	t->depth--;
 	emit(t, at, "}");
@@ -2124,21 +2126,17 @@ static void split(struct tr *t, struct walk *w, CXCursor at, const char *cond, C
 	}
 	/* both sides ran to the function's end: what the function returns is theirs */
 	for (i = 0; i < a.nresults; i++) {
-		w->results = xrealloc(w->results, (w->nresults + 1) * sizeof(*w->results));
+		w->results = walk_grow(w->results, w->nresults, sizeof(*w->results));
 		w->results[w->nresults++] = a.results[i];
 	}
 	for (i = 0; i < b.nresults; i++) {
-		w->results = xrealloc(w->results, (w->nresults + 1) * sizeof(*w->results));
+		w->results = walk_grow(w->results, w->nresults, sizeof(*w->results));
 		w->results[w->nresults++] = b.results[i];
 	}
 	env_merge(&a.env, &b.env);
 	env_free(&w->env);
 	w->env = a.env;
-	free(a.results);
-	free(b.results);
 	env_free(&b.env);
-	free(a.frames);
-	free(b.frames);
 	w->n = 0;
 }
 
@@ -2158,14 +2156,14 @@ static void branch_inline(struct tr *t, struct walk *w, CXCursor at, const char 
 	b.env = env_copy(&w->env);
 	emit(t, at, "if (%s) {", cond);
 	t->depth++;
-	push_frame(&a, F_BLOCK, keep_kids(t, single(then)), 0);
+	push_frame(&a, F_BLOCK, single(then), 0);
 	run(t, &a);
 	t->depth--;
 	mid = t->nlines;
 	if (!clang_Cursor_isNull(other)) {
 		emit(t, at, "} else {");
 		t->depth++;
-		push_frame(&b, F_BLOCK, keep_kids(t, single(other)), 0);
+		push_frame(&b, F_BLOCK, single(other), 0);
 		run(t, &b);
 		t->depth--;
 		if (t->nlines == mid + 1) {	/* an empty else */
@@ -2183,8 +2181,6 @@ static void branch_inline(struct tr *t, struct walk *w, CXCursor at, const char 
 	env_free(&w->env);
 	w->env = a.env;
 	env_free(&b.env);
-	free(a.frames);
-	free(b.frames);
 }
 
 /* c without the parentheses and implicit conversions around it. */
@@ -2195,11 +2191,9 @@ static CXCursor peel(struct tr *t, CXCursor c)
 		struct kids k = code_kids(c);
 
 		if (k.n != 1) {
-			free(k.items);
 			break;
 		}
 		c = k.items[0];
-		free(k.items);
 	}
 	(void)t;
 	return c;
@@ -2213,14 +2207,12 @@ static void do_if(struct tr *t, struct walk *w, CXCursor c)
 	bool known, b;
 
 	if (k.n < 2) {
-		free(k.items);
 		return;
 	}
 	cond = k.items[0];
 	then = k.items[1];
 	if (k.n > 2)
 		other = k.items[2];
-	free(k.items);
 	t->half.at = clang_getNullCursor();
 	v = eval(t, &w->env, cond, NULL);
 	b = truth(&v, &known);
@@ -2248,13 +2240,11 @@ static void do_if(struct tr *t, struct walk *w, CXCursor c)
 		a.env = env_copy(&w->env);
 		a.results = NULL;
 		a.nresults = 0;
-		push_frame(&a, F_BLOCK, keep_kids(t, single(then)), 0);
+		push_frame(&a, F_BLOCK, single(then), 0);
 		run(t, &a);
 		env_free(&a.env);
-		free(a.frames);
-		free(a.results);
 		if (!clang_Cursor_isNull(other))
-			push_frame(w, F_BLOCK, keep_kids(t, single(other)), 0);
+			push_frame(w, F_BLOCK, single(other), 0);
 		return;
 	}
 	if (!known && v.kind == V_LIT) {
@@ -2267,9 +2257,9 @@ static void do_if(struct tr *t, struct walk *w, CXCursor c)
 	if (!known)
 		b = choose_side(t, w, cond, then, other, false);
 	if (b)
-		push_frame(w, F_BLOCK, keep_kids(t, single(then)), 0);
+		push_frame(w, F_BLOCK, single(then), 0);
 	else if (!clang_Cursor_isNull(other))
-		push_frame(w, F_BLOCK, keep_kids(t, single(other)), 0);
+		push_frame(w, F_BLOCK, single(other), 0);
 }
 
 static void declare(struct tr *t, struct walk *w, CXCursor decl_stmt)
@@ -2295,7 +2285,6 @@ static void declare(struct tr *t, struct walk *w, CXCursor decl_stmt)
 			*local_slot(&w->env, d) = v;
 		}
 	}
-	free(k.items);
 }
 
 /* Leave frames up to and including the innermost of kind (a loop or a switch). */
@@ -2320,7 +2309,6 @@ static const char *goto_label(struct tr *t, CXCursor c)
 	for (i = 0; i < k.n; i++)
 		if (clang_getCursorKind(k.items[i]) == CXCursor_LabelRef)
 			name = cursor_name(t, k.items[i]);
-	free(k.items);
 	return name;
 }
 
@@ -2353,7 +2341,6 @@ static void do_for(struct tr *t, struct walk *w, CXCursor c)
 	struct kids body;
 
 	if (k.n < 1) {
-		free(k.items);
 		return;
 	}
 	clang_tokenize(t->tu->unit, clang_getCursorExtent(c), &toks, &n);
@@ -2383,13 +2370,14 @@ static void do_for(struct tr *t, struct walk *w, CXCursor c)
 		else
 			step = k.items[j];
 	}
-	body.items = xmalloc(2 * sizeof(CXCursor));
+	body.items = NULL;
 	body.n = 0;
+	body.items = walk_grow(body.items, body.n, sizeof(CXCursor));
 	body.items[body.n++] = k.items[k.n - 1];
-	if (!clang_Cursor_isNull(step))
+	if (!clang_Cursor_isNull(step)) {
+		body.items = walk_grow(body.items, body.n, sizeof(CXCursor));
 		body.items[body.n++] = step;
-	free(k.items);
-	keep_kids(t, body);
+	}
 	note(t, c, "loop: its body runs once");
 	if (!clang_Cursor_isNull(init)) {
 		if (clang_getCursorKind(init) == CXCursor_DeclStmt)
@@ -2415,12 +2403,10 @@ static void do_switch(struct tr *t, struct walk *w, CXCursor c)
 	int i, chosen = -1, best = -1;
 
 	if (k.n != 2 || clang_getCursorKind(k.items[1]) != CXCursor_CompoundStmt) {
-		free(k.items);
 		fail_at(t, c, "switch without a block is not modelled");
 	}
 	v = eval(t, &w->env, k.items[0], NULL);
-	body = keep_kids(t, code_kids(k.items[1]));
-	free(k.items);
+	body = code_kids(k.items[1]);
 	if (v.kind == V_LIT && !v.is_const)
 		fail_at(t, c, "switch on a value the test loads is not modelled");
 	for (i = 0; i < body.n; i++) {
@@ -2431,7 +2417,6 @@ static void do_switch(struct tr *t, struct walk *w, CXCursor c)
 			struct kids ck = code_kids(body.items[i]);
 			long long x = ck.n ? eval_constant(ck.items[0], &ok) : 0;
 
-			free(ck.items);
 			if (ck.n && ok && x == v.c)
 				chosen = i;
 		} else if (kind == CXCursor_DefaultStmt && chosen < 0 && v.kind == V_LIT) {
@@ -2463,7 +2448,6 @@ static CXCursor labelled(CXCursor c)
 	struct kids k = code_kids(c);
 	CXCursor s = k.n ? k.items[k.n - 1] : clang_getNullCursor();
 
-	free(k.items);
 	return s;
 }
 
@@ -2474,11 +2458,10 @@ static void do_return(struct tr *t, struct walk *w, CXCursor c)
 
 	if (k.n)
 		v = eval(t, &w->env, k.items[0], NULL);
-	free(k.items);
 	/* what the task's last function returns, its caller uses: read through it here, on this path */
 	if (t->inline_depth == 0 && t->deref_returns)
 		dereference(t, v, c);
-	w->results = xrealloc(w->results, (w->nresults + 1) * sizeof(*w->results));
+	w->results = walk_grow(w->results, w->nresults, sizeof(*w->results));
 	w->results[w->nresults++] = v;
 	w->n = 0;
 }
@@ -2495,7 +2478,7 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 
 	switch (k) {
 	case CXCursor_CompoundStmt:
-		push_frame(w, F_BLOCK, keep_kids(t, code_kids(s)), 0);
+		push_frame(w, F_BLOCK, code_kids(s), 0);
 		return;
 	case CXCursor_DeclStmt:
 		declare(t, w, s);
@@ -2544,7 +2527,7 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 				struct walk copy = *w;
 
 				(void)copy;
-				push_frame(w, F_LOOP, keep_kids(t, single(kids.items[1])), 0);
+				push_frame(w, F_LOOP, single(kids.items[1]), 0);
 				/* the body under the condition: a branch of the test */
 				w->n--;
 				if (jumps(kids.items[1]))
@@ -2552,10 +2535,9 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 				else
 					branch_inline(t, w, s, v.text, kids.items[1], clang_getNullCursor());
 			} else if (!known || b) {
-				push_frame(w, F_LOOP, keep_kids(t, single(kids.items[1])), 0);
+				push_frame(w, F_LOOP, single(kids.items[1]), 0);
 			}
 		}
-		free(kids.items);
 		return;
 	}
 	case CXCursor_DoStmt: {
@@ -2564,9 +2546,7 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 		note(t, s, "loop: its body runs once");
 		/* the body, then the condition once: its accesses are the code's too */
 		if (kids.n >= 1)
-			push_frame(w, F_LOOP, keep_kids(t, kids), 0);
-		else
-			free(kids.items);
+			push_frame(w, F_LOOP, kids, 0);
 		return;
 	}
 	case CXCursor_ForStmt:
@@ -2604,7 +2584,7 @@ static void run(struct tr *t, struct walk *w)
 
 static struct val eval_stmt_expr(struct tr *t, struct env *e, CXCursor compound)
 {
-	struct kids k = keep_kids(t, code_kids(compound));
+	struct kids k = code_kids(compound);
 	struct walk w = { NULL, 0, { 0 }, NULL, 0, false, compound };
 	struct val v = unknown;
 	int i;
@@ -2625,8 +2605,6 @@ static struct val eval_stmt_expr(struct tr *t, struct env *e, CXCursor compound)
 		*local_slot(e, w.env.locals[i].decl) = w.env.locals[i].v;
 	env_free(e);
 	*e = w.env;
-	free(w.frames);
-	free(w.results);
 	return v;
 }
 
@@ -2657,7 +2635,6 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 			body = params.items[i];
 		}
 	}
-	free(params.items);
 	if (clang_Cursor_isNull(body))
 		return;
 	/* the task's memory goes with it into the call and back */
@@ -2667,7 +2644,7 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 		caller->mem = NULL;
 		caller->nmem = 0;
 	}
-	push_frame(&w, F_BLOCK, keep_kids(t, code_kids(body)), 0);
+	push_frame(&w, F_BLOCK, code_kids(body), 0);
 	run(t, &w);
 	if (caller) {
 		caller->mem = w.env.mem;
@@ -2684,8 +2661,6 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 		if (w.results[i].kind == V_OBJ && w.results[i].loc >= 0)
 			*result = w.results[i];
 	env_free(&w.env);
-	free(w.frames);
-	free(w.results);
 }
 
 /* ---- the translation units ---- */
@@ -3169,6 +3144,7 @@ int code_translate(const struct code_request *req, struct code_test *out, struct
 		return EXIT_BAD_INPUT;
 	}
 	t.index = clang_createIndex(0, 0);
+	walk_mem = &t.walk_arena;
 	if (setjmp(t.fail)) {
 		status = EXIT_BAD_INPUT;
 		goto out;
@@ -3204,6 +3180,8 @@ out:
 	free(t.derefs);
 	sb_free(&t.notes);
 	sb_free(&t.assumed);
+	arena_free(&t.walk_arena);
+	walk_mem = NULL;
 	for (i = 0; i < t.nstrings; i++)
 		free(t.strings[i]);
 	free(t.strings);

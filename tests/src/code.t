@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # lkmm code: kernel functions to a verdict, on the pairs of issue 26, in
 # the untouched 6.12 tree (a data race) and with the series applied (none);
-# its fix as a kernel diff that patch -p1 applies; and bad input.
+# its fix as a kernel diff that patch -p1 applies; and bad input.  Each
+# binary of $LKMM_BINARIES runs the lkmm-code beside it (the ASan+UBSan
+# one under build/asan/).
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-plan 21
+# Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
+# runs the cases marked `all` only with the first binary left out.
+set -- $LKMM_BINARIES
+plan $(( 21 + ($# - 1) * 10 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
 after=$top/build/kernel/src
-lkmm=$top/bin/lkmm
 
 # verdict NAME TREE WANT TASK...: a data race (WANT race) or none (WANT clean), exit 0.
 verdict() {
@@ -32,60 +36,73 @@ verdict() {
 	fi
 }
 
-dio=(fs/super.c:sb_init_dio_done_wq fs/direct-io.c:dio_set_defer_completion+dio_bio_end_aio)
-verdict "s_dio_done_wq, direct-io reader, 6.12: data race" "$before" race "${dio[@]}"
-verdict "... with the series: none, and never an uninitialized workqueue" "$after" clean "${dio[@]}"
-iomap=(fs/super.c:sb_init_dio_done_wq fs/iomap/direct-io.c:iomap_dio_done)
-verdict "s_dio_done_wq, iomap reader, 6.12: data race" "$before" race "${iomap[@]}"
-verdict "... with the series: none" "$after" clean "${iomap[@]}"
-backing=(fs/super.c:sb_init_dio_done_wq fs/backing-file.c:backing_aio_init_wq+backing_aio_queue_completion)
-verdict "s_dio_done_wq, backing-file reader, 6.12: data race" "$before" race "${backing[@]}"
-verdict "... with the series: none" "$after" clean "${backing[@]}"
-verdict "sio_pool_init() twice, 6.12: data race" "$before" race mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
-verdict "... with the series: none" "$after" clean mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
+first=yes
+for lkmm in $LKMM_BINARIES; do
+	tag=$(basename "$(dirname "$lkmm")")
+	# all: every case; else the direct-I/O pair, tty_audit, the fix and bad input
+	all=$first
+	first=
+	dio=(fs/super.c:sb_init_dio_done_wq fs/direct-io.c:dio_set_defer_completion+dio_bio_end_aio)
+	verdict "$tag: s_dio_done_wq, direct-io reader, 6.12: data race" "$before" race "${dio[@]}"
+	verdict "$tag: ... with the series: none, and never an uninitialized workqueue" "$after" clean "${dio[@]}"
+	if [ -n "$all" ]; then
+		iomap=(fs/super.c:sb_init_dio_done_wq fs/iomap/direct-io.c:iomap_dio_done)
+		verdict "$tag: s_dio_done_wq, iomap reader, 6.12: data race" "$before" race "${iomap[@]}"
+		verdict "$tag: ... with the series: none" "$after" clean "${iomap[@]}"
+		backing=(fs/super.c:sb_init_dio_done_wq fs/backing-file.c:backing_aio_init_wq+backing_aio_queue_completion)
+		verdict "$tag: s_dio_done_wq, backing-file reader, 6.12: data race" "$before" race "${backing[@]}"
+		verdict "$tag: ... with the series: none" "$after" clean "${backing[@]}"
+		verdict "$tag: sio_pool_init() twice, 6.12: data race" "$before" race mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
+		verdict "$tag: ... with the series: none" "$after" clean mm/page_io.c:sio_pool_init mm/page_io.c:sio_pool_init
+	fi
 
-tty=(drivers/tty/tty_audit.c:tty_audit_buf_get drivers/tty/tty_audit.c:tty_audit_buf_get)
-verdict "tty_audit_buf_get() twice, 6.12: data race" "$before" race "${tty[@]}"
-verdict "... with the series: none, and never an uninitialized buffer" "$after" clean "${tty[@]}"
-# A correct pattern elsewhere in the tree: acquire, then a release under the lock.
-verdict "taskstats_tgid_alloc() twice (release under a lock, acquire outside): clean" "$before" clean \
-	kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
+	tty=(drivers/tty/tty_audit.c:tty_audit_buf_get drivers/tty/tty_audit.c:tty_audit_buf_get)
+	verdict "$tag: tty_audit_buf_get() twice, 6.12: data race" "$before" race "${tty[@]}"
+	if [ -n "$all" ]; then
+		verdict "$tag: ... with the series: none, and never an uninitialized buffer" "$after" clean "${tty[@]}"
+		# A correct pattern elsewhere in the tree: acquire, then a release under the lock.
+		verdict "$tag: taskstats_tgid_alloc() twice (release under a lock, acquire outside): clean" "$before" clean \
+			kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
 
-expect "... and it asks whether a task sees the other's stats uninitialized" 0 \
-	'^exists \(\(0:stats=new_taskstats_1 /\\ 0:r0=0\) \\/ \(1:stats=new_taskstats /\\ 1:r0=0\)\)' \
-	"$lkmm" code --tree "$before" kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
+		expect "$tag: ... and it asks whether a task sees the other's stats uninitialized" 0 \
+			'^exists \(\(0:stats=new_taskstats_1 /\\ 0:r0=0\) \\/ \(1:stats=new_taskstats /\\ 1:r0=0\)\)' \
+			"$lkmm" code --tree "$before" kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
 
-# The test says where each statement comes from.
-expect "every access of the test names its kernel line" 0 \
-	'(old|r0) = cmpxchg\(super_block__s_dio_done_wq, 0, new_workqueue_struct\); /\* fs/super.c:2252 \*/' \
-	"$lkmm" code --tree "$before" "${dio[@]}"
+		# The test says where each statement comes from.
+		expect "$tag: every access of the test names its kernel line" 0 \
+			'(old|r0) = cmpxchg\(super_block__s_dio_done_wq, 0, new_workqueue_struct\); /\* fs/super.c:2252 \*/' \
+			"$lkmm" code --tree "$before" "${dio[@]}"
+	fi
 
-# The fix of the data race, as a diff of fs/direct-io.c that applies.
-"$lkmm" code --tree "$before" --suggest --suggest-timeout 2 "${dio[@]}" > "$work/out" 2>&1
-expect "--suggest marks the racing load in the kernel's own text" 0 \
-	'^    \+	if \(!READ_ONCE\(sb->s_dio_done_wq\)\)$' cat "$work/out"
-sed -n '/^    --- a\//,/^  [^ ]/p' "$work/out" | grep '^    ' | sed 's/^    //' > "$work/k.diff"
-if [ -s "$work/k.diff" ] && (cd "$before" && patch -p1 --dry-run -s < "$work/k.diff") > "$work/p" 2>&1; then
-	ok "... and the kernel diff applies with patch -p1 in the tree"
-else
-	not_ok "... and the kernel diff applies with patch -p1 in the tree"
-	diag < "$work/k.diff"; diag < "$work/p"
-fi
-expect "... and forbids the uninitialized workqueue with an acquire on the completion path" 0 \
-	'^    \+			queue_work\(smp_load_acquire\(&dio->inode->i_sb->s_dio_done_wq\),$' cat "$work/out"
-expect "... the explanation in the kernel's lines" 0 \
-	'P1 fs/direct-io.c:575 `if \(!sb->s_dio_done_wq\)`' \
-	"$lkmm" code --tree "$before" --explain "${dio[@]}"
+	# The fix of the data race, as a diff of fs/direct-io.c that applies.
+	"$lkmm" code --tree "$before" --suggest --suggest-timeout 0 "${dio[@]}" > "$work/out" 2>&1
+	expect "$tag: --suggest marks the racing load in the kernel's own text" 0 \
+		'^    \+	if \(!READ_ONCE\(sb->s_dio_done_wq\)\)$' cat "$work/out"
+	sed -n '/^    --- a\//,/^  [^ ]/p' "$work/out" | grep '^    ' | sed 's/^    //' > "$work/k.diff"
+	if [ -s "$work/k.diff" ] && (cd "$before" && patch -p1 --dry-run -s < "$work/k.diff") > "$work/p" 2>&1; then
+		ok "$tag: ... and the kernel diff applies with patch -p1 in the tree"
+	else
+		not_ok "$tag: ... and the kernel diff applies with patch -p1 in the tree"
+		diag < "$work/k.diff"; diag < "$work/p"
+	fi
+	expect "$tag: ... and forbids the uninitialized workqueue with an acquire on the completion path" 0 \
+		'^    \+			queue_work\(smp_load_acquire\(&dio->inode->i_sb->s_dio_done_wq\),$' cat "$work/out"
+	if [ -n "$all" ]; then
+		expect "$tag: ... the explanation in the kernel's lines" 0 \
+			'P1 fs/direct-io.c:575 `if \(!sb->s_dio_done_wq\)`' \
+			"$lkmm" code --tree "$before" --explain "${dio[@]}"
+	fi
 
-# Bad input: a clear error naming the file, exit 2.
-expect "an unknown function: exit 2, the candidates named" 2 \
-	'^fs/super.c: error: no function sb_init_dio_wq\(\) defined in it .*did you mean: .*sb_init_dio_done_wq' \
-	"$lkmm" code --tree "$before" fs/super.c:sb_init_dio_wq fs/super.c:sb_init_dio_wq
-expect "an unknown file: exit 2" 2 '^fs/nosuch.c: error: no such file' \
-	"$lkmm" code --tree "$before" fs/nosuch.c:f fs/nosuch.c:f
-expect "a file that does not compile here (arm64's): exit 2 at its line" 2 \
-	'^[^ ]+:[0-9]+:[0-9]+: error: arch/arm64/kernel/smp.c does not compile' \
-	"$lkmm" code --tree "$before" arch/arm64/kernel/smp.c:smp_send_stop arch/arm64/kernel/smp.c:smp_send_stop
-expect "a primitive the model lacks (try_cmpxchg): exit 2 at its line" 2 \
-	'^lib/llist.c:[0-9]+:[0-9]+: error: try_cmpxchg\(\) is not modelled' \
-	"$lkmm" code --tree "$before" lib/llist.c:llist_add_batch lib/llist.c:llist_del_first
+	# Bad input: a clear error naming the file, exit 2.
+	expect "$tag: an unknown function: exit 2, the candidates named" 2 \
+		'^fs/super.c: error: no function sb_init_dio_wq\(\) defined in it .*did you mean: .*sb_init_dio_done_wq' \
+		"$lkmm" code --tree "$before" fs/super.c:sb_init_dio_wq fs/super.c:sb_init_dio_wq
+	expect "$tag: an unknown file: exit 2" 2 '^fs/nosuch.c: error: no such file' \
+		"$lkmm" code --tree "$before" fs/nosuch.c:f fs/nosuch.c:f
+	expect "$tag: a file that does not compile here (arm64's): exit 2 at its line" 2 \
+		'^[^ ]+:[0-9]+:[0-9]+: error: arch/arm64/kernel/smp.c does not compile' \
+		"$lkmm" code --tree "$before" arch/arm64/kernel/smp.c:smp_send_stop arch/arm64/kernel/smp.c:smp_send_stop
+	expect "$tag: a primitive the model lacks (try_cmpxchg): exit 2 at its line" 2 \
+		'^lib/llist.c:[0-9]+:[0-9]+: error: try_cmpxchg\(\) is not modelled' \
+		"$lkmm" code --tree "$before" lib/llist.c:llist_add_batch lib/llist.c:llist_del_first
+done
