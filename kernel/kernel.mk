@@ -16,7 +16,9 @@
 #                            O_DIRECT writes/s before and after the series
 #                            (docs/kernel-series.md)
 #   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
-#                            init over the whole unpatched tree (docs/coccinelle.md)
+#                            init over the whole unpatched tree (docs/coccinelle.md);
+#                            with CODE=1, then lkmm code on each report
+#                            (kernel/scripts/code-sweep.sh, docs/code.md)
 #
 # Everything large goes to build/kernel/ (ignored); see docs/kernel.md.
 
@@ -43,3 +45,4 @@ kernel-bench:
 
 cocci-sweep:
 	$(KERNEL_SCRIPTS)/cocci-sweep.sh
+	$(if $(CODE),$(MAKE) all && $(KERNEL_SCRIPTS)/code-sweep.sh)

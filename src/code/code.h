@@ -18,7 +18,7 @@
 
 struct macro_table;
 
-/* One task: the functions it calls, in order, all from one file. */
+/* One task: the functions it calls, in order, all from one file (a number: the function around that line). */
 struct code_process {
 	char *file;		/* relative to the tree */
 	char **funcs;
@@ -35,7 +35,7 @@ struct code_request {
 	const char **distinct;		/* struct types each task has its own of */
 	int ndistinct;
 	const char *exists;		/* a condition replacing the generated one, or NULL */
-	const char *name;		/* the test's name */
+	const char *name;		/* the test's name; NULL: its functions'*/
 };
 
 /* Where a kernel edit goes: a span of one line of a file of the tree. */
@@ -63,6 +63,7 @@ struct code_line {
 };
 
 struct code_test {
+	char *name;			/* the test's name */
 	struct strbuf text;		/* the litmus test */
 	struct code_line *lines;	/* line i + 1 of text */
 	int nlines;

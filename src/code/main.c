@@ -16,6 +16,7 @@
 
 static const char usage[] =
 	"usage: lkmm code [options] FILE:FUNCTION[+FUNCTION...] FILE:FUNCTION...\n"
+	"       (FILE:LINE names the function around that line)\n"
 	"\n"
 	"Reads the named kernel functions (each argument one task: the functions\n"
 	"it calls, in order; the same argument twice, two tasks running it at\n"
@@ -106,18 +107,6 @@ static const char *tree_model(const char *tree, const char *cfg)
 	if (snprintf(path, sizeof(path), "%s/%s", dir, cfg) >= (int)sizeof(path) || stat(path, &st))
 		return NULL;
 	return dir;
-}
-
-/* The test's name: its tasks' functions. */
-static char *test_name(const struct code_process *procs, int n)
-{
-	struct strbuf sb = { 0 };
-	int i, j;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < procs[i].nfuncs; j++)
-			sb_addf(&sb, "%s%s", sb.len ? "+" : "", procs[i].funcs[j]);
-	return sb.buf;
 }
 
 int main(int argc, char **argv)
@@ -213,14 +202,13 @@ int main(int argc, char **argv)
 		req.build_dir = build_dir;
 		req.macros = ctx.macros;
 		req.distinct = distinct;
-		req.name = test_name(req.procs, req.nprocs);
 		status = code_translate(&req, &test, &err);
 		if (!status) {
 			if (emit_file)
 				write_file(emit_file, test.text.buf);
 			fputs(test.text.buf, stdout);
 			fputs("\n", stdout);
-			status = lkmm_check_text(&ctx, emit_file ? emit_file : req.name, test.text.buf,
+			status = lkmm_check_text(&ctx, emit_file ? emit_file : test.name, test.text.buf,
 						 &opts, &r);
 			if (r && r->out.buf) {
 				fwrite(r->out.buf, 1, r->herd_len, stdout);
@@ -232,14 +220,13 @@ int main(int argc, char **argv)
 				char path[PATH_MAX];
 
 				make_dirs(graph_dir, 0755);
-				snprintf(path, sizeof(path), "%s/%s.dot", graph_dir, req.name);
+				snprintf(path, sizeof(path), "%s/%s.dot", graph_dir, test.name);
 				write_file(path, r->dot.buf);
 			}
 			if (r)
 				lkmm_result_free(r);
 			code_test_free(&test);
 		}
-		free((char *)req.name);
 	}
 	if (err.buf)
 		fputs(err.buf, stderr);

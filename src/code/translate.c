@@ -3090,10 +3090,48 @@ static enum CXChildVisitResult find_function(CXCursor c, CXCursor parent, CXClie
 	return CXChildVisit_Continue;
 }
 
+struct find_line {
+	unsigned line;
+	CXCursor found;
+	bool ok;
+};
+
+static enum CXChildVisitResult function_at_line(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct find_line *fl = data;
+	CXSourceRange r = clang_getCursorExtent(c);
+	unsigned from, to;
+
+	(void)parent;
+	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
+	    !clang_Location_isFromMainFile(clang_getRangeStart(r)))
+		return CXChildVisit_Continue;
+	clang_getExpansionLocation(clang_getRangeStart(r), NULL, &from, NULL, NULL);
+	clang_getExpansionLocation(clang_getRangeEnd(r), NULL, &to, NULL, NULL);
+	if (from <= fl->line && fl->line <= to) {
+		fl->found = c;
+		fl->ok = true;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* The function named name, or, for a number, the one whose body holds that line of the file. */
 static CXCursor function_in(struct tr *t, struct tu *tu, const char *name)
 {
 	struct find_fn ff = { t, name, clang_getNullCursor(), false, { 0 }, 0 };
 
+	if (name[0] >= '0' && name[0] <= '9') {
+		struct find_line fl = { (unsigned)strtoul(name, NULL, 10), clang_getNullCursor(), false };
+
+		clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), function_at_line, &fl);
+		if (!fl.ok) {
+			sb_addf(t->err, "%s:%s: error: no function defined around this line\n", tu->file,
+				name);
+			longjmp(t->fail, 1);
+		}
+		return fl.found;
+	}
 	clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), find_function, &ff);
 	if (!ff.ok) {
 		sb_addf(t->err, "%s: error: no function %s() defined in it (or in what it includes)%s%s%s\n",
@@ -3295,7 +3333,7 @@ static void write_process(struct tr *t, struct code_test *out, int p)
 
 static void write_test(struct tr *t, struct code_test *out)
 {
-	struct strbuf head = { 0 }, cond = { 0 };
+	struct strbuf head = { 0 }, cond = { 0 }, name = { 0 }, from = { 0 };
 	struct code_test procs[16];
 	int p, i, j, nmodelled = 0;
 
@@ -3322,8 +3360,17 @@ static void write_test(struct tr *t, struct code_test *out)
 
 			for (f = 0; f < t->req->procs[p].nfuncs; f++) {
 				CXCursor fn = function_in(t, t->tu, t->req->procs[p].funcs[f]);
+				const char *fname = cursor_name(t, fn);
 				struct val result;
 
+				/* the test's name: the functions, each once */
+				if (!name.len)
+					sb_adds(&name, "+");
+				if (!strstr(name.buf ? name.buf : "", keepf(t, "+%s+", fname)))
+					sb_addf(&name, "%s+", fname);
+				sb_addf(&from, "%s%s%s", f ? "+" : (p ? ", " : ""),
+					f ? "" : keepf(t, "P%d %s:", p, t->req->procs[p].file), fname);
+				sb_addf(&from, "()");
 				t->deref_returns = f == t->req->procs[p].nfuncs - 1;
 				run_function(t, fn, NULL, 0, &result, &mem);
 				t->deref_returns = false;
@@ -3335,12 +3382,9 @@ static void write_test(struct tr *t, struct code_test *out)
 	}
 	for (i = 0; i < t->nlocs; i++)
 		nmodelled += t->locs[i].modelled;
-	sb_addf(&head, "C %s\n\n(*\n * Made by lkmm code from", t->req->name);
-	for (p = 0; p < t->req->nprocs; p++) {
-		sb_addf(&head, "%s P%d %s:", p ? "," : "", p, t->req->procs[p].file);
-		for (j = 0; j < t->req->procs[p].nfuncs; j++)
-			sb_addf(&head, "%s%s()", j ? "+" : "", t->req->procs[p].funcs[j]);
-	}
+	name.buf[name.len - 1] = '\0';	/* the last '+' */
+	out->name = xstrdup(t->req->name ? t->req->name : name.buf + 1);
+	sb_addf(&head, "C %s\n\n(*\n * Made by lkmm code from %s", out->name, from.buf);
 	sb_adds(&head, ".\n *\n * Locations (one object per structure type):\n");
 	for (i = 0; i < t->nlocs; i++)
 		if (t->locs[i].modelled)
@@ -3386,6 +3430,8 @@ static void write_test(struct tr *t, struct code_test *out)
 	add_text(out, -1, cond.buf);
 	sb_free(&head);
 	sb_free(&cond);
+	sb_free(&name);
+	sb_free(&from);
 }
 
 void code_test_free(struct code_test *t)
@@ -3398,6 +3444,7 @@ void code_test_free(struct code_test *t)
 	for (i = 0; i < t->nfiles; i++)
 		free(t->files[i]);
 	free(t->files);
+	free(t->name);
 	sb_free(&t->text);
 	memset(t, 0, sizeof(*t));
 }
