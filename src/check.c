@@ -416,6 +416,34 @@ void lkmm_close(struct lkmm *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 }
 
+/* r's text after herd7's block, retold by opts->retell. */
+static void retell_result(struct lkmm_result *r, const struct check_options *opts)
+{
+	struct strbuf *texts[] = { &r->explanation, &r->suggestion };
+	struct strbuf tail = { 0 };
+	size_t i;
+
+	if (!opts->retell)
+		return;
+	if (r->out.len > r->herd_len) {
+		opts->retell(opts->retell_arg, r->out.buf + r->herd_len, &tail);
+		r->out.len = r->herd_len;
+		r->out.buf[r->herd_len] = '\0';
+		if (tail.buf)
+			sb_adds(&r->out, tail.buf);
+		sb_free(&tail);
+	}
+	for (i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		struct strbuf told = { 0 };
+
+		if (!texts[i]->buf)
+			continue;
+		opts->retell(opts->retell_arg, texts[i]->buf, &told);
+		sb_free(texts[i]);
+		*texts[i] = told;
+	}
+}
+
 /*
  * What a decided test leaves, in the order of the files given: errors,
  * the messages of its errors that a -j worker kept (NULL if none).
@@ -431,6 +459,8 @@ static void finish_one(const char *path, struct lkmm_result *r, int status, cons
 		fflush(stdout);
 		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
 	}
+	if (!status)
+		retell_result(r, opts);
 	if (!status && !opts->quiet) {
 		fputs(r->out.buf, stdout);
 		fputs("\n", stdout);

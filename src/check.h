@@ -36,6 +36,13 @@ struct check_options {
 	long timeout;			/* seconds, 0 for none */
 	long max_executions;
 	struct event_limits limits;
+	/*
+	 * When set, what the run prints or writes after herd7's block (the
+	 * explanation, the suggestions) passes through retell() first:
+	 * `lkmm code` tells it in the kernel's files and lines.
+	 */
+	void (*retell)(void *arg, const char *text, struct strbuf *out);
+	void *retell_arg;
 };
 
 /* One variable of the printed final states: N:reg or a location. */

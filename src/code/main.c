@@ -32,7 +32,7 @@ static const char usage[] =
 	"  --exists COND     the test's condition, instead of \"a task sees a\n"
 	"                    published pointer but not what was written before\"\n"
 	"  --emit FILE       also write the litmus test to FILE\n"
-	"  --explain, --suggest, --suggest-timeout S, --graph DIR\n"
+	"  --explain, --suggest, --suggest-timeout S, --graph DIR, --svg, --html FILE\n"
 	"                    as for lkmm check, in the kernel's lines; a fix is\n"
 	"                    a diff that patch -p1 applies in the tree\n"
 	"  -I DIR, -conf FILE  the model, as for lkmm check (default: the tree's\n"
@@ -109,15 +109,67 @@ static const char *tree_model(const char *tree, const char *cfg)
 	return dir;
 }
 
+struct retelling {
+	const struct code_test *test;
+	const char *tree;
+};
+
+static void retell(void *arg, const char *text, struct strbuf *out)
+{
+	const struct retelling *r = arg;
+
+	code_answer(r->test, r->tree, text, out);
+}
+
+/*
+ * Check the test as `lkmm check` does a file, its outputs (--graph,
+ * --html ...) included, with what follows herd7's block in the kernel's
+ * terms.  The file is emit_file, else NAME.litmus in a scratch directory
+ * (the graph's and the page's names come from it).
+ */
+static int check_test(const struct code_test *test, const char *tree, const char *emit_file,
+		      struct check_options *opts)
+{
+	struct retelling how = { test, tree };
+	char scratch[] = "/tmp/lkmm-code-XXXXXX", path[PATH_MAX];
+	char *files[1];
+	int status;
+
+	if (emit_file) {
+		snprintf(path, sizeof(path), "%s", emit_file);
+	} else {
+		if (!mkdtemp(scratch)) {
+			fprintf(stderr, "lkmm code: error: cannot make a scratch directory: %s\n",
+				strerror(errno));
+			return EXIT_INTERNAL;
+		}
+		snprintf(path, sizeof(path), "%s/%s.litmus", scratch, test->name);
+	}
+	write_file(path, test->text.buf);
+	if (opts->graph_dir && !make_dirs(opts->graph_dir, 0755)) {
+		fprintf(stderr, "lkmm code: error: cannot make %s: %s\n", opts->graph_dir,
+			strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	opts->retell = retell;
+	opts->retell_arg = &how;
+	files[0] = path;
+	status = check_files(files, 1, opts);
+	if (!emit_file) {
+		unlink(path);
+		rmdir(scratch);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct code_request req = { 0 };
 	struct check_options opts;
 	struct code_test test;
-	struct strbuf err = { 0 }, answer = { 0 };
+	struct strbuf err = { 0 };
 	struct lkmm ctx;
-	struct lkmm_result *r = NULL;
-	const char *model_dir = NULL, *cfg = "linux-kernel.cfg", *emit_file = NULL, *graph_dir = NULL;
+	const char *model_dir = NULL, *cfg = "linux-kernel.cfg", *emit_file = NULL;
 	char *tree = NULL, *build_dir = NULL, *cache;
 	const char **distinct = NULL;
 	int i, status;
@@ -166,7 +218,11 @@ int main(int argc, char **argv)
 			if (*end || opts.suggest_timeout < 0)
 				bad_usage("--suggest-timeout takes seconds, not", argv[i]);
 		} else if (!strcmp(a, "--graph")) {
-			graph_dir = next_arg(argc, argv, &i);
+			opts.graph_dir = next_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--svg")) {
+			opts.svg = true;
+		} else if (!strcmp(a, "--html")) {
+			opts.html_file = next_arg(argc, argv, &i);
 		} else if (!strcmp(a, "-I") || !strcmp(a, "--model")) {
 			model_dir = next_arg(argc, argv, &i);
 		} else if (!strcmp(a, "-conf")) {
@@ -184,7 +240,9 @@ int main(int argc, char **argv)
 			"project's with kernel/scripts/prepare-tree.sh\n");
 		return EXIT_BAD_INPUT;
 	}
-	opts.keep_executions = opts.explain || opts.suggest || graph_dir;
+	if (opts.svg && !opts.graph_dir)
+		bad_usage("--svg needs --graph DIR", NULL);
+	opts.keep_executions = opts.explain || opts.suggest || opts.graph_dir || opts.html_file;
 	opts.model.cfg_name = cfg;
 	if (!model_dir && !getenv("LKMM_MODEL_DIR"))
 		model_dir = tree_model(tree, cfg);	/* the model of the kernel being read */
@@ -204,34 +262,16 @@ int main(int argc, char **argv)
 		req.distinct = distinct;
 		status = code_translate(&req, &test, &err);
 		if (!status) {
-			if (emit_file)
-				write_file(emit_file, test.text.buf);
 			fputs(test.text.buf, stdout);
 			fputs("\n", stdout);
-			status = lkmm_check_text(&ctx, emit_file ? emit_file : test.name, test.text.buf,
-						 &opts, &r);
-			if (r && r->out.buf) {
-				fwrite(r->out.buf, 1, r->herd_len, stdout);
-				code_answer(&test, req.tree, r->out.buf + r->herd_len, &answer);
-				if (answer.buf)
-					fputs(answer.buf, stdout);
-			}
-			if (!status && graph_dir && r && r->dot.buf) {
-				char path[PATH_MAX];
-
-				make_dirs(graph_dir, 0755);
-				snprintf(path, sizeof(path), "%s/%s.dot", graph_dir, test.name);
-				write_file(path, r->dot.buf);
-			}
-			if (r)
-				lkmm_result_free(r);
+			fflush(stdout);
+			status = check_test(&test, req.tree, emit_file, &opts);
 			code_test_free(&test);
 		}
 	}
 	if (err.buf)
 		fputs(err.buf, stderr);
 	sb_free(&err);
-	sb_free(&answer);
 	lkmm_close(&ctx);
 	for (i = 0; i < req.nprocs; i++) {
 		int j;

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 # Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
 # runs the cases marked `all` only with the first binary left out.
 set -- $LKMM_BINARIES
-plan $(( 22 + ($# - 1) * 10 ))
+plan $(( 23 + ($# - 1) * 10 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -91,6 +91,10 @@ for lkmm in $LKMM_BINARIES; do
 		expect "$tag: FILE:LINE names the function around the line" 0 \
 			'^C sb_init_dio_done_wq\+dio_set_defer_completion\+dio_bio_end_aio$' \
 			"$lkmm" code --tree "$before" fs/super.c:2252 fs/direct-io.c:575+365
+		"$lkmm" code --tree "$before" --explain --html "$work/page.html" "${dio[@]}" > /dev/null 2>&1
+		expect "$tag: --html: the page tells it in the kernel's lines, with the graph" 0 \
+			'^both$' bash -c "grep -qF 'fs/direct-io.c:575 \`if (!sb-&gt;s_dio_done_wq)\`' '$work/page.html' &&
+				grep -q '<svg' '$work/page.html' && echo both"
 		expect "$tag: ... the explanation in the kernel's lines" 0 \
 			'P1 fs/direct-io.c:575 `if \(!sb->s_dio_done_wq\)`' \
 			"$lkmm" code --tree "$before" --explain "${dio[@]}"
