@@ -24,6 +24,7 @@
  * each side its own copy of what follows.
  */
 #include <clang-c/Index.h>
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -3004,6 +3005,33 @@ static enum CXErrorCode parse_with_overlay(struct tr *t, struct tu *tu, const ch
 	return rc;
 }
 
+/* "; did you mean: ..." with the files of file's directory that start as its name does. */
+static void similar_files(struct tr *t, const char *file)
+{
+	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
+	char dir[4096];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%.*s", t->req->tree, slash ? (int)(slash - file) : 0, file);
+	dp = opendir(dir);
+	if (!dp) {
+		sb_addf(t->err, " (nor the directory %.*s)", slash ? (int)(slash - file) : 0, file);
+		return;
+	}
+	while ((d = readdir(dp)) && n < 8) {
+		size_t len = strlen(d->d_name);
+
+		if (len > 2 && !strcmp(d->d_name + len - 2, ".c") && !strncmp(d->d_name, base, 3))
+			sb_addf(t->err, "%s%.*s%s", n++ ? ", " : "; did you mean: ",
+				slash ? (int)(slash - file + 1) : 0, file, d->d_name);
+	}
+	closedir(dp);
+	if (n)
+		sb_adds(t->err, "?");
+}
+
 static struct tu *open_tu(struct tr *t, const char *file)
 {
 	struct collect col;
@@ -3020,7 +3048,9 @@ static struct tu *open_tu(struct tr *t, const char *file)
 	snprintf(path, sizeof(path), "%s/%s", t->req->tree, file);
 	f = fopen(path, "r");
 	if (!f) {
-		sb_addf(t->err, "%s: error: no such file in %s\n", file, t->req->tree);
+		sb_addf(t->err, "%s: error: no such file in %s", file, t->req->tree);
+		similar_files(t, file);
+		sb_adds(t->err, "\n");
 		longjmp(t->fail, 1);
 	}
 	fclose(f);

@@ -104,8 +104,9 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: an unknown function: exit 2, the candidates named" 2 \
 		'^fs/super.c: error: no function sb_init_dio_wq\(\) defined in it .*did you mean: .*sb_init_dio_done_wq' \
 		"$lkmm" code --tree "$before" fs/super.c:sb_init_dio_wq fs/super.c:sb_init_dio_wq
-	expect "$tag: an unknown file: exit 2" 2 '^fs/nosuch.c: error: no such file' \
-		"$lkmm" code --tree "$before" fs/nosuch.c:f fs/nosuch.c:f
+	expect "$tag: an unknown file: exit 2, the candidates named" 2 \
+		'^fs/supr.c: error: no such file .*did you mean: fs/super.c\?$' \
+		"$lkmm" code --tree "$before" fs/supr.c:f fs/supr.c:f
 	expect "$tag: a file that does not compile here (arm64's): exit 2 at its line" 2 \
 		'^[^ ]+:[0-9]+:[0-9]+: error: arch/arm64/kernel/smp.c does not compile' \
 		"$lkmm" code --tree "$before" arch/arm64/kernel/smp.c:smp_send_stop arch/arm64/kernel/smp.c:smp_send_stop
