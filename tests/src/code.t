@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 # Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
 # runs the cases marked `all` only with the first binary left out.
 set -- $LKMM_BINARIES
-plan $(( 23 + ($# - 1) * 10 ))
+plan $(( 24 + ($# - 1) * 10 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -46,6 +46,8 @@ for lkmm in $LKMM_BINARIES; do
 	verdict "$tag: s_dio_done_wq, direct-io reader, 6.12: data race" "$before" race "${dio[@]}"
 	verdict "$tag: ... with the series: none, and never an uninitialized workqueue" "$after" clean "${dio[@]}"
 	if [ -n "$all" ]; then
+		verdict "$tag: --distinct super_block: each task its own, nothing shared" "$before" clean \
+			--distinct super_block "${dio[@]}"
 		iomap=(fs/super.c:sb_init_dio_done_wq fs/iomap/direct-io.c:iomap_dio_done)
 		verdict "$tag: s_dio_done_wq, iomap reader, 6.12: data race" "$before" race "${iomap[@]}"
 		verdict "$tag: ... with the series: none" "$after" clean "${iomap[@]}"
