@@ -1415,6 +1415,30 @@ static CXCursor address_operand(struct tr *t, CXCursor c)
 	return c;
 }
 
+/*
+ * What a load or store primitive c accesses through its first argument
+ * arg: the lvalue itself (lv: READ_ONCE(x) as written), else what the
+ * address points to; *written the lvalue as the kernel writes it, for
+ * diffs (x of an overlay's &(x)).
+ */
+static struct lval accessed(struct tr *t, struct env *e, CXCursor c, CXCursor arg, bool lv,
+			    bool lvalue_arg, CXCursor *written)
+{
+	struct lval target;
+
+	if (lv) {
+		*written = arg;
+		return lvalue(t, e, arg);
+	}
+	target = deref_of(t, arg, eval(t, e, arg, NULL), clang_getCursorType(arg));
+	target.expr = c;
+	target.pointer = is_pointer_type(clang_getPointeeType(
+		clang_getCanonicalType(clang_getCursorType(arg))));
+	if (lvalue_arg)
+		*written = address_operand(t, arg);
+	return target;
+}
+
 static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const char *name,
 				 const struct prim *p, CXCursor *args, int nargs, bool by_address,
 				 const struct expansion *written, const char *hint)
@@ -1482,19 +1506,7 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 	case PS_LOAD:
 		if (nargs < 1)
 			fail_at(t, c, "%s() without its argument", name);
-		if (lv) {
-			target = lvalue(t, e, args[0]);
-			target_node = args[0];
-		} else {
-			struct val a = eval(t, e, args[0], NULL);
-
-			target = deref_of(t, args[0], a, clang_getCursorType(args[0]));
-			target.expr = c;
-			target.pointer = is_pointer_type(clang_getPointeeType(
-				clang_getCanonicalType(clang_getCursorType(args[0]))));
-			if (p->lvalue_arg)
-				target_node = address_operand(t, args[0]);
-		}
+		target = accessed(t, e, c, args[0], lv, p->lvalue_arg, &target_node);
 		if (!p->lvalue_arg || !by_address)
 			for (i = 1; i < nargs; i++)
 				eval(t, e, args[i], NULL);
@@ -1507,17 +1519,7 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 	case PS_STORE:
 		if (nargs < 2)
 			fail_at(t, c, "%s() without its value", name);
-		if (lv) {
-			target = lvalue(t, e, args[0]);
-			target_node = args[0];
-		} else {
-			struct val a = eval(t, e, args[0], NULL);
-
-			target = deref_of(t, args[0], a, clang_getCursorType(args[0]));
-			target.expr = args[0];
-			if (p->lvalue_arg)
-				target_node = address_operand(t, args[0]);
-		}
+		target = accessed(t, e, c, args[0], lv, p->lvalue_arg, &target_node);
 		vals[0] = eval(t, e, args[1], NULL);
 		before = t->nlines;
 		store(t, e, target, vals[0], p->litmus, !p->lvalue_arg, c);
