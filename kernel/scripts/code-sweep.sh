@@ -62,6 +62,9 @@ while IFS= read -r report; do
 	error=
 	if [ "$status" -eq 124 ]; then
 		verdict=timeout
+	elif [ "$status" -eq 3 ]; then
+		verdict=limit
+		error=$(grep -m1 'lkmm: ' <<< "$out")
 	elif [ "$status" -ne 0 ]; then
 		verdict=error
 		error=$(grep -m1 'error:' <<< "$out" || head -1 <<< "$out")

@@ -1188,12 +1188,16 @@ static struct val load(struct tr *t, struct env *e, struct lval l, const char *p
 	return v;
 }
 
-/* The litmus text of a value being stored: unknown values store 1. */
+/*
+ * The litmus text of a value being stored: unknown values store 1, and
+ * so does the address of a location the test does not have (a list
+ * link of another object, say): not 0, and nothing to read through.
+ */
 static const char *stored_text(struct tr *t, struct val v)
 {
 	if (v.kind == V_LIT)
 		return v.text;
-	if (v.kind == V_ADDR || (v.kind == V_OBJ && v.loc >= 0))
+	if ((v.kind == V_ADDR || (v.kind == V_OBJ && v.loc >= 0)) && t->locs[v.loc].modelled)
 		return t->locs[v.loc].name;
 	return "1";
 }
@@ -3158,8 +3162,9 @@ static CXCursor function_in(struct tr *t, struct tu *tu, const char *name)
 
 		clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), function_at_line, &fl);
 		if (!fl.ok) {
-			sb_addf(t->err, "%s:%s: error: no function defined around this line\n", tu->file,
-				name);
+			sb_addf(t->err, "%s:%s: error: no function defined around this line (one the "
+				"x86 defconfig leaves out, under an #ifdef, is not in the parse)\n",
+				tu->file, name);
 			longjmp(t->fail, 1);
 		}
 		return fl.found;
