@@ -71,8 +71,13 @@ struct code_test {
 	int nfiles;
 };
 
-/* Make tree parseable; *build_dir (allocated) its prepared directory.  0, or 2 with a message. */
-int code_prepare_tree(const char *tree, const char *cache_root, char **build_dir, struct strbuf *err);
+/*
+ * Make tree parseable under config (a Kbuild target: allyesconfig,
+ * defconfig ...); *build_dir (allocated) its prepared directory.
+ * 0, or 2 with a message.
+ */
+int code_prepare_tree(const char *tree, const char *config, const char *cache_root, char **build_dir,
+		      struct strbuf *err);
 
 /* The litmus test of req.  0, or 2 with "FILE:LINE:COL: error: ..." in err. */
 int code_translate(const struct code_request *req, struct code_test *out, struct strbuf *err);

@@ -2,6 +2,7 @@
  * main.c - `lkmm code`: the command line of src/code/ (bin/lkmm-code,
  * which `lkmm code` runs: libclang is linked here, never into lkmm).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -25,7 +26,10 @@ static const char usage[] =
 	"\n"
 	"  --tree DIR        the kernel source tree (default: the project's\n"
 	"                    unpacked 6.12 tree, build/kernel/src); prepared\n"
-	"                    once (make LLVM=1 defconfig prepare) into the cache\n"
+	"                    once (make LLVM=1 CONFIG prepare) into the cache\n"
+	"  --config CONFIG   the Kbuild config target the tree is read under\n"
+	"                    (allyesconfig: every #ifdef'd part present;\n"
+	"                    defconfig, allnoconfig ... as the code runs there)\n"
 	"  --depth N         inline calls to functions of the file this deep (3)\n"
 	"  --distinct TYPE   each task has its own struct TYPE (default: one\n"
 	"                    object per structure type, shared)\n"
@@ -94,6 +98,19 @@ static char *default_tree(void)
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
 	return realpath(path, NULL);
+}
+
+/* "defconfig", "allyesconfig", "x86_64_defconfig": a make target, never an option. */
+static bool config_target(const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (len <= strlen("config") || strcmp(name + len - strlen("config"), "config"))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return false;
+	return true;
 }
 
 /* TREE/tools/memory-model when it holds the model, else NULL (a static buffer). */
@@ -170,6 +187,7 @@ int main(int argc, char **argv)
 	struct strbuf err = { 0 };
 	struct lkmm ctx;
 	const char *model_dir = NULL, *cfg = "linux-kernel.cfg", *emit_file = NULL;
+	const char *config = "allyesconfig";
 	char *tree = NULL, *build_dir = NULL, *cache;
 	const char **distinct = NULL;
 	int i, status;
@@ -194,6 +212,11 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--tree")) {
 			tree = xstrdup(next_arg(argc, argv, &i));
+		} else if (!strcmp(a, "--config")) {
+			config = next_arg(argc, argv, &i);
+			if (!config_target(config))
+				bad_usage("--config takes a Kbuild config target (defconfig, "
+					  "allyesconfig ...), not", config);
 		} else if (!strcmp(a, "--depth")) {
 			char *end;
 			long d = strtol(next_arg(argc, argv, &i), &end, 10);
@@ -252,7 +275,7 @@ int main(int argc, char **argv)
 	status = lkmm_open(&ctx, &opts.model, cache);
 	if (status)
 		return status;
-	status = code_prepare_tree(tree, cache ? cache : "/tmp/lkmm-cache", &build_dir, &err);
+	status = code_prepare_tree(tree, config, cache ? cache : "/tmp/lkmm-cache", &build_dir, &err);
 	if (!status) {
 		char real[PATH_MAX];
 

@@ -1,13 +1,15 @@
 /*
  * prepare.c - a plain kernel source tree made parseable: its generated
- * headers (autoconf.h, asm offsets ...) from `make LLVM=1 defconfig
- * prepare` into a directory of the cache, never into the tree.
+ * headers (autoconf.h, asm offsets ...) from `make LLVM=1 CONFIG prepare`
+ * into a directory of the cache, never into the tree.
  *
- * defconfig because it builds in seconds and sets CONFIG_SMP, without
- * which smp_load_acquire() would silently be the uniprocessor one; a
- * file the config does not build still parses, only its #ifdef'd parts
- * are absent.  The directory is made again when a Kconfig file the last
- * run read is newer than its result (Kbuild's own list of them).
+ * The default CONFIG is allyesconfig: every option a file or a header
+ * tests with #ifdef is set (allmodconfig would leave a tristate's
+ * CONFIG_X undefined, only CONFIG_X_MODULE), and so is CONFIG_SMP,
+ * without which smp_load_acquire() would silently be the uniprocessor
+ * one.  It prepares in about 22 s, once.  The directory is made again
+ * when a Kconfig file the last run read is newer than its result
+ * (Kbuild's own list of them).
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,12 +21,16 @@
 
 #include "code.h"
 
-/* FNV-1a of the tree's path: the cache's name for it. */
-static unsigned long long path_hash(const char *s)
+/* FNV-1a of the tree's path and the config: the cache's name for them. */
+static unsigned long long prepare_hash(const char *tree, const char *config)
 {
 	unsigned long long h = 1469598103934665603ULL;
+	const char *s;
 
-	for (; *s; s++)
+	for (s = tree; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	h = h * 1099511628211ULL;	/* the NUL between them */
+	for (s = config; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
 }
@@ -67,7 +73,8 @@ static bool up_to_date(const char *dir)
 	return fresh;
 }
 
-int code_prepare_tree(const char *tree, const char *cache_root, char **build_dir, struct strbuf *err)
+int code_prepare_tree(const char *tree, const char *config, const char *cache_root, char **build_dir,
+		      struct strbuf *err)
 {
 	char real[PATH_MAX], dir[PATH_MAX + 64], log[PATH_MAX + 96], path[PATH_MAX + 64];
 	struct stat st;
@@ -85,7 +92,7 @@ int code_prepare_tree(const char *tree, const char *cache_root, char **build_dir
 		*build_dir = xstrdup(real);
 		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s/code/%016llx", cache_root, path_hash(real));
+	snprintf(dir, sizeof(dir), "%s/code/%016llx", cache_root, prepare_hash(real, config));
 	if (up_to_date(dir)) {
 		*build_dir = xstrdup(dir);
 		return 0;
@@ -95,8 +102,8 @@ int code_prepare_tree(const char *tree, const char *cache_root, char **build_dir
 		return EXIT_BAD_INPUT;
 	}
 	snprintf(log, sizeof(log), "%s/prepare.log", dir);
-	fprintf(stderr, "lkmm code: preparing %s once (make LLVM=1 defconfig prepare into %s)\n",
-		real, dir);
+	fprintf(stderr, "lkmm code: preparing %s once (make LLVM=1 %s prepare into %s)\n",
+		real, config, dir);
 	pid = fork();
 	if (pid < 0) {
 		sb_addf(err, "lkmm code: error: fork: %s\n", strerror(errno));
@@ -109,12 +116,12 @@ int code_prepare_tree(const char *tree, const char *cache_root, char **build_dir
 			_exit(127);
 		snprintf(o, sizeof(o), "O=%s", dir);
 		execlp("make", "make", "-s", "-C", real, o, "-j2", "LLVM=1", "ARCH=x86_64",
-		       "defconfig", "prepare", (char *)NULL);
+		       config, "prepare", (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		sb_addf(err, "%s: error: `make LLVM=1 defconfig prepare` failed (clang, ld.lld, flex, "
-			"bison and libelf-dev are needed): see %s\n", real, log);
+		sb_addf(err, "%s: error: `make LLVM=1 %s prepare` failed (clang, ld.lld, flex, "
+			"bison and libelf-dev are needed): see %s\n", real, config, log);
 		return EXIT_BAD_INPUT;
 	}
 	*build_dir = xstrdup(dir);

@@ -40,6 +40,8 @@ struct loc {
 	char *name;		/* its litmus name */
 	unsigned readers, writers;	/* processes, as bits (first walk) */
 	bool lock;		/* taken as a lock */
+	unsigned takers, read_takers;	/* processes taking it, its read side (first walk) */
+	bool shared_read;	/* two tasks hold its read side: neither is modelled */
 	bool pointer;		/* holds a pointer */
 	int fresh_proc;		/* a fresh object: the process allocating it; else -1 */
 	bool holds_fresh;	/* a fresh object's address is stored here (first walk) */
@@ -105,14 +107,21 @@ struct deref {
 };
 
 enum prim_shape {
-	PS_LOAD, PS_STORE, PS_RMW, PS_FENCE, PS_LOCK, PS_UNLOCK, PS_PLAIN_CALL,
-	PS_ALLOC, PS_PASS, PS_UNSUPPORTED,
+	PS_LOAD, PS_STORE, PS_RMW, PS_FENCE, PS_LOCK, PS_UNLOCK, PS_READ_LOCK, PS_READ_UNLOCK,
+	PS_HELD, PS_HELD_WRITE, PS_HELD_READ, PS_PLAIN_CALL, PS_ALLOC, PS_PASS, PS_UNSUPPORTED,
 };
 
 struct prim {
 	enum prim_shape shape;
 	const char *litmus;	/* the .def macro it becomes */
 	bool lvalue_arg;	/* the first argument is an lvalue (READ_ONCE(x)), not a pointer */
+};
+
+/* A lock a task asserts it holds (lockdep_assert_held()) and does not take: its caller's. */
+struct held {
+	int proc, loc;
+	bool read;		/* the read side of an rwsem or rwlock */
+	CXCursor at;		/* the first assertion */
 };
 
 struct tr {
@@ -142,7 +151,9 @@ struct tr {
 	} half;
 	struct deref *derefs;
 	int nderefs;
-	struct strbuf notes, assumed;
+	struct held *held;
+	int nheld;
+	struct strbuf notes, assumed, held_notes;
 	char **strings;		/* freed at the end */
 	int nstrings;
 	struct arena walk_arena;	/* walk_mem */
@@ -308,6 +319,12 @@ static const struct {
 	{ "mb", { PS_FENCE, "smp_mb", false } },
 	{ "rmb", { PS_FENCE, "smp_rmb", false } },
 	{ "wmb", { PS_FENCE, "smp_wmb", false } },
+	/*
+	 * Locks.  Lockdep (CONFIG_DEBUG_LOCK_ALLOC) turns mutex_lock() into
+	 * mutex_lock_nested() and raw_spin_lock_nested() into its own
+	 * function: both spellings are here.  The read side of an rwsem or
+	 * rwlock excludes writers only (PS_READ_LOCK).
+	 */
 	{ "spin_lock", { PS_LOCK, "spin_lock", false } },
 	{ "spin_lock_irq", { PS_LOCK, "spin_lock", false } },
 	{ "spin_lock_irqsave", { PS_LOCK, "spin_lock", false } },
@@ -315,19 +332,41 @@ static const struct {
 	{ "raw_spin_lock", { PS_LOCK, "spin_lock", false } },
 	{ "raw_spin_lock_irq", { PS_LOCK, "spin_lock", false } },
 	{ "raw_spin_lock_irqsave", { PS_LOCK, "spin_lock", false } },
-	{ "mutex_lock", { PS_LOCK, "spin_lock", false } },
-	{ "mutex_lock_interruptible", { PS_LOCK, "spin_lock", false } },
-	{ "mutex_lock_killable", { PS_LOCK, "spin_lock", false } },
-	{ "down_read", { PS_LOCK, "spin_lock", false } },
-	{ "down_write", { PS_LOCK, "spin_lock", false } },
 	{ "_raw_spin_lock", { PS_LOCK, "spin_lock", false } },
 	{ "_raw_spin_lock_irq", { PS_LOCK, "spin_lock", false } },
 	{ "_raw_spin_lock_irqsave", { PS_LOCK, "spin_lock", false } },
 	{ "_raw_spin_lock_bh", { PS_LOCK, "spin_lock", false } },
-	{ "_raw_spin_unlock", { PS_UNLOCK, "spin_unlock", false } },
-	{ "_raw_spin_unlock_irq", { PS_UNLOCK, "spin_unlock", false } },
-	{ "_raw_spin_unlock_irqrestore", { PS_UNLOCK, "spin_unlock", false } },
-	{ "_raw_spin_unlock_bh", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_spin_lock_nested", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_spin_lock_irqsave_nested", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_spin_lock_nest_lock", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_write_lock", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_write_lock_irq", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_write_lock_irqsave", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_write_lock_bh", { PS_LOCK, "spin_lock", false } },
+	{ "_raw_write_lock_nested", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_interruptible", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_killable", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_io", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_nested", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_interruptible_nested", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_killable_nested", { PS_LOCK, "spin_lock", false } },
+	{ "mutex_lock_io_nested", { PS_LOCK, "spin_lock", false } },
+	{ "_mutex_lock_nest_lock", { PS_LOCK, "spin_lock", false } },
+	{ "down_write", { PS_LOCK, "spin_lock", false } },
+	{ "down_write_killable", { PS_LOCK, "spin_lock", false } },
+	{ "down_write_nested", { PS_LOCK, "spin_lock", false } },
+	{ "down_write_killable_nested", { PS_LOCK, "spin_lock", false } },
+	{ "_down_write_nest_lock", { PS_LOCK, "spin_lock", false } },
+	{ "down_read", { PS_READ_LOCK, "spin_lock", false } },
+	{ "down_read_interruptible", { PS_READ_LOCK, "spin_lock", false } },
+	{ "down_read_killable", { PS_READ_LOCK, "spin_lock", false } },
+	{ "down_read_nested", { PS_READ_LOCK, "spin_lock", false } },
+	{ "down_read_killable_nested", { PS_READ_LOCK, "spin_lock", false } },
+	{ "_raw_read_lock", { PS_READ_LOCK, "spin_lock", false } },
+	{ "_raw_read_lock_irq", { PS_READ_LOCK, "spin_lock", false } },
+	{ "_raw_read_lock_irqsave", { PS_READ_LOCK, "spin_lock", false } },
+	{ "_raw_read_lock_bh", { PS_READ_LOCK, "spin_lock", false } },
 	{ "spin_unlock", { PS_UNLOCK, "spin_unlock", false } },
 	{ "spin_unlock_irq", { PS_UNLOCK, "spin_unlock", false } },
 	{ "spin_unlock_irqrestore", { PS_UNLOCK, "spin_unlock", false } },
@@ -335,9 +374,31 @@ static const struct {
 	{ "raw_spin_unlock", { PS_UNLOCK, "spin_unlock", false } },
 	{ "raw_spin_unlock_irq", { PS_UNLOCK, "spin_unlock", false } },
 	{ "raw_spin_unlock_irqrestore", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_spin_unlock", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_spin_unlock_irq", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_spin_unlock_irqrestore", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_spin_unlock_bh", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_write_unlock", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_write_unlock_irq", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_write_unlock_irqrestore", { PS_UNLOCK, "spin_unlock", false } },
+	{ "_raw_write_unlock_bh", { PS_UNLOCK, "spin_unlock", false } },
 	{ "mutex_unlock", { PS_UNLOCK, "spin_unlock", false } },
-	{ "up_read", { PS_UNLOCK, "spin_unlock", false } },
 	{ "up_write", { PS_UNLOCK, "spin_unlock", false } },
+	{ "up_read", { PS_READ_UNLOCK, "spin_unlock", false } },
+	{ "_raw_read_unlock", { PS_READ_UNLOCK, "spin_unlock", false } },
+	{ "_raw_read_unlock_irq", { PS_READ_UNLOCK, "spin_unlock", false } },
+	{ "_raw_read_unlock_irqrestore", { PS_READ_UNLOCK, "spin_unlock", false } },
+	{ "_raw_read_unlock_bh", { PS_READ_UNLOCK, "spin_unlock", false } },
+	/* a lock the caller holds (lockdep_assert_held() is in overlay()'s list) */
+	{ "lockdep_assert_held", { PS_HELD, "spin_lock", false } },
+	{ "lockdep_assert_held_once", { PS_HELD, "spin_lock", false } },
+	{ "lockdep_assert_held_write", { PS_HELD_WRITE, "spin_lock", false } },
+	{ "lockdep_assert_held_read", { PS_HELD_READ, "spin_lock", false } },
+	{ "assert_spin_locked", { PS_HELD_WRITE, "spin_lock", false } },
+	{ "rwsem_assert_held", { PS_HELD, "spin_lock", false } },
+	{ "rwsem_assert_held_nolockdep", { PS_HELD, "spin_lock", false } },
+	{ "rwsem_assert_held_write", { PS_HELD_WRITE, "spin_lock", false } },
+	{ "rwsem_assert_held_write_nolockdep", { PS_HELD_WRITE, "spin_lock", false } },
 	{ "likely", { PS_PASS, NULL, false } },
 	{ "unlikely", { PS_PASS, NULL, false } },
 	{ "__builtin_expect", { PS_PASS, NULL, false } },
@@ -707,6 +768,24 @@ static const char *pointee_struct(struct tr *t, CXType ty)
 	return spelling(t, clang_getCursorSpelling(clang_getTypeDeclaration(p)));
 }
 
+/* The structure a field is of: a member of an anonymous struct or union is its enclosing one's. */
+static const char *field_type(struct tr *t, CXCursor field)
+{
+	CXCursor record = clang_getCursorSemanticParent(field);
+	const char *type = cursor_name(t, record);
+
+	while (!*type) {
+		CXCursor outer = clang_getCursorSemanticParent(record);
+		enum CXCursorKind k = clang_getCursorKind(outer);
+
+		if (k != CXCursor_StructDecl && k != CXCursor_UnionDecl)
+			return "anonymous";
+		record = outer;
+		type = cursor_name(t, record);
+	}
+	return type;
+}
+
 static bool is_pointer_type(CXType ty)
 {
 	return clang_getCanonicalType(ty).kind == CXType_Pointer;
@@ -815,10 +894,35 @@ static void stored_fresh(struct tr *t, int loc, struct val v)
 		f->stored_in[f->nstored++] = loc;
 }
 
+/*
+ * After the first walk, the locks held by callers: an assertion in a task
+ * that takes the lock itself is inside its own critical section; one in
+ * a task that does not means the lock is held across the whole task.
+ */
+static void choose_held(struct tr *t)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->nheld; i++) {
+		struct held *h = &t->held[i];
+		struct loc *l = &t->locs[h->loc];
+
+		if ((l->takers | l->read_takers) & (1u << h->proc))
+			continue;
+		t->held[n++] = *h;
+	}
+	t->nheld = n;
+	for (i = 0; i < t->nheld; i++)
+		if (t->held[i].read)
+			t->locs[t->held[i].loc].read_takers |= 1u << t->held[i].proc;
+}
+
 /* After the first walk: the locations of the test. */
 static void choose_locations(struct tr *t)
 {
 	int i, j;
+
+	choose_held(t);
 
 	for (i = 0; i < t->nlocs; i++) {
 		struct loc *l = &t->locs[i];
@@ -827,6 +931,8 @@ static void choose_locations(struct tr *t)
 		l->modelled = l->fresh_proc < 0 && l->writers && (all & (all - 1));
 		if (l->lock)
 			l->modelled = l->fresh_proc < 0 && (all & (all - 1));
+		/* the model's locks are exclusive: two readers would exclude each other */
+		l->shared_read = l->read_takers & (l->read_takers - 1);
 	}
 	/* a fresh object is modelled when its address goes where another task can find it */
 	for (i = 0; i < t->nlocs; i++)
@@ -1066,9 +1172,8 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 	}
 	if (k == CXCursor_MemberRefExpr) {
 		CXCursor field = clang_getCursorReferenced(c);
-		CXCursor record = clang_getCursorSemanticParent(field);
 		struct kids kids = code_kids(c);
-		const char *type = cursor_name(t, record);
+		const char *type = field_type(t, field);
 		const char *fname = cursor_name(t, field);
 		struct lval base = l;
 		bool arrow = false;
@@ -1087,8 +1192,6 @@ static struct lval lvalue(struct tr *t, struct env *e, CXCursor c)
 				base = lvalue(t, e, kids.items[0]);
 			}
 		}
-		if (!*type)
-			type = "anonymous";
 		if (base.kind == L_DEREF || (base.kind == L_LOC && t->locs[base.loc].fresh_proc >= 0)) {
 			/* a field of a fresh object: its contents, one location */
 			base.marked |= l.marked;
@@ -1443,6 +1546,31 @@ static struct lval accessed(struct tr *t, struct env *e, CXCursor c, CXCursor ar
 	return target;
 }
 
+/* An rwsem's or rwlock's address: lockdep_assert_held() on it allows the read side. */
+static bool rw_lock_type(struct tr *t, CXType ty)
+{
+	const char *record = pointee_struct(t, ty);
+
+	if (record && strstr(record, "rw_semaphore"))
+		return true;
+	return ty.kind == CXType_Pointer &&
+	       strstr(spelling(t, clang_getTypeSpelling(clang_getPointeeType(ty))), "rwlock_t");
+}
+
+/* The first walk saw the task assert that it holds loc. */
+static void held_by_caller(struct tr *t, int loc, bool read, CXCursor at)
+{
+	int i;
+
+	if (t->pass != 1)
+		return;
+	for (i = 0; i < t->nheld; i++)
+		if (t->held[i].proc == t->proc && t->held[i].loc == loc)
+			return;
+	t->held = xrealloc(t->held, (t->nheld + 1) * sizeof(*t->held));
+	t->held[t->nheld++] = (struct held){ t->proc, loc, read, at };
+}
+
 static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const char *name,
 				 const struct prim *p, CXCursor *args, int nargs, bool by_address,
 				 const struct expansion *written, const char *hint)
@@ -1489,6 +1617,15 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 		return unknown;
 	case PS_LOCK:
 	case PS_UNLOCK:
+	case PS_READ_LOCK:
+	case PS_READ_UNLOCK:
+	case PS_HELD:
+	case PS_HELD_WRITE:
+	case PS_HELD_READ: {
+		bool read = p->shape == PS_READ_LOCK || p->shape == PS_READ_UNLOCK ||
+			    p->shape == PS_HELD_READ;
+		struct loc *l;
+
 		if (nargs < 1)
 			fail_at(t, c, "%s() without its lock", name);
 		for (i = 1; i < nargs; i++)
@@ -1498,15 +1635,28 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 			note(t, c, "%s(): lock not known, left out", name);
 			return unknown;
 		}
+		if (p->shape == PS_HELD)
+			read = rw_lock_type(t, clang_getCursorType(args[0]));
 		v.loc = lock_loc(t, v.loc);
-		t->locs[v.loc].lock = true;
+		l = &t->locs[v.loc];
+		l->lock = true;
 		touch(t, v.loc, true, true);
-		if (modelled(t, v.loc)) {
-			emit(t, c, "%s(%s);", p->litmus, t->locs[v.loc].name);
+		if (p->shape == PS_HELD || p->shape == PS_HELD_WRITE || p->shape == PS_HELD_READ) {
+			held_by_caller(t, v.loc, read, c);
+			return unknown;
+		}
+		if (t->pass == 1)
+			*(read ? &l->read_takers : &l->takers) |= 1u << t->proc;
+		if (read && l->shared_read) {
+			note(t, c, "%s(): a read side, as another task's, left out (readers do not "
+				   "exclude each other; the model's locks do)", name);
+		} else if (modelled(t, v.loc)) {
+			emit(t, c, "%s(%s);", p->litmus, l->name);
 			if (strcmp(name, p->litmus))
 				note(t, c, "%s() as %s()", name, p->litmus);
 		}
 		return constant(t, 0);
+	}
 	case PS_LOAD:
 		if (nargs < 1)
 			fail_at(t, c, "%s() without its argument", name);
@@ -2010,6 +2160,52 @@ static bool jumps(CXCursor c)
 	return found;
 }
 
+/* Whether a call is of what never returns (BUG()'s __builtin_unreachable(), panic() ...). */
+static bool noreturn_call(CXCursor call)
+{
+	CXCursor callee = clang_getCursorReferenced(call);
+	CXString name = clang_getCursorSpelling(callee);
+	CXString type = clang_getTypeSpelling(clang_getCursorType(callee));
+	const char *n = clang_getCString(name);
+	bool found = !strcmp(n, "__builtin_unreachable") || !strcmp(n, "__builtin_trap") ||
+		     strstr(clang_getCString(type), "noreturn");
+
+	clang_disposeString(name);
+	clang_disposeString(type);
+	return found;
+}
+
+/* Whether a statement never ends: every path through it reaches a call that does not return. */
+static bool dies(CXCursor c)
+{
+	struct kids k;
+	int i;
+
+	if (clang_Cursor_isNull(c))
+		return false;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_CallExpr:
+		return noreturn_call(c);
+	case CXCursor_CompoundStmt:
+		k = code_kids(c);
+		for (i = 0; i < k.n; i++)
+			if (dies(k.items[i]))
+				return true;
+		return false;
+	case CXCursor_DoStmt:		/* do { ... } while (0) of a macro */
+	case CXCursor_ParenExpr:
+	case CXCursor_UnexposedExpr:
+	case CXCursor_CStyleCastExpr:
+		k = code_kids(c);
+		return k.n && dies(k.items[0]);
+	case CXCursor_IfStmt:
+		k = code_kids(c);
+		return k.n == 3 && dies(k.items[1]) && dies(k.items[2]);
+	default:
+		return false;
+	}
+}
+
 /* How many accesses to the test's locations a piece of code makes, callees included. */
 struct score {
 	struct tr *t;
@@ -2025,8 +2221,7 @@ static enum CXChildVisitResult count_accesses(CXCursor c, CXCursor parent, CXCli
 	(void)parent;
 	if (k == CXCursor_MemberRefExpr) {
 		CXCursor field = clang_getCursorReferenced(c);
-		const char *type = cursor_name(t, clang_getCursorSemanticParent(field));
-		int i = loc_find(t, keepf(t, "%s.%s", type, cursor_name(t, field)));
+		int i = loc_find(t, keepf(t, "%s.%s", field_type(t, field), cursor_name(t, field)));
 
 		if (i >= 0 && t->locs[i].modelled)
 			s->n++;
@@ -2072,6 +2267,50 @@ static int accesses_after(struct tr *t, const struct walk *w)
 
 static void run(struct tr *t, struct walk *w);
 
+/*
+ * A condition as written: its tokens; inside a macro's expansion
+ * (likely(x)) the macro's; in a macro's own body (BUG_ON()) its line.
+ */
+static const char *condition_text(struct tr *t, CXCursor cond, struct code_span at)
+{
+	const struct expansion *x = expansion_of(t, cond);
+	CXSourceRange r = clang_getCursorExtent(cond);
+	struct strbuf sb = { 0 };
+	CXToken *toks;
+	unsigned n, i;
+
+	clang_tokenize(t->tu->unit, r, &toks, &n);
+	if (!n && x) {
+		clang_disposeTokens(t->tu->unit, toks, n);
+		clang_tokenize(t->tu->unit, x->range, &toks, &n);
+	}
+	for (i = 0; i < n && i < 12; i++)
+		sb_addf(&sb, "%s%s", i ? " " : "", spelling(t, clang_getTokenSpelling(t->tu->unit, toks[i])));
+	if (n > 12)
+		sb_adds(&sb, " ...");
+	clang_disposeTokens(t->tu->unit, toks, n);
+	if (!n && at.file) {
+		char path[4096], *text;
+
+		snprintf(path, sizeof(path), "%s/%s", t->req->tree, at.file);
+		text = read_file(path, NULL);
+		if (text) {
+			const char *p = text, *end;
+			unsigned line;
+
+			for (line = 1; line < at.line && (p = strchr(p, '\n')); line++)
+				p++;
+			if (p) {
+				p += strspn(p, " \t");
+				end = p + strcspn(p, "\n");
+				sb_addf(&sb, "%.*s", (int)(end - p), p);
+			}
+			free(text);
+		}
+	}
+	return keep(t, sb.buf ? sb.buf : xstrdup(""));
+}
+
 /* A branch on what the test does not model: the side that reaches its locations. */
 static bool choose_side(struct tr *t, struct walk *w, CXCursor cond, CXCursor then, CXCursor other,
 			bool half)
@@ -2080,25 +2319,19 @@ static bool choose_side(struct tr *t, struct walk *w, CXCursor cond, CXCursor th
 	int a = accesses_in(t, then) + (jumps(then) ? 0 : after);
 	int b = accesses_in(t, other) + (!clang_Cursor_isNull(other) && jumps(other) ? 0 : after);
 	bool side = a > b || (a == b && !jumps(then));
+	bool then_dies = dies(then), other_dies = dies(other);
 	struct code_span s = cursor_span(t, cond);
+
+	if (then_dies != other_dies)	/* BUG_ON(x): the kernel goes on where x is false */
+		side = other_dies;
 
 	if (t->pass == 2 && (a || b)) {
 		struct strbuf line = { 0 };
-		CXToken *toks;
-		unsigned n, i;
 
-		sb_addf(&line, " * %s:%u ", s.file ? s.file : "?", s.line);
-		clang_tokenize(t->tu->unit, clang_getCursorExtent(cond), &toks, &n);
-		sb_adds(&line, "`");
-		for (i = 0; i < n && i < 12; i++) {
-			CXString sp = clang_getTokenSpelling(t->tu->unit, toks[i]);
-
-			sb_addf(&line, "%s%s", i ? " " : "", clang_getCString(sp));
-			clang_disposeString(sp);
-		}
-		clang_disposeTokens(t->tu->unit, toks, n);
-		sb_addf(&line, "%s`%s taken as %s\n", n > 12 ? " ..." : "",
-			half ? ": its part the test does not model" : "", side ? "true" : "false");
+		sb_addf(&line, " * %s:%u `%s`%s taken as %s%s\n", s.file ? s.file : "?", s.line,
+			condition_text(t, cond, s), half ? ": its part the test does not model" : "",
+			side ? "true" : "false",
+			then_dies != other_dies ? " (the other side does not return)" : "");
 		if (!t->assumed.buf || !strstr(t->assumed.buf, line.buf))
 			sb_adds(&t->assumed, line.buf);
 		sb_free(&line);
@@ -2742,6 +2975,8 @@ static char **compile_flags(const struct code_request *req, const char *file, in
 	F("-DKBUILD_BASENAME=\"lkmm\"");
 	F("-DKBUILD_MODNAME=\"lkmm\"");
 	F("-D__KBUILD_MODNAME=kmod_lkmm");
+	/* Kbuild's, under CONFIG_FUNCTION_TRACER: asm/ftrace.h stops without it */
+	F("-DCC_USING_FENTRY");
 #undef F
 	*n = i;
 	return v;
@@ -2758,7 +2993,7 @@ static char **compile_flags(const struct code_request *req, const char *file, in
  * arguments as ordinary nodes.  An lvalue argument (READ_ONCE(x)) is
  * passed by address.
  */
-enum wrap_shape { W_LOAD_LV, W_LOAD_PTR, W_STORE_LV, W_STORE_PTR, W_RMW, W_FENCE };
+enum wrap_shape { W_LOAD_LV, W_LOAD_PTR, W_STORE_LV, W_STORE_PTR, W_RMW, W_FENCE, W_HELD };
 
 static const struct {
 	const char *name;
@@ -2778,6 +3013,9 @@ static const struct {
 	{ "smp_mb", W_FENCE }, { "smp_rmb", W_FENCE }, { "smp_wmb", W_FENCE },
 	{ "smp_mb__before_atomic", W_FENCE }, { "smp_mb__after_atomic", W_FENCE },
 	{ "smp_mb__after_spinlock", W_FENCE }, { "smp_mb__after_unlock_lock", W_FENCE },
+	{ "lockdep_assert_held", W_HELD }, { "lockdep_assert_held_once", W_HELD },
+	{ "lockdep_assert_held_write", W_HELD }, { "lockdep_assert_held_read", W_HELD },
+	{ "assert_spin_locked", W_HELD },
 };
 
 
@@ -2803,6 +3041,9 @@ static void wrap_definition(struct strbuf *sb, const char *name, enum wrap_shape
 		break;
 	case W_FENCE:
 		sb_addf(sb, "#define %s() ((void)" PRIM_PREFIX "%s())\n", name, name);
+		break;
+	case W_HELD:
+		sb_addf(sb, "#define %s(l) ((void)" PRIM_PREFIX "%s(l))\n", name, name);
 		break;
 	}
 }
@@ -3253,8 +3494,10 @@ out:
 		free(t.derefs[i].value);
 	}
 	free(t.derefs);
+	free(t.held);
 	sb_free(&t.notes);
 	sb_free(&t.assumed);
+	sb_free(&t.held_notes);
 	arena_free(&t.walk_arena);
 	walk_mem = NULL;
 	for (i = 0; i < t.nstrings; i++)
@@ -3368,6 +3611,35 @@ static void write_process(struct tr *t, struct code_test *out, int p)
 	sb_free(&sb);
 }
 
+/*
+ * The locks the task's callers hold, taken (what is "spin_lock") before
+ * its functions and released after them, at the line that asserts them.
+ */
+static void take_held(struct tr *t, const char *what)
+{
+	int i;
+
+	for (i = 0; i < t->nheld; i++) {
+		const struct held *h = &t->held[i];
+		const struct loc *l = &t->locs[h->loc];
+
+		if (h->proc != t->proc || !l->modelled)
+			continue;
+		if (h->read && l->shared_read) {
+			note(t, h->at, "%s held by a caller: a read side, as another task's, left out "
+				       "(readers do not exclude each other; the model's locks do)", l->name);
+			continue;
+		}
+		emit(t, h->at, "%s(%s);", what, l->name);
+		if (!strcmp(what, "spin_lock")) {
+			struct code_span s = cursor_span(t, h->at);
+
+			sb_addf(&t->held_notes, " * %s:%u %s%s (P%d)\n", s.file ? s.file : "?", s.line,
+				l->key, h->read ? ", its read side" : "", t->proc);
+		}
+	}
+}
+
 static void write_test(struct tr *t, struct code_test *out)
 {
 	struct strbuf head = { 0 }, cond = { 0 }, name = { 0 }, from = { 0 };
@@ -3377,10 +3649,6 @@ static void write_test(struct tr *t, struct code_test *out)
 	/* each process's walk, kept until the header (which lists what all of them left out) is written */
 	memset(procs, 0, sizeof(procs));
 	for (p = 0; p < t->req->nprocs; p++) {
-		struct code_request one = *t->req;
-		const struct code_request *saved = t->req;
-
-		(void)one;
 		t->proc = p;
 		t->tu = open_tu(t, t->req->procs[p].file);
 		t->inline_depth = 0;
@@ -3395,6 +3663,7 @@ static void write_test(struct tr *t, struct code_test *out)
 			struct env mem = { 0 };
 			int f;
 
+			take_held(t, "spin_lock");
 			for (f = 0; f < t->req->procs[p].nfuncs; f++) {
 				CXCursor fn = function_in(t, t->tu, t->req->procs[p].funcs[f]);
 				const char *fname = cursor_name(t, fn);
@@ -3412,10 +3681,10 @@ static void write_test(struct tr *t, struct code_test *out)
 				run_function(t, fn, NULL, 0, &result, &mem);
 				t->deref_returns = false;
 			}
+			take_held(t, "spin_unlock");
 			env_free(&mem);
 		}
 		write_process(t, &procs[p], p);
-		t->req = saved;
 	}
 	for (i = 0; i < t->nlocs; i++)
 		nmodelled += t->locs[i].modelled;
@@ -3434,6 +3703,9 @@ static void write_test(struct tr *t, struct code_test *out)
 	if (t->assumed.len)
 		sb_addf(&head, " *\n * Branches on what the test does not model, taken toward the shared accesses:\n%s",
 			t->assumed.buf);
+	if (t->held_notes.len)
+		sb_addf(&head, " *\n * Locks a task's caller holds (the task asserts it), held across the task:\n%s",
+			t->held_notes.buf);
 	if (t->notes.len)
 		sb_addf(&head, " *\n * Not modelled:\n%s", t->notes.buf);
 	sb_adds(&head, " *)\n\n{}\n\n");

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 # Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
 # runs the cases marked `all` only with the first binary left out.
 set -- $LKMM_BINARIES
-plan $(( 24 + ($# - 1) * 10 ))
+plan $(( 30 + ($# - 1) * 11 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -70,6 +70,24 @@ for lkmm in $LKMM_BINARIES; do
 			'^exists \(\(0:stats=new_taskstats_1 /\\ 0:r0=0\) \\/ \(1:stats=new_taskstats /\\ 1:r0=0\)\)' \
 			"$lkmm" code --tree "$before" kernel/taskstats.c:taskstats_tgid_alloc kernel/taskstats.c:taskstats_tgid_alloc
 
+		# A lock the task's caller holds, known from the task's assertion
+		# (__anon_vma_prepare(): mmap_assert_locked(); mm_take_all_locks():
+		# mmap_assert_write_locked()): held across the task.
+		anon=(mm/rmap.c:__anon_vma_prepare mm/vma.c:2069)
+		verdict "$tag: vma->anon_vma under the caller's mmap_lock, as both assert: clean" "$before" clean "${anon[@]}"
+		"$lkmm" code --tree "$before" "${anon[@]}" > "$work/anon" 2>&1
+		expect "$tag: ... the header names the lock a caller holds" 0 \
+			'^ \* include/linux/mmap_lock.h:[0-9]+ mm_struct.mmap_lock, its read side \(P0\)$' cat "$work/anon"
+		expect "$tag: ... and a BUG_ON()'s condition is taken as false" 0 \
+			'^ \* mm/rmap.c:[0-9]+ `VM_BUG_ON\(atomic_read\(&anon_vma->refcount\)\);` taken as false \(the other side does not return\)$' \
+			cat "$work/anon"
+		expect "$tag: two tasks on an rwsem's read side do not exclude each other" 0 \
+			'^ \* include/linux/mmap_lock.h:[0-9]+ mm_struct__mmap_lock held by a caller: a read side, as another task.s, left out' \
+			"$lkmm" code --tree "$before" mm/rmap.c:__anon_vma_prepare mm/rmap.c:__anon_vma_prepare
+		# Under allyesconfig, code the x86 defconfig leaves out (CONFIG_MPTCP).
+		verdict "$tag: net->mib.mptcp_statistics, a file of an option defconfig leaves out: data race" \
+			"$before" race net/mptcp/mib.c:mptcp_mib_alloc net/mptcp/mib.c:121
+
 		# The test says where each statement comes from.
 		expect "$tag: every access of the test names its kernel line" 0 \
 			'(old|r0) = cmpxchg\(super_block__s_dio_done_wq, 0, new_workqueue_struct\); /\* fs/super.c:2252 \*/' \
@@ -112,6 +130,9 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: a file that does not compile here (arm64's): exit 2 at its line" 2 \
 		'^[^ ]+:[0-9]+:[0-9]+: error: arch/arm64/kernel/smp.c does not compile' \
 		"$lkmm" code --tree "$before" arch/arm64/kernel/smp.c:smp_send_stop arch/arm64/kernel/smp.c:smp_send_stop
+	expect "$tag: --config takes a Kbuild config target, nothing else: exit 2" 2 \
+		'^lkmm code: error: --config takes a Kbuild config target .*, not -j9$' \
+		"$lkmm" code --tree "$before" --config -j9 fs/super.c:sb_init_dio_done_wq
 	expect "$tag: a primitive the model lacks (try_cmpxchg): exit 2 at its line" 2 \
 		'^lib/llist.c:[0-9]+:[0-9]+: error: try_cmpxchg\(\) is not modelled' \
 		"$lkmm" code --tree "$before" lib/llist.c:llist_add_batch lib/llist.c:llist_del_first
