@@ -774,8 +774,34 @@ static bool all_known(const struct enumeration *en, const bool *known, int proc,
  * known must be the symbolic value, which stands for all of them.  A read
  * the code equates with a computed value (a successful cmpxchg()'s, with
  * the expected value) is known once that value is: herd7's equation
- * solves it, and with it the cycle it reads from.
+ * solves it, and with it the cycle it reads from.  Equalities solve both
+ * ways: the write a known read reads from is known, and so is the read
+ * a known write copies as it is (copy_of).
  */
+static bool known_backwards(struct enumeration *en, bool *known)
+{
+	bool changed = false;
+	int i, j, k;
+
+	for (k = 0; k < en->nreads; k++) {
+		int w = en->cands[k][en->rf_pick[k]];
+
+		if (known[en->reads[k]] && !known[w])
+			known[w] = changed = true;
+	}
+	for (i = 0; i < en->prog->nprocs; i++) {
+		const struct trace *tr = picked(en, i);
+
+		for (j = 0; j < tr->nevents; j++) {
+			int copied = tr->events[j].copy_of;
+
+			if (copied >= 0 && known[en->base[i] + j] && !known[en->base[i] + copied])
+				known[en->base[i] + copied] = changed = true;
+		}
+	}
+	return changed;
+}
+
 static bool values_derivable(struct enumeration *en)
 {
 	const struct program *p = en->prog;
@@ -806,6 +832,7 @@ static bool values_derivable(struct enumeration *en)
 				changed = true;
 			}
 		}
+		changed |= known_backwards(en, known);
 	}
 	for (k = 0; k < en->nreads; k++)
 		all = all && (known[en->reads[k]] ||
@@ -1147,7 +1174,7 @@ static bool same_event(const struct trace_event *a, const struct trace_event *b)
 	    a->loc != b->loc || !value_eq(a->val, b->val) || a->has_val != b->has_val ||
 	    a->rmw_read != b->rmw_read || a->addr_deps != b->addr_deps ||
 	    a->data_deps != b->data_deps || a->ctrl_deps != b->ctrl_deps ||
-	    a->pinned != b->pinned || a->pin_deps != b->pin_deps)
+	    a->pinned != b->pinned || a->pin_deps != b->pin_deps || a->copy_of != b->copy_of)
 		return false;
 	for (int i = 0; i < a->ntags; i++)
 		if (strcmp(a->tags[i], b->tags[i]))

@@ -21,6 +21,7 @@
 struct tval {
 	struct value v;
 	uint64_t deps;
+	bool copy;		/* v is the value of the one read in deps, as read */
 };
 
 /* Values that may be stored at each location, grown across rounds. */
@@ -158,6 +159,7 @@ static struct trace_event *emit(struct run *r, enum event_kind kind, int loc,
 	e->pos = pos;
 	e->loc = loc;
 	e->rmw_read = -1;
+	e->copy_of = -1;
 	e->ctrl_deps = r->ctrl;
 	return e;
 }
@@ -234,7 +236,7 @@ static struct tval load(struct run *r, struct tval addr, const struct annot *a,
 	struct value v;
 
 	if (loc < 0)
-		return (struct tval){ zero, 0 };
+		return (struct tval){ zero, 0, false };
 	v = guess(r, loc, pos);
 	e = emit(r, EV_READ, loc, pos);
 	if (a)
@@ -243,7 +245,7 @@ static struct tval load(struct run *r, struct tval addr, const struct annot *a,
 	e->addr_deps = addr.deps;
 	e->val = v;
 	e->has_val = true;
-	return (struct tval){ e->val, UINT64_C(1) << local_index(r, e) };
+	return (struct tval){ e->val, UINT64_C(1) << local_index(r, e), true };
 }
 
 static struct trace_event *store(struct run *r, int loc, struct tval addr, struct tval v,
@@ -253,6 +255,7 @@ static struct trace_event *store(struct run *r, int loc, struct tval addr, struc
 
 	e->addr_deps = addr.deps;
 	e->data_deps = v.deps;
+	e->copy_of = v.copy ? __builtin_ctzll(v.deps) : -1;
 	e->val = v.v;
 	e->has_val = true;
 	if (add_value(&r->sets->found, loc, v.v, r->limits))
@@ -286,7 +289,7 @@ static struct tval binary(struct run *r, const struct expr *e)
 {
 	struct tval a = eval(r, e->args[0]);
 	struct tval b = eval(r, e->args[1]);
-	struct tval out = { zero, a.deps | b.deps };
+	struct tval out = { zero, a.deps | b.deps, false };
 	long long x, y;
 
 	/*
@@ -419,19 +422,19 @@ static struct tval rmw(struct run *r, const struct expr *e)
 {
 	struct rmw_shape shape = rmw_shape(r, e);
 	struct tval addr = eval(r, e->args[0]);
-	struct tval operand = e->nargs > 1 ? eval(r, e->args[1]) : (struct tval){ zero, 0 };
-	struct tval third = e->nargs > 2 ? eval(r, e->args[2]) : (struct tval){ zero, 0 };
+	struct tval operand = e->nargs > 1 ? eval(r, e->args[1]) : (struct tval){ zero, 0, false };
+	struct tval third = e->nargs > 2 ? eval(r, e->args[2]) : (struct tval){ zero, 0, false };
 	int loc = loc_of(r, addr);
-	struct tval old, stored, result;
+	struct tval old = { zero, 0, true }, stored = { zero, 0, false }, result;
 	struct trace_event *read;
 	bool succeeds = true;
 
 	if (loc < 0)
-		return (struct tval){ zero, 0 };
+		return (struct tval){ zero, 0, false };
 	old.v = guess(r, loc, e->pos);
 	if (value_is_symbolic(old.v) && (e->kind == X_CMPXCHG || e->kind == X_ADD_UNLESS)) {
 		r->abandoned = true;	/* see binary() */
-		return (struct tval){ zero, 0 };
+		return (struct tval){ zero, 0, false };
 	}
 	switch (e->kind) {
 	case X_CMPXCHG:
@@ -446,7 +449,7 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	if (!succeeds) {
 		read = rmw_read(r, loc, addr, old.v, shape.failed_read, e->pos);
 		old.deps = UINT64_C(1) << local_index(r, read);
-		return e->kind == X_ADD_UNLESS ? (struct tval){ int_value(0), 0 } : old;
+		return e->kind == X_ADD_UNLESS ? (struct tval){ int_value(0), 0, false } : old;
 	}
 	if (shape.fenced)
 		fence(r, &mb, e->pos);
@@ -467,7 +470,7 @@ static struct tval rmw(struct run *r, const struct expr *e)
 	case X_ADD_UNLESS:
 		stored.v = int_value(apply_rmw_op(r, OP_ADD, old, operand));
 		stored.deps = old.deps | operand.deps;
-		result = (struct tval){ int_value(1), 0 };
+		result = (struct tval){ int_value(1), 0, false };
 		break;
 	default:	/* X_ATOMIC_RETURN */
 		stored.v = int_value(apply_rmw_op(r, e->op, old, operand));
@@ -497,17 +500,17 @@ static struct tval lock_query(struct run *r, const struct expr *e)
 	bool yes;
 
 	if (loc < 0)
-		return (struct tval){ zero, 0 };
+		return (struct tval){ zero, 0, false };
 	yes = choose(r, 2, e->pos) == 0;
 	if (e->kind == X_TRYLOCK && yes) {
 		emit(r, EV_LOCK_READ, loc, e->pos)->addr_deps = addr.deps;
 		emit(r, EV_LOCK_WRITE, loc, e->pos)->addr_deps = addr.deps;
-		return (struct tval){ int_value(1), 0 };
+		return (struct tval){ int_value(1), 0, false };
 	}
 	ev = emit(r, e->kind == X_TRYLOCK ? EV_LOCK_FAIL :
 		  yes ? EV_READ_LOCKED : EV_READ_UNLOCKED, loc, e->pos);
 	ev->addr_deps = addr.deps;
-	return (struct tval){ int_value(yes), UINT64_C(1) << local_index(r, ev) };
+	return (struct tval){ int_value(yes), UINT64_C(1) << local_index(r, ev), false };
 }
 
 /* __srcu{srcu-lock}(s) as a value: herd7 makes up a per-call index. */
@@ -518,16 +521,16 @@ static struct tval srcu_value(struct run *r, const struct expr *e)
 	struct trace_event *ev;
 
 	if (loc < 0)
-		return (struct tval){ zero, 0 };
+		return (struct tval){ zero, 0, false };
 	ev = emit(r, EV_SRCU, loc, e->pos);
 	set_annot(ev, &e->annot);
 	ev->addr_deps = addr.deps;
 	if (e->annot.n == 1 && !strcmp(e->annot.tags[0], "srcu-lock")) {
 		ev->val = int_value((r->proc + 1) * 307LL + (r->nevents - 1) * 599LL);
 		ev->has_val = true;
-		return (struct tval){ ev->val, UINT64_C(1) << local_index(r, ev) };
+		return (struct tval){ ev->val, UINT64_C(1) << local_index(r, ev), false };
 	}
-	return (struct tval){ zero, 0 };
+	return (struct tval){ zero, 0, false };
 }
 
 static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
@@ -541,7 +544,7 @@ static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
 
 static struct tval eval(struct run *r, const struct expr *e)
 {
-	struct tval v = { zero, 0 };
+	struct tval v = { zero, 0, false };
 	int loc;
 
 	if (r->abandoned)
@@ -565,6 +568,7 @@ static struct tval eval(struct run *r, const struct expr *e)
 		return load(r, eval(r, e->args[0]), NULL, false, e->pos);
 	case X_UNARY:
 		v = eval(r, e->args[0]);
+		v.copy = false;
 		if (e->op == '!')
 			v.v = int_value(value_eq(v.v, zero));
 		else if (e->op == '-')
@@ -638,7 +642,7 @@ static void exec_atomic_op(struct run *r, const struct stmt *s)
 	struct tval operand = eval(r, s->args[1]);
 	int loc = loc_of(r, addr);
 	struct trace_event *read;
-	struct tval old, stored;
+	struct tval old = { zero, 0, true }, stored = { zero, 0, false };
 
 	if (loc < 0)
 		return;

@@ -39,6 +39,12 @@ struct trace_event {
 	 */
 	bool pinned;
 	uint64_t pin_deps;
+	/*
+	 * A write of exactly what local read copy_of read (else -1): herd7's
+	 * equation for it is a plain equality, which it solves both ways, so
+	 * a known reader of this write makes that read known too.
+	 */
+	int copy_of;
 };
 
 struct trace {

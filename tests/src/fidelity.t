@@ -7,7 +7,8 @@
 # value of spin_is_locked() and of a failed spin_trylock() depends on
 # their read of the lock (data and control dependencies), a successful
 # trylock's on nothing; a successful cmpxchg()'s read is pinned to the
-# expected value, which can ground a cycle of values; an execution that
+# expected value, which can ground a cycle of values, forwards and
+# backwards (cmpxchg-*copy-cycle*, herd7 7.58); an execution that
 # computes with a value no equation solves (a cycle's symbol plus 1) is
 # none (symbolic-plus-one-*.litmus, herd7 7.58).  And the counts of
 # tests with twin processes, whose executions lkmm judges once per set of
