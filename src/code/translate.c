@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../litmus.h"
@@ -88,6 +89,7 @@ struct expansion {
 
 struct tu {
 	char *file;		/* relative to the tree */
+	CXFile named;		/* file, in unit (which may be the file including it) */
 	CXTranslationUnit unit;
 	struct expansion *exps;	/* sorted by start */
 	int nexps;
@@ -108,7 +110,8 @@ struct deref {
 
 enum prim_shape {
 	PS_LOAD, PS_STORE, PS_RMW, PS_FENCE, PS_LOCK, PS_UNLOCK, PS_READ_LOCK, PS_READ_UNLOCK,
-	PS_HELD, PS_HELD_WRITE, PS_HELD_READ, PS_PLAIN_CALL, PS_ALLOC, PS_PASS, PS_UNSUPPORTED,
+	PS_HELD, PS_HELD_WRITE, PS_HELD_READ, PS_PLAIN_CALL, PS_TRY_RMW, PS_ALLOC, PS_PASS,
+	PS_UNSUPPORTED,
 };
 
 struct prim {
@@ -117,11 +120,15 @@ struct prim {
 	bool lvalue_arg;	/* the first argument is an lvalue (READ_ONCE(x)), not a pointer */
 };
 
-/* A lock a task asserts it holds (lockdep_assert_held()) and does not take: its caller's. */
+/*
+ * A lock a task's caller holds: the task asserts it (lockdep_assert_held())
+ * or releases it before taking it.
+ */
 struct held {
 	int proc, loc;
 	bool read;		/* the read side of an rwsem or rwlock */
-	CXCursor at;		/* the first assertion */
+	bool releases;		/* the task releases it itself */
+	CXCursor at;		/* the first assertion or release */
 };
 
 struct tr {
@@ -154,6 +161,8 @@ struct tr {
 	struct held *held;
 	int nheld;
 	struct strbuf notes, assumed, held_notes;
+	struct strbuf test_name, made_from;	/* "+f+g+", "P0 fs/super.c:f(), ..." */
+	struct code_test written[16];	/* each process, kept until the header is written */
 	char **strings;		/* freed at the end */
 	int nstrings;
 	struct arena walk_arena;	/* walk_mem */
@@ -402,11 +411,15 @@ static const struct {
 	{ "likely", { PS_PASS, NULL, false } },
 	{ "unlikely", { PS_PASS, NULL, false } },
 	{ "__builtin_expect", { PS_PASS, NULL, false } },
-	{ "try_cmpxchg", { PS_UNSUPPORTED, NULL, false } },
-	{ "try_cmpxchg_acquire", { PS_UNSUPPORTED, NULL, false } },
-	{ "try_cmpxchg_release", { PS_UNSUPPORTED, NULL, false } },
-	{ "try_cmpxchg_relaxed", { PS_UNSUPPORTED, NULL, false } },
-	{ "atomic_try_cmpxchg", { PS_UNSUPPORTED, NULL, false } },
+	/* try_cmpxchg(p, &old, new): the .def's cmpxchg(), then old = what it read */
+	{ "try_cmpxchg", { PS_TRY_RMW, "cmpxchg", false } },
+	{ "try_cmpxchg_acquire", { PS_TRY_RMW, "cmpxchg_acquire", false } },
+	{ "try_cmpxchg_release", { PS_TRY_RMW, "cmpxchg_release", false } },
+	{ "try_cmpxchg_relaxed", { PS_TRY_RMW, "cmpxchg_relaxed", false } },
+	{ "atomic_try_cmpxchg", { PS_TRY_RMW, "atomic_cmpxchg", false } },
+	{ "atomic_try_cmpxchg_acquire", { PS_TRY_RMW, "atomic_cmpxchg_acquire", false } },
+	{ "atomic_try_cmpxchg_release", { PS_TRY_RMW, "atomic_cmpxchg_release", false } },
+	{ "atomic_try_cmpxchg_relaxed", { PS_TRY_RMW, "atomic_cmpxchg_relaxed", false } },
 };
 
 /* Allocators: a call returns a fresh object (6.12's allocation profiling adds _noprof). */
@@ -894,24 +907,11 @@ static void stored_fresh(struct tr *t, int loc, struct val v)
 		f->stored_in[f->nstored++] = loc;
 }
 
-/*
- * After the first walk, the locks held by callers: an assertion in a task
- * that takes the lock itself is inside its own critical section; one in
- * a task that does not means the lock is held across the whole task.
- */
+/* After the first walk: a read side a caller holds is one more reader. */
 static void choose_held(struct tr *t)
 {
-	int i, n = 0;
+	int i;
 
-	for (i = 0; i < t->nheld; i++) {
-		struct held *h = &t->held[i];
-		struct loc *l = &t->locs[h->loc];
-
-		if ((l->takers | l->read_takers) & (1u << h->proc))
-			continue;
-		t->held[n++] = *h;
-	}
-	t->nheld = n;
 	for (i = 0; i < t->nheld; i++)
 		if (t->held[i].read)
 			t->locs[t->held[i].loc].read_takers |= 1u << t->held[i].proc;
@@ -1482,7 +1482,8 @@ static bool expansion_is_value(struct tr *t, const struct expansion *x)
 	struct prim p;
 
 	return !strcmp(x->name, "current") ||
-	       (find_prim(t, x->name, &p) && (p.shape == PS_ALLOC || p.shape == PS_UNSUPPORTED));
+	       (find_prim(t, x->name, &p) &&
+		(p.shape == PS_ALLOC || p.shape == PS_UNSUPPORTED || p.shape == PS_TRY_RMW));
 }
 
 /* The span of a kernel expression as written, for diffs. */
@@ -1546,6 +1547,61 @@ static struct lval accessed(struct tr *t, struct env *e, CXCursor c, CXCursor ar
 	return target;
 }
 
+/*
+ * try_cmpxchg(p, &old, new), as the kernel defines it: r = cmpxchg(p,
+ * old, new); old = r (on success they are equal); its value r == old.
+ */
+static struct val try_rmw(struct tr *t, struct env *e, CXCursor c, const char *name,
+			  const struct prim *p, CXCursor *args, int nargs,
+			  const struct expansion *written, const char *hint)
+{
+	CXCursor old_node;
+	struct val ptr, old, new, *slot, r;
+	struct code_line *line;
+	struct lval old_lv;
+	const char *reg;
+	bool is_ptr;
+
+	if (nargs != 3)
+		fail_at(t, c, "%s() with %d arguments, not 3", name, nargs);
+	if (!macro_find(t->req->macros, p->litmus))
+		fail_at(t, c, "%s() is not modelled: the model's .def has no %s()", name, p->litmus);
+	ptr = eval(t, e, args[0], NULL);
+	old_node = address_operand(t, args[1]);
+	old_lv = clang_Cursor_isNull(old_node) ? (struct lval){ .kind = L_NONE } : lvalue(t, e, old_node);
+	if (old_lv.kind != L_LOCAL)
+		fail_at(t, args[1], "%s(): the expected value is not a local's address (&old)", name);
+	slot = local_slot(e, old_lv.decl);
+	old = *slot;
+	new = eval(t, e, args[2], NULL);
+	if (ptr.kind != V_ADDR) {
+		note(t, c, "%s(): its location not known, left out", name);
+		*slot = unknown;
+		return unknown;
+	}
+	touch(t, ptr.loc, true, true);
+	stored_fresh(t, ptr.loc, new);
+	if (!modelled(t, ptr.loc)) {
+		if (t->pass == 2)
+			*mem_slot(e, ptr.loc) = unknown;
+		*slot = unknown;
+		return unknown;
+	}
+	if (old.kind != V_LIT && !(old.kind == V_OBJ && old.loc >= 0) && old.kind != V_ADDR)
+		fail_at(t, args[1], "%s(): the expected value is not known to the test", name);
+	is_ptr = t->locs[ptr.loc].pointer;
+	reg = new_reg(t, hint, is_ptr);
+	line = emit(t, c, "%s = %s(%s, %s, %s);", reg, p->litmus, stored_text(t, ptr), stored_text(t, old),
+		    stored_text(t, new));
+	line->access = CA_RMW;
+	set_access_spans(t, line, c, clang_getNullCursor(), clang_getNullCursor(), false, written, true);
+	r = lit(t, reg);
+	r.pointer = is_ptr;
+	r.from = t->locs[ptr.loc].holds_fresh ? ptr.loc : -1;
+	*slot = r;
+	return combine(t, "==", r, old);
+}
+
 /* An rwsem's or rwlock's address: lockdep_assert_held() on it allows the read side. */
 static bool rw_lock_type(struct tr *t, CXType ty)
 {
@@ -1557,18 +1613,23 @@ static bool rw_lock_type(struct tr *t, CXType ty)
 	       strstr(spelling(t, clang_getTypeSpelling(clang_getPointeeType(ty))), "rwlock_t");
 }
 
-/* The first walk saw the task assert that it holds loc. */
-static void held_by_caller(struct tr *t, int loc, bool read, CXCursor at)
+/*
+ * The first walk saw the task assert that it holds loc, or release it,
+ * before any lock of loc of its own: the caller holds it.
+ */
+static void held_by_caller(struct tr *t, int loc, bool read, bool releases, CXCursor at)
 {
 	int i;
 
-	if (t->pass != 1)
+	if (t->pass != 1 || ((t->locs[loc].takers | t->locs[loc].read_takers) & (1u << t->proc)))
 		return;
 	for (i = 0; i < t->nheld; i++)
-		if (t->held[i].proc == t->proc && t->held[i].loc == loc)
+		if (t->held[i].proc == t->proc && t->held[i].loc == loc) {
+			t->held[i].releases |= releases;
 			return;
+		}
 	t->held = xrealloc(t->held, (t->nheld + 1) * sizeof(*t->held));
-	t->held[t->nheld++] = (struct held){ t->proc, loc, read, at };
+	t->held[t->nheld++] = (struct held){ t->proc, loc, read, releases, at };
 }
 
 static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const char *name,
@@ -1642,10 +1703,12 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 		l->lock = true;
 		touch(t, v.loc, true, true);
 		if (p->shape == PS_HELD || p->shape == PS_HELD_WRITE || p->shape == PS_HELD_READ) {
-			held_by_caller(t, v.loc, read, c);
+			held_by_caller(t, v.loc, read, false, c);
 			return unknown;
 		}
-		if (t->pass == 1)
+		if (p->shape == PS_UNLOCK || p->shape == PS_READ_UNLOCK)
+			held_by_caller(t, v.loc, read, true, c);
+		else if (t->pass == 1)
 			*(read ? &l->read_takers : &l->takers) |= 1u << t->proc;
 		if (read && l->shared_read) {
 			note(t, c, "%s(): a read side, as another task's, left out (readers do not "
@@ -1681,6 +1744,8 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 			set_access_spans(t, &t->lines[t->nlines - 1].meta, c, target_node, args[1], true,
 					 written, !p->lvalue_arg);
 		return unknown;
+	case PS_TRY_RMW:
+		return try_rmw(t, e, c, name, p, args, nargs, written, hint);
 	case PS_PLAIN_CALL:
 	case PS_RMW: {
 		struct strbuf sb = { 0 };
@@ -2764,9 +2829,6 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 			v = eval(t, &w->env, kids.items[0], NULL);
 			b = truth(&v, &known);
 			if (!known && v.kind == V_LIT && t->pass == 2) {
-				struct walk copy = *w;
-
-				(void)copy;
 				push_frame(w, F_LOOP, single(kids.items[1]), 0);
 				/* the body under the condition: a branch of the test */
 				w->n--;
@@ -2797,6 +2859,15 @@ static void step(struct tr *t, struct walk *w, CXCursor s)
 		return;
 	case CXCursor_NullStmt:
 		return;
+	case CXCursor_UnexposedStmt: {	/* libclang 14's attributed statement: `fallthrough;` */
+		struct kids kids = code_kids(s);
+
+		if (kids.n > 1)
+			fail_at(t, s, "a statement of kind UnexposedStmt is not modelled");
+		if (kids.n == 1)
+			step(t, w, kids.items[0]);
+		return;
+	}
 	case CXCursor_GCCAsmStmt:
 		note(t, s, "inline assembly left out");
 		return;
@@ -2905,6 +2976,20 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 
 /* ---- the translation units ---- */
 
+static bool has_errors(CXTranslationUnit unit)
+{
+	unsigned i, n = clang_getNumDiagnostics(unit);
+	bool errors = false;
+
+	for (i = 0; i < n && !errors; i++) {
+		CXDiagnostic d = clang_getDiagnostic(unit, i);
+
+		errors = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
+		clang_disposeDiagnostic(d);
+	}
+	return errors;
+}
+
 static void diagnostics_fail(struct tr *t, CXTranslationUnit unit, const char *file)
 {
 	unsigned i, n = clang_getNumDiagnostics(unit);
@@ -2923,6 +3008,116 @@ static void diagnostics_fail(struct tr *t, CXTranslationUnit unit, const char *f
 			longjmp(t->fail, 1);
 		}
 		clang_disposeDiagnostic(d);
+	}
+}
+
+/* $(src), $(srctree), $(obj), $(objtree) of a Kbuild flag; NULL for what only make knows. */
+static char *kbuild_expand(const struct code_request *req, const char *dir, const char *word)
+{
+	static const char *const names[] = { "$(src)", "$(srctree)", "$(obj)", "$(objtree)" };
+	struct strbuf out = { 0 };
+	const char *p = word;
+
+	while (*p) {
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+			if (!strncmp(p, names[i], strlen(names[i])))
+				break;
+		if (i == sizeof(names) / sizeof(*names)) {
+			if (p[0] == '$') {
+				sb_free(&out);
+				return NULL;
+			}
+			sb_addf(&out, "%c", *p++);
+			continue;
+		}
+		p += strlen(names[i]);
+		if (i == 0 || i == 2)
+			sb_addf(&out, "%s/%s", req->tree, dir);
+		else
+			sb_adds(&out, req->tree);
+	}
+	return out.buf ? out.buf : xstrdup("");
+}
+
+/*
+ * The -I and -D a directory's Kbuild Makefile gives: ccflags-* for the
+ * files it builds (own), subdir-ccflags-* for those below it as well.
+ * $(src) is the Makefile's directory: Kbuild expands subdir-ccflags
+ * there.  Without them, i915, selinux or mlx5 find no header of their own.
+ */
+static void kbuild_flags(const struct code_request *req, const char *dir, bool own, char ***v, int *n)
+{
+	char path[8300], *text, *line, *save = NULL, *p;
+
+	snprintf(path, sizeof(path), "%s/%s/Makefile", req->tree, dir);
+	if (!(text = read_file(path, NULL))) {
+		snprintf(path, sizeof(path), "%s/%s/Kbuild", req->tree, dir);
+		if (!(text = read_file(path, NULL)))
+			return;
+	}
+	for (p = text; (p = strstr(p, "\\\n")); )	/* continued lines */
+		p[0] = p[1] = ' ';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *word, *wsave = NULL;
+		bool want_arg = false;
+
+		line += strspn(line, " \t");
+		if (strncmp(line, "subdir-ccflags-", 15) && (!own || strncmp(line, "ccflags-", 8)))
+			continue;
+		if (!(line = strchr(line, '=')))
+			continue;
+		for (word = strtok_r(line + 1, " \t", &wsave); word; word = strtok_r(NULL, " \t", &wsave)) {
+			char *flag = NULL;
+
+			if (want_arg) {
+				char *x = kbuild_expand(req, dir, word);
+
+				if (x) {
+					flag = xmalloc(strlen(x) + 3);
+					sprintf(flag, "-I%s", x);
+					free(x);
+				}
+				want_arg = false;
+			} else if (!strcmp(word, "-I")) {
+				want_arg = true;
+			} else if (!strncmp(word, "-I", 2) || !strncmp(word, "-D", 2)) {
+				flag = kbuild_expand(req, dir, word);
+			}
+			if (flag) {
+				*v = xrealloc(*v, (*n + 2) * sizeof(**v));
+				(*v)[(*n)++] = flag;
+				(*v)[*n] = NULL;
+			}
+		}
+	}
+	free(text);
+}
+
+/*
+ * The Kbuild flags of file: every directory above it gives its
+ * subdir-ccflags, the nearest one with a Makefile (the one that builds
+ * it: mlx5/core/Makefile builds en_accel/ipsec_offload.o) its ccflags as well.
+ */
+static void kbuild_dir_flags(const struct code_request *req, const char *file, char ***v, int *n)
+{
+	char dir[4096], path[4200];
+	const char *slash;
+	bool own = true;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	while ((slash = strrchr(dir, '/'))) {
+		dir[slash - dir] = '\0';
+		snprintf(path, sizeof(path), "%s/%s/Makefile", req->tree, dir);
+		if (stat(path, &st)) {
+			snprintf(path, sizeof(path), "%s/%s/Kbuild", req->tree, dir);
+			if (stat(path, &st))
+				continue;
+		}
+		kbuild_flags(req, dir, own, v, n);
+		own = false;
 	}
 }
 
@@ -2979,6 +3174,7 @@ static char **compile_flags(const struct code_request *req, const char *file, in
 	F("-DCC_USING_FENTRY");
 #undef F
 	*n = i;
+	kbuild_dir_flags(req, file, &v, n);
 	return v;
 }
 
@@ -3279,14 +3475,72 @@ static void similar_files(struct tr *t, const char *file)
 		sb_adds(t->err, "?");
 }
 
+static enum CXErrorCode parse_file(struct tr *t, struct tu *tu, const char *file)
+{
+	char path[4096];
+	char **flags;
+	int nflags, i;
+	enum CXErrorCode rc;
+
+	snprintf(path, sizeof(path), "%s/%s", t->req->tree, file);
+	flags = compile_flags(t->req, file, &nflags);
+	rc = parse_with_overlay(t, tu, path, flags, nflags);
+	for (i = 0; i < nflags; i++)
+		free(flags[i]);
+	free(flags);
+	return rc;
+}
+
+/* A .c file beside file that includes it ("#include \"psi.c\""), or NULL. */
+static const char *including_file(struct tr *t, const char *file)
+{
+	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
+	int dirlen = slash ? (int)(slash - file) : 0;
+	const char *found = NULL;
+	char dir[4096], *want;
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/%.*s", t->req->tree, dirlen, file);
+	if (!(dp = opendir(dir)))
+		return NULL;
+	want = xmalloc(strlen(base) + 3);
+	sprintf(want, "\"%s\"", base);
+	while (!found && (d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+		char path[8300], *text, *p;
+
+		if (len < 3 || strcmp(d->d_name + len - 2, ".c") || !strcmp(d->d_name, base))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (!(text = read_file(path, NULL)))
+			continue;
+		for (p = text; p && !found; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+			const char *q = p + strspn(p, " \t");	/* "# include" too */
+
+			if (*q++ != '#')
+				continue;
+			q += strspn(q, " \t");
+			if (strncmp(q, "include", 7))
+				continue;
+			q += 7 + strspn(q + 7, " \t");
+			if (!strncmp(q, want, strlen(want)))
+				found = keepf(t, "%.*s%s%s", dirlen, file, dirlen ? "/" : "", d->d_name);
+		}
+		free(text);
+	}
+	closedir(dp);
+	free(want);
+	return found;
+}
+
 static struct tu *open_tu(struct tr *t, const char *file)
 {
 	struct collect col;
 	struct tu *tu;
 	char path[4096];
-	char **flags;
-	int nflags, i;
 	enum CXErrorCode rc;
+	int i;
 	FILE *f;
 
 	for (i = 0; i < t->ntus; i++)
@@ -3305,17 +3559,24 @@ static struct tu *open_tu(struct tr *t, const char *file)
 	tu = &t->tus[t->ntus++];
 	memset(tu, 0, sizeof(*tu));
 	tu->file = xstrdup(file);
-	flags = compile_flags(t->req, file, &nflags);
-	rc = parse_with_overlay(t, tu, path, flags, nflags);
-	for (i = 0; i < nflags; i++)
-		free(flags[i]);
-	free(flags);
+	rc = parse_file(t, tu, file);
+	if (rc == CXError_Success && tu->unit && has_errors(tu->unit)) {
+		/* psi.c is built inside kernel/sched/build_utility.c, tree_plugin.h inside tree.c */
+		const char *host = including_file(t, file);
+
+		if (host) {
+			clang_disposeTranslationUnit(tu->unit);
+			tu->unit = NULL;
+			rc = parse_file(t, tu, host);
+		}
+	}
 	if (rc != CXError_Success || !tu->unit) {
 		sb_addf(t->err, "%s: error: libclang could not parse it (error %d)\n", file, (int)rc);
 		longjmp(t->fail, 1);
 	}
 	t->tu = tu;
 	diagnostics_fail(t, tu->unit, file);
+	tu->named = clang_getFile(tu->unit, path);
 	col.t = t;
 	col.tu = tu;
 	clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), collect_expansion, &col);
@@ -3323,8 +3584,18 @@ static struct tu *open_tu(struct tr *t, const char *file)
 	return tu;
 }
 
+/* Whether a location is in the file the task names (not only in the unit parsed for it). */
+static bool in_named_file(const struct tu *tu, CXSourceLocation l)
+{
+	CXFile f;
+
+	clang_getExpansionLocation(l, &f, NULL, NULL, NULL);
+	return f && tu->named && clang_File_isEqual(f, tu->named);
+}
+
 struct find_fn {
 	struct tr *t;
+	const struct tu *tu;
 	const char *name;
 	CXCursor found;
 	bool ok;
@@ -3346,7 +3617,7 @@ static enum CXChildVisitResult find_function(CXCursor c, CXCursor parent, CXClie
 		ff->ok = true;
 		return CXChildVisit_Break;
 	}
-	if (clang_Location_isFromMainFile(clang_getCursorLocation(c)) && ff->nnear < 8) {
+	if (in_named_file(ff->tu, clang_getCursorLocation(c)) && ff->nnear < 8) {
 		size_t a = strlen(name), b = strlen(ff->name);
 		size_t k, common = 0;
 
@@ -3368,6 +3639,7 @@ static enum CXChildVisitResult find_function(CXCursor c, CXCursor parent, CXClie
 }
 
 struct find_line {
+	const struct tu *tu;
 	unsigned line;
 	CXCursor found;
 	bool ok;
@@ -3381,7 +3653,7 @@ static enum CXChildVisitResult function_at_line(CXCursor c, CXCursor parent, CXC
 
 	(void)parent;
 	if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
-	    !clang_Location_isFromMainFile(clang_getRangeStart(r)))
+	    !in_named_file(fl->tu, clang_getRangeStart(r)))
 		return CXChildVisit_Continue;
 	clang_getExpansionLocation(clang_getRangeStart(r), NULL, &from, NULL, NULL);
 	clang_getExpansionLocation(clang_getRangeEnd(r), NULL, &to, NULL, NULL);
@@ -3396,10 +3668,10 @@ static enum CXChildVisitResult function_at_line(CXCursor c, CXCursor parent, CXC
 /* The function named name, or, for a number, the one whose body holds that line of the file. */
 static CXCursor function_in(struct tr *t, struct tu *tu, const char *name)
 {
-	struct find_fn ff = { t, name, clang_getNullCursor(), false, { 0 }, 0 };
+	struct find_fn ff = { t, tu, name, clang_getNullCursor(), false, { 0 }, 0 };
 
 	if (name[0] >= '0' && name[0] <= '9') {
-		struct find_line fl = { (unsigned)strtoul(name, NULL, 10), clang_getNullCursor(), false };
+		struct find_line fl = { tu, (unsigned)strtoul(name, NULL, 10), clang_getNullCursor(), false };
 
 		clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), function_at_line, &fl);
 		if (!fl.ok) {
@@ -3498,6 +3770,10 @@ out:
 	sb_free(&t.notes);
 	sb_free(&t.assumed);
 	sb_free(&t.held_notes);
+	sb_free(&t.test_name);
+	sb_free(&t.made_from);
+	for (i = 0; i < 16; i++)
+		code_test_free(&t.written[i]);
 	arena_free(&t.walk_arena);
 	walk_mem = NULL;
 	for (i = 0; i < t.nstrings; i++)
@@ -3613,17 +3889,19 @@ static void write_process(struct tr *t, struct code_test *out, int p)
 
 /*
  * The locks the task's callers hold, taken (what is "spin_lock") before
- * its functions and released after them, at the line that asserts them.
+ * its functions and released after them (unless the task releases them
+ * itself), at the line that asserts or releases them.
  */
 static void take_held(struct tr *t, const char *what)
 {
+	bool taking = !strcmp(what, "spin_lock");
 	int i;
 
 	for (i = 0; i < t->nheld; i++) {
 		const struct held *h = &t->held[i];
 		const struct loc *l = &t->locs[h->loc];
 
-		if (h->proc != t->proc || !l->modelled)
+		if (h->proc != t->proc || !l->modelled || (!taking && h->releases))
 			continue;
 		if (h->read && l->shared_read) {
 			note(t, h->at, "%s held by a caller: a read side, as another task's, left out "
@@ -3631,7 +3909,7 @@ static void take_held(struct tr *t, const char *what)
 			continue;
 		}
 		emit(t, h->at, "%s(%s);", what, l->name);
-		if (!strcmp(what, "spin_lock")) {
+		if (taking) {
 			struct code_span s = cursor_span(t, h->at);
 
 			sb_addf(&t->held_notes, " * %s:%u %s%s (P%d)\n", s.file ? s.file : "?", s.line,
@@ -3640,14 +3918,30 @@ static void take_held(struct tr *t, const char *what)
 	}
 }
 
+/* Kernel text quoted in the test's (* comment *): "(unsigned long *)p" must not end it. */
+static void open_close_apart(struct strbuf *sb, size_t from)
+{
+	struct strbuf out = { 0 };
+	size_t i;
+
+	for (i = 0; i < sb->len; i++) {
+		sb_addf(&out, "%c", sb->buf[i]);
+		if (i >= from && i + 1 < sb->len &&
+		    ((sb->buf[i] == '*' && sb->buf[i + 1] == ')') ||
+		     (sb->buf[i] == '(' && sb->buf[i + 1] == '*')))
+			sb_adds(&out, " ");
+	}
+	sb_free(sb);
+	*sb = out;
+}
+
 static void write_test(struct tr *t, struct code_test *out)
 {
-	struct strbuf head = { 0 }, cond = { 0 }, name = { 0 }, from = { 0 };
-	struct code_test procs[16];
+	struct strbuf head = { 0 }, cond = { 0 };
+	struct strbuf *name = &t->test_name, *from = &t->made_from;
+	struct code_test *procs = t->written;	/* freed by code_translate() when a walk fails */
 	int p, i, j, nmodelled = 0;
 
-	/* each process's walk, kept until the header (which lists what all of them left out) is written */
-	memset(procs, 0, sizeof(procs));
 	for (p = 0; p < t->req->nprocs; p++) {
 		t->proc = p;
 		t->tu = open_tu(t, t->req->procs[p].file);
@@ -3670,13 +3964,13 @@ static void write_test(struct tr *t, struct code_test *out)
 				struct val result;
 
 				/* the test's name: the functions, each once */
-				if (!name.len)
-					sb_adds(&name, "+");
-				if (!strstr(name.buf ? name.buf : "", keepf(t, "+%s+", fname)))
-					sb_addf(&name, "%s+", fname);
-				sb_addf(&from, "%s%s%s", f ? "+" : (p ? ", " : ""),
+				if (!name->len)
+					sb_adds(name, "+");
+				if (!strstr(name->buf ? name->buf : "", keepf(t, "+%s+", fname)))
+					sb_addf(name, "%s+", fname);
+				sb_addf(from, "%s%s%s", f ? "+" : (p ? ", " : ""),
 					f ? "" : keepf(t, "P%d %s:", p, t->req->procs[p].file), fname);
-				sb_addf(&from, "()");
+				sb_addf(from, "()");
 				t->deref_returns = f == t->req->procs[p].nfuncs - 1;
 				run_function(t, fn, NULL, 0, &result, &mem);
 				t->deref_returns = false;
@@ -3688,9 +3982,9 @@ static void write_test(struct tr *t, struct code_test *out)
 	}
 	for (i = 0; i < t->nlocs; i++)
 		nmodelled += t->locs[i].modelled;
-	name.buf[name.len - 1] = '\0';	/* the last '+' */
-	out->name = xstrdup(t->req->name ? t->req->name : name.buf + 1);
-	sb_addf(&head, "C %s\n\n(*\n * Made by lkmm code from %s", out->name, from.buf);
+	name->buf[name->len - 1] = '\0';	/* the last '+' */
+	out->name = xstrdup(t->req->name ? t->req->name : name->buf + 1);
+	sb_addf(&head, "C %s\n\n(*\n * Made by lkmm code from %s", out->name, from->buf);
 	sb_adds(&head, ".\n *\n * Locations (one object per structure type):\n");
 	for (i = 0; i < t->nlocs; i++)
 		if (t->locs[i].modelled)
@@ -3704,10 +3998,11 @@ static void write_test(struct tr *t, struct code_test *out)
 		sb_addf(&head, " *\n * Branches on what the test does not model, taken toward the shared accesses:\n%s",
 			t->assumed.buf);
 	if (t->held_notes.len)
-		sb_addf(&head, " *\n * Locks a task's caller holds (the task asserts it), held across the task:\n%s",
+		sb_addf(&head, " *\n * Locks a task's caller holds (the task asserts it, or releases it first):\n%s",
 			t->held_notes.buf);
 	if (t->notes.len)
 		sb_addf(&head, " *\n * Not modelled:\n%s", t->notes.buf);
+	open_close_apart(&head, strstr(head.buf, "(*\n") + 3 - head.buf);
 	sb_adds(&head, " *)\n\n{}\n\n");
 	add_text(out, -1, head.buf);
 	for (p = 0; p < t->req->nprocs; p++) {
@@ -3739,8 +4034,6 @@ static void write_test(struct tr *t, struct code_test *out)
 	add_text(out, -1, cond.buf);
 	sb_free(&head);
 	sb_free(&cond);
-	sb_free(&name);
-	sb_free(&from);
 }
 
 void code_test_free(struct code_test *t)

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 # Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
 # runs the cases marked `all` only with the first binary left out.
 set -- $LKMM_BINARIES
-plan $(( 30 + ($# - 1) * 11 ))
+plan $(( 34 + ($# - 1) * 11 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -88,6 +88,21 @@ for lkmm in $LKMM_BINARIES; do
 		verdict "$tag: net->mib.mptcp_statistics, a file of an option defconfig leaves out: data race" \
 			"$before" race net/mptcp/mib.c:mptcp_mib_alloc net/mptcp/mib.c:121
 
+		# Files as Kbuild builds them: with their directory's flags (mlx5's
+		# Makefile gives -I$(src) to the files below it), or inside the file
+		# that includes them (kernel/sched/psi.c, in build_utility.c).
+		mlx5=drivers/net/ethernet/mellanox/mlx5/core/en_accel/ipsec_offload.c:102
+		expect "$tag: a file that needs its directory's Kbuild -I parses" 0 \
+			'^Observation mlx5e_ipsec_packet_setup ' "$lkmm" code --tree "$before" "$mlx5" "$mlx5"
+		expect "$tag: a file built inside another (psi.c in build_utility.c) parses" 0 \
+			'^Observation psi_write ' "$lkmm" code --tree "$before" kernel/sched/psi.c:1608 kernel/sched/psi.c:1608
+		# try_cmpxchg() as the kernel defines it: cmpxchg(), then old = what it read.
+		llist=(lib/llist.c:llist_add_batch lib/llist.c:llist_del_first)
+		verdict "$tag: llist_add_batch() against llist_del_first() (try_cmpxchg()): clean" "$before" clean "${llist[@]}"
+		expect "$tag: ... try_cmpxchg() is the model's cmpxchg() on the local it updates" 0 \
+			'^	r0 = cmpxchg\(llist_head__first, first, 1\); /\* lib/llist.c:33 \*/$' \
+			"$lkmm" code --tree "$before" "${llist[@]}"
+
 		# The test says where each statement comes from.
 		expect "$tag: every access of the test names its kernel line" 0 \
 			'(old|r0) = cmpxchg\(super_block__s_dio_done_wq, 0, new_workqueue_struct\); /\* fs/super.c:2252 \*/' \
@@ -133,7 +148,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: --config takes a Kbuild config target, nothing else: exit 2" 2 \
 		'^lkmm code: error: --config takes a Kbuild config target .*, not -j9$' \
 		"$lkmm" code --tree "$before" --config -j9 fs/super.c:sb_init_dio_done_wq
-	expect "$tag: a primitive the model lacks (try_cmpxchg): exit 2 at its line" 2 \
-		'^lib/llist.c:[0-9]+:[0-9]+: error: try_cmpxchg\(\) is not modelled' \
-		"$lkmm" code --tree "$before" lib/llist.c:llist_add_batch lib/llist.c:llist_del_first
+	expect "$tag: a construct it cannot model (a switch on a loaded value): exit 2 at its line" 2 \
+		'^drivers/firmware/qcom/qcom_scm.c:[0-9]+:[0-9]+: error: switch on a value the test loads is not modelled$' \
+		"$lkmm" code --tree "$before" drivers/firmware/qcom/qcom_scm.c:2077 drivers/firmware/qcom/qcom_scm.c:278
 done
