@@ -39,6 +39,7 @@ static const char usage[] =
 	"  --explain, --suggest, --suggest-timeout S, --graph DIR, --svg, --html FILE\n"
 	"                    as for lkmm check, in the kernel's lines; a fix is\n"
 	"                    a diff that patch -p1 applies in the tree\n"
+	"  -max-traces N     give up when a task has more than N runs (100000)\n"
 	"  -I DIR, -conf FILE  the model, as for lkmm check (default: the tree's\n"
 	"                    own tools/memory-model, else as lkmm check finds it)\n"
 	"\n"
@@ -217,6 +218,13 @@ int main(int argc, char **argv)
 			if (!config_target(config))
 				bad_usage("--config takes a Kbuild config target (defconfig, "
 					  "allyesconfig ...), not", config);
+		} else if (!strcmp(a, "-max-traces") || !strcmp(a, "--max-traces")) {
+			char *end;
+			long n = strtol(next_arg(argc, argv, &i), &end, 10);
+
+			if (*end || n < 1 || n > 100000000)
+				bad_usage("-max-traces takes 1 to 100000000, not", argv[i]);
+			opts.limits.max_traces = (int)n;
 		} else if (!strcmp(a, "--depth")) {
 			char *end;
 			long d = strtol(next_arg(argc, argv, &i), &end, 10);

@@ -3676,7 +3676,7 @@ static CXCursor function_in(struct tr *t, struct tu *tu, const char *name)
 		clang_visitChildren(clang_getTranslationUnitCursor(tu->unit), function_at_line, &fl);
 		if (!fl.ok) {
 			sb_addf(t->err, "%s:%s: error: no function defined around this line (one the "
-				"x86 defconfig leaves out, under an #ifdef, is not in the parse)\n",
+				"--config leaves out, under an #ifdef, is not in the parse)\n",
 				tu->file, name);
 			longjmp(t->fail, 1);
 		}

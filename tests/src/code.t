@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 # Under ASan+UBSan a libclang parse takes seconds: the sanitized binary
 # runs the cases marked `all` only with the first binary left out.
 set -- $LKMM_BINARIES
-plan $(( 34 + ($# - 1) * 11 ))
+plan $(( 35 + ($# - 1) * 11 ))
 
 "$top/kernel/scripts/code-trees.sh" > "$work/trees.log" 2>&1 || { diag < "$work/trees.log"; exit 1; }
 before=$top/build/kernel/pristine
@@ -102,6 +102,9 @@ for lkmm in $LKMM_BINARIES; do
 		expect "$tag: ... try_cmpxchg() is the model's cmpxchg() on the local it updates" 0 \
 			'^	r0 = cmpxchg\(llist_head__first, first, 1\); /\* lib/llist.c:33 \*/$' \
 			"$lkmm" code --tree "$before" "${llist[@]}"
+
+		expect "$tag: a limit is a flag: -max-traces 1 stops with exit 3 and says which" 3 \
+			'has more than 1 runs \(raise -max-traces\)' "$lkmm" code --tree "$before" -max-traces 1 "${dio[@]}"
 
 		# The test says where each statement comes from.
 		expect "$tag: every access of the test names its kernel line" 0 \
