@@ -69,8 +69,7 @@ static void kfile_free(struct kfile *f)
 	free(f->lines);
 }
 
-/* The kernel source line of a span, trimmed. */
-static char *source_line(const char *tree, const struct code_span *s)
+char *code_source_line(const char *tree, const struct code_span *s)
 {
 	struct kfile f;
 	char *r = NULL;
@@ -120,7 +119,7 @@ static void map_line(const struct code_test *t, const char *tree, const char *s,
 		s = end;
 		if (s[0] == ' ' && s[1] == '`') {
 			const char *close = strchr(s + 2, '`');
-			char *src = source_line(tree, &l->where);
+			char *src = code_source_line(tree, &l->where);
 
 			if (close && src) {
 				sb_addf(out, " `%s`", src);

@@ -83,6 +83,9 @@ int code_prepare_tree(const char *tree, const char *config, const char *cache_ro
 int code_translate(const struct code_request *req, struct code_test *out, struct strbuf *err);
 void code_test_free(struct code_test *t);
 
+/* The kernel source line a span starts on, trimmed (allocated), or NULL. */
+char *code_source_line(const char *tree, const struct code_span *s);
+
 /* The kernel file name and source line of a test line, "fs/super.c:2252". */
 const char *code_line_where(const struct code_test *t, int line, char *buf, size_t size);
 

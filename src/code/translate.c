@@ -29,7 +29,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../litmus.h"
@@ -2354,24 +2353,11 @@ static const char *condition_text(struct tr *t, CXCursor cond, struct code_span 
 	if (n > 12)
 		sb_adds(&sb, " ...");
 	clang_disposeTokens(t->tu->unit, toks, n);
-	if (!n && at.file) {
-		char path[4096], *text;
+	if (!n) {
+		char *line = code_source_line(t->req->tree, &at);
 
-		snprintf(path, sizeof(path), "%s/%s", t->req->tree, at.file);
-		text = read_file(path, NULL);
-		if (text) {
-			const char *p = text, *end;
-			unsigned line;
-
-			for (line = 1; line < at.line && (p = strchr(p, '\n')); line++)
-				p++;
-			if (p) {
-				p += strspn(p, " \t");
-				end = p + strcspn(p, "\n");
-				sb_addf(&sb, "%.*s", (int)(end - p), p);
-			}
-			free(text);
-		}
+		if (line)
+			return keep(t, line);
 	}
 	return keep(t, sb.buf ? sb.buf : xstrdup(""));
 }
@@ -2976,39 +2962,46 @@ static void run_function(struct tr *t, CXCursor fn, struct val *args, int nargs,
 
 /* ---- the translation units ---- */
 
-static bool has_errors(CXTranslationUnit unit)
-{
-	unsigned i, n = clang_getNumDiagnostics(unit);
-	bool errors = false;
-
-	for (i = 0; i < n && !errors; i++) {
-		CXDiagnostic d = clang_getDiagnostic(unit, i);
-
-		errors = clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error;
-		clang_disposeDiagnostic(d);
-	}
-	return errors;
-}
-
-static void diagnostics_fail(struct tr *t, CXTranslationUnit unit, const char *file)
+/* The unit's first error (the caller disposes of it), or NULL. */
+static CXDiagnostic first_error(CXTranslationUnit unit)
 {
 	unsigned i, n = clang_getNumDiagnostics(unit);
 
 	for (i = 0; i < n; i++) {
 		CXDiagnostic d = clang_getDiagnostic(unit, i);
 
-		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-			CXString msg = clang_getDiagnosticSpelling(d);
-			struct code_span s = span_at(t, clang_getDiagnosticLocation(d));
-
-			sb_addf(t->err, "%s:%u:%u: error: %s does not compile: %s\n",
-				s.file ? s.file : file, s.line, s.col, file, clang_getCString(msg));
-			clang_disposeString(msg);
-			clang_disposeDiagnostic(d);
-			longjmp(t->fail, 1);
-		}
+		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error)
+			return d;
 		clang_disposeDiagnostic(d);
 	}
+	return NULL;
+}
+
+static bool has_errors(CXTranslationUnit unit)
+{
+	CXDiagnostic d = first_error(unit);
+
+	if (!d)
+		return false;
+	clang_disposeDiagnostic(d);
+	return true;
+}
+
+static void diagnostics_fail(struct tr *t, CXTranslationUnit unit, const char *file)
+{
+	CXDiagnostic d = first_error(unit);
+	CXString msg;
+	struct code_span s;
+
+	if (!d)
+		return;
+	msg = clang_getDiagnosticSpelling(d);
+	s = span_at(t, clang_getDiagnosticLocation(d));
+	sb_addf(t->err, "%s:%u:%u: error: %s does not compile: %s\n",
+		s.file ? s.file : file, s.line, s.col, file, clang_getCString(msg));
+	clang_disposeString(msg);
+	clang_disposeDiagnostic(d);
+	longjmp(t->fail, 1);
 }
 
 /* $(src), $(srctree), $(obj), $(objtree) of a Kbuild flag; NULL for what only make knows. */
@@ -3047,7 +3040,7 @@ static char *kbuild_expand(const struct code_request *req, const char *dir, cons
  * $(src) is the Makefile's directory: Kbuild expands subdir-ccflags
  * there.  Without them, i915, selinux or mlx5 find no header of their own.
  */
-static void kbuild_flags(const struct code_request *req, const char *dir, bool own, char ***v, int *n)
+static bool kbuild_flags(const struct code_request *req, const char *dir, bool own, char ***v, int *n)
 {
 	char path[8300], *text, *line, *save = NULL, *p;
 
@@ -3055,7 +3048,7 @@ static void kbuild_flags(const struct code_request *req, const char *dir, bool o
 	if (!(text = read_file(path, NULL))) {
 		snprintf(path, sizeof(path), "%s/%s/Kbuild", req->tree, dir);
 		if (!(text = read_file(path, NULL)))
-			return;
+			return false;	/* built by a Makefile above */
 	}
 	for (p = text; (p = strstr(p, "\\\n")); )	/* continued lines */
 		p[0] = p[1] = ' ';
@@ -3093,6 +3086,7 @@ static void kbuild_flags(const struct code_request *req, const char *dir, bool o
 		}
 	}
 	free(text);
+	return true;
 }
 
 /*
@@ -3102,22 +3096,15 @@ static void kbuild_flags(const struct code_request *req, const char *dir, bool o
  */
 static void kbuild_dir_flags(const struct code_request *req, const char *file, char ***v, int *n)
 {
-	char dir[4096], path[4200];
+	char dir[4096];
 	const char *slash;
 	bool own = true;
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s", file);
 	while ((slash = strrchr(dir, '/'))) {
 		dir[slash - dir] = '\0';
-		snprintf(path, sizeof(path), "%s/%s/Makefile", req->tree, dir);
-		if (stat(path, &st)) {
-			snprintf(path, sizeof(path), "%s/%s/Kbuild", req->tree, dir);
-			if (stat(path, &st))
-				continue;
-		}
-		kbuild_flags(req, dir, own, v, n);
-		own = false;
+		if (kbuild_flags(req, dir, own, v, n))
+			own = false;
 	}
 }
 
@@ -3888,13 +3875,12 @@ static void write_process(struct tr *t, struct code_test *out, int p)
 }
 
 /*
- * The locks the task's callers hold, taken (what is "spin_lock") before
- * its functions and released after them (unless the task releases them
- * itself), at the line that asserts or releases them.
+ * The locks the task's callers hold, taken before its functions and
+ * released after them (unless the task releases them itself), at the
+ * line that asserts or releases them.
  */
-static void take_held(struct tr *t, const char *what)
+static void take_held(struct tr *t, bool taking)
 {
-	bool taking = !strcmp(what, "spin_lock");
 	int i;
 
 	for (i = 0; i < t->nheld; i++) {
@@ -3908,7 +3894,7 @@ static void take_held(struct tr *t, const char *what)
 				       "(readers do not exclude each other; the model's locks do)", l->name);
 			continue;
 		}
-		emit(t, h->at, "%s(%s);", what, l->name);
+		emit(t, h->at, "%s(%s);", taking ? "spin_lock" : "spin_unlock", l->name);
 		if (taking) {
 			struct code_span s = cursor_span(t, h->at);
 
@@ -3957,7 +3943,7 @@ static void write_test(struct tr *t, struct code_test *out)
 			struct env mem = { 0 };
 			int f;
 
-			take_held(t, "spin_lock");
+			take_held(t, true);
 			for (f = 0; f < t->req->procs[p].nfuncs; f++) {
 				CXCursor fn = function_in(t, t->tu, t->req->procs[p].funcs[f]);
 				const char *fname = cursor_name(t, fn);
@@ -3975,7 +3961,7 @@ static void write_test(struct tr *t, struct code_test *out)
 				run_function(t, fn, NULL, 0, &result, &mem);
 				t->deref_returns = false;
 			}
-			take_held(t, "spin_unlock");
+			take_held(t, false);
 			env_free(&mem);
 		}
 		write_process(t, &procs[p], p);
