@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The litmus tests that our kernel series adds (the new .litmus files of
-# kernel/patches/*.patch): lkmm's output equals herd7's, recorded in
+# kernel/patches/): lkmm's output equals herd7's, recorded in
 # tests/kernel/litmus-expected/, and each test's "Result:" comment holds.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
@@ -14,5 +14,5 @@ awk -v dir="$work" '
 	/^@@/ { body = (out != ""); next }
 	body && /^\+/ { print substr($0, 2) > out; next }
 	body && !/^[ +-]/ { body = 0 }
-' "$top"/kernel/patches/*.patch
+' $(find "$top/kernel/patches" -name '*.patch' | sort)
 check_litmus_tests "$expected" "$work" "$work"/*.litmus
