@@ -15,6 +15,8 @@
 #                            benchmark as ratios to READ_ONCE(), and async
 #                            O_DIRECT writes/s before and after the series
 #                            (docs/kernel-series.md)
+#   make kernel-submissions  the separate submissions, as their sender would
+#                            post them, under build/submissions/NAME/
 #   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
 #                            init over the whole unpatched tree (docs/coccinelle.md);
 #                            with CODE=1, then lkmm code on each report
@@ -24,7 +26,7 @@
 
 KERNEL_SCRIPTS := kernel/scripts
 
-.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench \
+.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench kernel-submissions \
 	cocci-sweep
 
 kernel-check:
@@ -46,3 +48,9 @@ kernel-bench:
 cocci-sweep:
 	$(KERNEL_SCRIPTS)/cocci-sweep.sh
 	$(if $(CODE),$(MAKE) all && $(KERNEL_SCRIPTS)/code-sweep.sh)
+
+# The submissions, one folder each under build/submissions/, signed by
+# whoever runs this (git config user.name/user.email) and addressed by
+# the tree's get_maintainer.pl (docs/kernel-series.md).
+kernel-submissions:
+	$(KERNEL_SCRIPTS)/submissions.sh

@@ -65,3 +65,34 @@ series_patches() {
 	[ -f "$series" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series"
 }
+
+# Commit the patch files $3... (paths under kernel/patches) one by one on
+# top of commit $1 of the tree in $KSRC, without touching its work tree
+# (a scratch index), and print the last commit.  Each commit's message is
+# the patch's own (git mailinfo), with the trailer $2 added when it is not
+# empty.  The caller's GIT array gives the git command and the identity.
+commit_patches() {
+	local commit=$1 trailer=$2 p tmp idx
+	shift 2
+	tmp=$(mktemp -d)
+	idx=$tmp/index
+	GIT_INDEX_FILE=$idx "${GIT[@]}" read-tree "$commit"
+	for p in "$@"; do
+		[ -f "$KERNEL_DIR/patches/$p" ] || die "series names missing patch $p"
+		"${GIT[@]}" mailinfo "$tmp/msg" "$tmp/diff" <"$KERNEL_DIR/patches/$p" >"$tmp/info"
+		GIT_INDEX_FILE=$idx "${GIT[@]}" apply --cached --whitespace=nowarn "$tmp/diff" ||
+			die "patch $p does not apply (on $(git -C "$KSRC" describe --always --tags "$commit" 2>/dev/null || echo "$commit"))"
+		{
+			sed -n 's/^Subject: //p' "$tmp/info"
+			echo
+			cat "$tmp/msg"
+		} >"$tmp/message"
+		if [ -n "$trailer" ]; then
+			git interpret-trailers --in-place --trailer "$trailer" "$tmp/message"
+		fi
+		commit=$("${GIT[@]}" commit-tree -p "$commit" -F "$tmp/message" \
+			"$(GIT_INDEX_FILE=$idx "${GIT[@]}" write-tree)")
+	done
+	rm -rf "$tmp"
+	echo "$commit"
+}

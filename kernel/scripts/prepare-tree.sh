@@ -6,7 +6,8 @@
 # is the untouched Debian source.  Each run compares a fingerprint of the
 # series with the one recorded when it was last applied; only when they
 # differ (or the tree was edited) are the patches applied again, from
-# "pristine", as commits built in a scratch index, and the work tree is
+# "pristine", as commits built in a scratch index (commit_patches in
+# common.sh), and the work tree is
 # checked out at the result.  That rewrites only files whose content
 # changed, so kbuild recompiles only what the change really affects.
 #
@@ -49,26 +50,6 @@ fingerprint() {
 	} | sha256sum | cut -d' ' -f1
 }
 
-# Print a commit that is "pristine" plus the series, one commit per
-# patch.  The patches are applied to a scratch index with git apply
-# --cached, so the work tree is not touched here.
-series_commit() {
-	local idx=$KSRC/.git/lkmm-index commit p file subject
-	commit=$("${GIT[@]}" rev-parse pristine)
-	GIT_INDEX_FILE=$idx "${GIT[@]}" read-tree pristine
-	for p in $(series_patches); do
-		file=$KERNEL_DIR/patches/$p
-		[ -f "$file" ] || die "series names missing patch $p"
-		GIT_INDEX_FILE=$idx "${GIT[@]}" apply --cached --whitespace=nowarn "$file" ||
-			die "patch $p does not apply (after the ones before it in series)"
-		subject=$(sed -n 's/^Subject: *\(\[[^]]*\] *\)\{0,1\}//p' "$file" | head -n 1)
-		commit=$("${GIT[@]}" commit-tree -p "$commit" -m "${subject:-$p}" \
-			"$(GIT_INDEX_FILE=$idx "${GIT[@]}" write-tree)")
-	done
-	rm -f "$idx"
-	echo "$commit"
-}
-
 # Move the work tree to COMMIT.  checkout rewrites only the files that
 # differ from what is checked out, so unchanged files keep their mtimes
 # and kbuild does not recompile what includes them (a re-applied patch to
@@ -108,9 +89,9 @@ main() {
 		switch_to pristine
 		log "tree ready (pristine)"
 	else
-		# A separate assignment, so set -e sees series_commit fail.
+		# A separate assignment, so set -e sees commit_patches fail.
 		local commit
-		commit=$(series_commit)
+		commit=$(commit_patches pristine "" $(series_patches))
 		switch_to "$commit"
 		log "tree ready (series, $(series_patches | wc -l) patches)"
 	fi

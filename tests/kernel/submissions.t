@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# TAP: make kernel-submissions (kernel/scripts/submissions.sh) writes one
+# folder per submission of kernel/patches/series, signed by whoever runs
+# it and by nobody else, addressed as the tree's get_maintainer.pl says,
+# each applying on its own to the untouched tree and checkpatch --strict
+# clean; without a sender identity it refuses, naming what to set.
+# Needs the kernel tree (kernel/scripts/prepare-tree.sh).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib/tap.sh"
+. "$top/kernel/scripts/common.sh"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+SENDER_NAME="Test Sender"
+SENDER_EMAIL="sender@test.invalid"
+
+# Run the script with the given identity, which git's environment
+# configuration puts above every config file.
+submit() {
+	GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$1" \
+		GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$2" \
+		"$top/kernel/scripts/submissions.sh" "$scratch/out"
+}
+
+mapfile -t names < <(series_patches | sed 's|/[^/]*$||' | awk '!seen[$0]++')
+plan $((2 + 5 * ${#names[@]}))
+
+if out=$(submit "" "" 2>&1); then
+	not_ok "refuses to run without user.name"
+else
+	grep -q 'user\.name' <<< "$out" && ok "without an identity: an error that names git config user.name" ||
+		{ not_ok "without an identity: an error naming user.name"; diag <<< "$out"; }
+fi
+
+if out=$(submit "$SENDER_NAME" "$SENDER_EMAIL" 2>&1); then
+	ok "writes the submissions with an identity"
+else
+	not_ok "writes the submissions with an identity"
+	tail -20 <<< "$out" | diag
+fi
+
+# The recipients every submission must reach, from its subsystem's entry.
+must_reach() {
+	case $1 in
+	fs-*) echo linux-fsdevel@vger.kernel.org ;;
+	tty-*) echo linux-serial@vger.kernel.org ;;
+	mm-*) echo linux-mm@kvack.org ;;
+	lkmm-*) echo lkmm@lists.linux.dev ;;
+	*) echo linux-kernel@vger.kernel.org ;;
+	esac
+}
+
+for name in "${names[@]}"; do
+	dir=$scratch/out/$name
+	count=$(series_patches | grep -c "^$name/")
+	mails=("$dir"/*.patch)
+	want=$count
+	[ "$count" -gt 1 ] && want=$((count + 1))
+	[ "${#mails[@]}" -eq "$want" ] &&
+		ok "$name: $want mail(s) for $count patch(es)" ||
+		not_ok "$name: ${#mails[@]} mails for $count patches"
+
+	bad=""
+	for m in "${mails[@]}"; do
+		grep -q "^From: $SENDER_NAME <$SENDER_EMAIL>" "$m" || bad+=" $(basename "$m"):from"
+		case $m in */0000-cover-letter.patch) continue ;; esac
+		[ "$(grep -c '^Signed-off-by: ' "$m")" = 1 ] &&
+			grep -q "^Signed-off-by: $SENDER_NAME <$SENDER_EMAIL>$" "$m" || bad+=" $(basename "$m"):sob"
+	done
+	[ -z "$bad" ] && ok "$name: from and signed off by the runner only" ||
+		not_ok "$name: identity wrong in:$bad"
+
+	rcpt=$(must_reach "$name")
+	grep -q -F "$rcpt" "${mails[0]}" && ok "$name: addressed to $rcpt" ||
+		not_ok "$name: $rcpt missing from the recipients"
+
+	# Applies to the untouched tree on its own.
+	idx=$scratch/index
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx git -C "$KSRC" read-tree pristine
+	applied=yes
+	for m in "${mails[@]}"; do
+		case $m in */0000-cover-letter.patch) continue ;; esac
+		GIT_INDEX_FILE=$idx git -C "$KSRC" apply --cached "$m" 2>/dev/null || applied=no
+	done
+	[ "$applied" = yes ] && ok "$name: applies alone to the untouched tree" ||
+		not_ok "$name: does not apply alone to the untouched tree"
+
+	clean=$(grep -c '^total: 0 errors, 0 warnings, 0 checks' "$dir/checkpatch.txt")
+	[ "$clean" -eq "$count" ] && ok "$name: checkpatch --strict clean on every patch" ||
+		{ not_ok "$name: checkpatch --strict"; diag < "$dir/checkpatch.txt"; }
+done
