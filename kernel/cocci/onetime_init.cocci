@@ -259,19 +259,73 @@ note_type(p, fld, T)
 // Locks: the locks held (taken earlier in the function, or asserted) at
 // a publication and at a test.
 
-@held depends on !publishers exists@
+@held_test exists@
 identifier lk =~ "^(mutex_lock|mutex_lock_nested|mutex_lock_interruptible|mutex_lock_killable|mutex_trylock|spin_lock|spin_lock_nested|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_trylock|raw_spin_lock|raw_spin_lock_irq|raw_spin_lock_irqsave|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|down_read|down_read_killable|down_read_interruptible|down_write|down_write_killable|down_read_trylock|down_write_trylock|percpu_down_read|percpu_down_write|mmap_read_lock|mmap_read_lock_killable|mmap_write_lock|mmap_write_lock_killable|mmap_read_trylock|lockdep_assert_held|lockdep_assert_held_write|lockdep_assert_held_read|lockdep_assert_held_once|mmap_assert_locked|mmap_assert_write_locked)$";
 identifier ul =~ "(unlock|up_read|up_write)$";
-expression L, X;
-position p = {plain_test.p, once_test.p, pub_field.p, pub_global.p};
+expression L, E;
+identifier fld;
+global idexpression G;
+position p = plain_test.p;
 @@
 lk(L, ...)
 ... when != ul(L, ...)
-X@p
+\(E->fld@p\|E.fld@p\|G@p\)
 
-@script:python depends on held@
-L << held.L;
-p << held.p;
+@script:python depends on held_test@
+L << held_test.L;
+p << held_test.p;
+@@
+note_lock(p, L)
+
+@held_once exists@
+identifier lk =~ "^(mutex_lock|mutex_lock_nested|mutex_lock_interruptible|mutex_lock_killable|mutex_trylock|spin_lock|spin_lock_nested|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_trylock|raw_spin_lock|raw_spin_lock_irq|raw_spin_lock_irqsave|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|down_read|down_read_killable|down_read_interruptible|down_write|down_write_killable|down_read_trylock|down_write_trylock|percpu_down_read|percpu_down_write|mmap_read_lock|mmap_read_lock_killable|mmap_write_lock|mmap_write_lock_killable|mmap_read_trylock|lockdep_assert_held|lockdep_assert_held_write|lockdep_assert_held_read|lockdep_assert_held_once|mmap_assert_locked|mmap_assert_write_locked)$";
+identifier ul =~ "(unlock|up_read|up_write)$";
+expression L, E;
+identifier fld;
+global idexpression G;
+position p = once_test.p;
+@@
+lk(L, ...)
+... when != ul(L, ...)
+\(E->fld@p\|E.fld@p\|G@p\)
+
+@script:python depends on held_once@
+L << held_once.L;
+p << held_once.p;
+@@
+note_lock(p, L)
+
+@held_pub_field exists@
+identifier lk =~ "^(mutex_lock|mutex_lock_nested|mutex_lock_interruptible|mutex_lock_killable|mutex_trylock|spin_lock|spin_lock_nested|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_trylock|raw_spin_lock|raw_spin_lock_irq|raw_spin_lock_irqsave|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|down_read|down_read_killable|down_read_interruptible|down_write|down_write_killable|down_read_trylock|down_write_trylock|percpu_down_read|percpu_down_write|mmap_read_lock|mmap_read_lock_killable|mmap_write_lock|mmap_write_lock_killable|mmap_read_trylock|lockdep_assert_held|lockdep_assert_held_write|lockdep_assert_held_read|lockdep_assert_held_once|mmap_assert_locked|mmap_assert_write_locked)$";
+identifier ul =~ "(unlock|up_read|up_write)$";
+expression L;
+identifier pub_field.cx;
+position pub_field.p;
+@@
+lk(L, ...)
+... when != ul(L, ...)
+cx@p(...)
+
+@script:python depends on held_pub_field@
+L << held_pub_field.L;
+p << pub_field.p;
+@@
+note_lock(p, L)
+
+@held_pub_global exists@
+identifier lk =~ "^(mutex_lock|mutex_lock_nested|mutex_lock_interruptible|mutex_lock_killable|mutex_trylock|spin_lock|spin_lock_nested|spin_lock_irq|spin_lock_irqsave|spin_lock_bh|spin_trylock|raw_spin_lock|raw_spin_lock_irq|raw_spin_lock_irqsave|read_lock|read_lock_irq|read_lock_irqsave|read_lock_bh|write_lock|write_lock_irq|write_lock_irqsave|write_lock_bh|down_read|down_read_killable|down_read_interruptible|down_write|down_write_killable|down_read_trylock|down_write_trylock|percpu_down_read|percpu_down_write|mmap_read_lock|mmap_read_lock_killable|mmap_write_lock|mmap_write_lock_killable|mmap_read_trylock|lockdep_assert_held|lockdep_assert_held_write|lockdep_assert_held_read|lockdep_assert_held_once|mmap_assert_locked|mmap_assert_write_locked)$";
+identifier ul =~ "(unlock|up_read|up_write)$";
+expression L;
+identifier pub_global.cx;
+position pub_global.p;
+@@
+lk(L, ...)
+... when != ul(L, ...)
+cx@p(...)
+
+@script:python depends on held_pub_global@
+L << held_pub_global.L;
+p << pub_global.p;
 @@
 note_lock(p, L)
 
