@@ -15,7 +15,7 @@
 #                            benchmark as ratios to READ_ONCE(), and async
 #                            O_DIRECT writes/s before and after the series
 #                            (docs/kernel-series.md)
-#   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
+#   make cocci-sweep         the project's Coccinelle rule for open-coded one-time
 #                            init over the whole unpatched tree (docs/coccinelle.md);
 #                            with CODE=1, then lkmm code on each report
 #                            (kernel/scripts/code-sweep.sh, docs/code.md)
