@@ -17,7 +17,7 @@
 #                            (docs/kernel-series.md)
 #   make kernel-submissions  the separate submissions, as their sender would
 #                            post them, under build/submissions/NAME/
-#   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
+#   make cocci-sweep         the project's Coccinelle rule for open-coded one-time
 #                            init over the whole unpatched tree (docs/coccinelle.md);
 #                            with CODE=1, then lkmm code on each report
 #                            (kernel/scripts/code-sweep.sh, docs/code.md)

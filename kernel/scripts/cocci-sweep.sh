@@ -1,7 +1,7 @@
 #!/bin/bash
-# `make cocci-sweep`: run scripts/coccinelle/locks/onetime_init.cocci (added
-# by the series) over the whole unpatched 6.12 tree; the triage of its
-# reports is docs/coccinelle.md.
+# `make cocci-sweep`: run kernel/cocci/onetime_init.cocci (the project's
+# rule; not submitted, see docs/coccinelle.md) over the whole unpatched
+# 6.12 tree; the triage of its reports is docs/coccinelle.md.
 #
 # The rule joins the publication of a pointer with the tests of it in
 # other files, so those files must be in one spatch run; parsing all
@@ -20,12 +20,12 @@
 #
 # Output: build/kernel/cocci-sweep/{publishers,report,summary}.txt, and
 # onetime_init-pass2.cocci, the rule as pass 2 ran it.
-# COCCI_RULE=file runs a draft of the rule instead of the series' one.
+# COCCI_RULE=file runs a draft of the rule instead of the project's one.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 OUT=$KBUILD_ROOT/cocci-sweep
-RULE=scripts/coccinelle/locks/onetime_init.cocci
+RULE=$KERNEL_DIR/cocci/onetime_init.cocci
 SPATCH=(nice spatch --very-quiet --no-includes --include-headers --timeout 120
 	--jobs "$JOBS" --chunksize 1)
 PUBLISH_RE='\b(cmpxchg(_relaxed|_acquire|_release)?|smp_store_release)\s*\('
@@ -106,15 +106,11 @@ pass2_rule() {
 
 main() {
 	local t0 t1 t2
-	"$KERNEL_DIR/scripts/prepare-tree.sh" --series
+	# The sources are read from the tag "pristine", whatever is checked out.
+	[ -d "$KSRC/.git" ] || "$KERNEL_DIR/scripts/prepare-tree.sh" --pristine
 	rm -rf "$OUT"
 	mkdir -p "$OUT"
-	# The rule as the series adds it; the sources it runs on are pristine.
-	if [ -n "${COCCI_RULE:-}" ]; then
-		cp "$COCCI_RULE" "$OUT/onetime_init.cocci"
-	else
-		git -C "$KSRC" show "HEAD:$RULE" >"$OUT/onetime_init.cocci"
-	fi
+	cp "${COCCI_RULE:-$RULE}" "$OUT/onetime_init.cocci"
 
 	t0=$(date +%s)
 	pristine_grep -e "$PUBLISH_RE" >"$OUT/publisher-files.txt"

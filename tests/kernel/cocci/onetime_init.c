@@ -3,7 +3,8 @@
  * Fixture for scripts/coccinelle/locks/onetime_init.cocci (tests/kernel/cocci.t):
  * each function is one recipe of "One-time init" in recipes.txt, correct
  * or broken.  onetime_init.expected lists the reports, by line; a report
- * is expected exactly on the lines marked BAD.
+ * is expected exactly on the lines marked BAD.  No lazy_init: the
+ * correct shapes are open-coded.
  */
 
 struct foo { int x; };
@@ -14,6 +15,9 @@ struct holder {
 	struct foo *loser;	/* cmpxchg(), the loser uses the old value */
 	struct foo *reread;	/* cmpxchg(), the loser rereads the pointer */
 	struct foo *owner;	/* cmpxchg() of an object not allocated here */
+	struct foo *plainre;	/* cmpxchg(), the loser rereads with a plain load */
+	struct foo *locked;	/* smp_store_release() under a mutex, tested under it */
+	struct mutex lock;
 };
 
 static struct foo *global_foo;
@@ -83,7 +87,7 @@ struct foo *get_loser(struct holder *h)
 	old = cmpxchg(&h->loser, NULL, p);
 	if (old) {
 		free_foo(p);
-		return old;			/* BAD */
+		return old;	/* address dependency: not reported */
 	}
 	return p;
 }
@@ -96,7 +100,7 @@ struct foo *get_reread(struct holder *h)
 		return NULL;
 	if (cmpxchg(&h->reread, NULL, p)) {
 		free_foo(p);
-		p = READ_ONCE(h->reread);	/* BAD */
+		p = READ_ONCE(h->reread);	/* marked: not reported */
 	}
 	return p;
 }
@@ -134,4 +138,50 @@ int other_plain(struct other *o)
 	if (!o->plain)
 		return -ENOENT;
 	return o->plain->x;
+}
+
+struct foo *get_plainre(struct holder *h)
+{
+	struct foo *p = alloc_foo();
+
+	if (!p)
+		return NULL;
+	if (cmpxchg(&h->plainre, NULL, p)) {
+		free_foo(p);
+		p = h->plainre;			/* BAD */
+	}
+	return p;
+}
+
+/* Double-checked under the publisher's mutex: the test under it is fine. */
+struct foo *get_locked(struct holder *h)
+{
+	struct foo *p = smp_load_acquire(&h->locked);
+
+	if (p)
+		return p;
+	mutex_lock(&h->lock);
+	if (!h->locked) {
+		p = alloc_foo();
+		if (p)
+			smp_store_release(&h->locked, p);
+	}
+	mutex_unlock(&h->lock);
+	return smp_load_acquire(&h->locked);
+}
+
+/* Same field name, a list of another type: not the same pointer. */
+struct node { struct node *next; };
+struct chain { struct chain *next; };
+
+void push(struct node *n)
+{
+	struct node *m = alloc_node();
+
+	smp_store_release(&n->next, m);
+}
+
+int chain_has_next(struct chain *c)
+{
+	return c->next != NULL;
 }
