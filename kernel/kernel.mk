@@ -11,9 +11,8 @@
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
 #   make kernel-build-each   build after each patch in turn: each must build
 #                            without warnings (docs/kernel-series.md)
-#   make kernel-bench        on the production-like config: the lazy_init
-#                            benchmark as ratios to READ_ONCE(), and async
-#                            O_DIRECT writes/s before and after the series
+#   make kernel-bench        on the production-like config: async O_DIRECT
+#                            writes/s before and after the series
 #                            (docs/kernel-series.md)
 #   make cocci-sweep         the series' Coccinelle rule for open-coded one-time
 #                            init over the whole unpatched tree (docs/coccinelle.md);
