@@ -11,9 +11,8 @@
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
 #   make kernel-build-each   build after each patch in turn: each must build
 #                            without warnings (docs/kernel-series.md)
-#   make kernel-bench        on the production-like config: the lazy_init
-#                            benchmark as ratios to READ_ONCE(), and async
-#                            O_DIRECT writes/s before and after the series
+#   make kernel-bench        on the production-like config: async O_DIRECT
+#                            writes/s before and after the series
 #                            (docs/kernel-series.md)
 #   make kernel-submissions  the separate submissions, as their sender would
 #                            post them, under build/submissions/NAME/

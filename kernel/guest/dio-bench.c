@@ -3,7 +3,7 @@
  * dio-bench: asynchronous O_DIRECT writes per second on one filesystem.
  *
  * The series changes what every asynchronous direct-I/O write does first:
- * it tests sb->s_dio_done_wq (a plain load before, lazy_ptr_get() after).
+ * it tests sb->s_dio_done_wq (a plain load before, an smp_load_acquire() after).
  * This measures the whole path from io_submit() to the completion, the
  * way an application sees it, so `make kernel-bench` can compare the two
  * kernels.  One thread keeps DEPTH 4 KiB writes in flight, overwriting a
