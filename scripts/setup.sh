@@ -25,8 +25,9 @@ fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
 # Graphviz renders and parses --graph's files, chromium loads --html's page, and
 # patch applies --suggest's diffs (tests/src/explain.t).
-# Coccinelle's spatch runs the series' one-time-init rule (tests/kernel/cocci.t).
-test_packages=(parallel graphviz chromium patch coccinelle)
+# Coccinelle's spatch runs the project's one-time-init rule (tests/kernel/cocci.t);
+# python3-ply lets checkpatch.pl check SPDX lines (tests/kernel/submissions.t).
+test_packages=(parallel graphviz chromium patch coccinelle python3-ply)
 
 missing_packages() {
 	local p

@@ -29,6 +29,10 @@ PATCHES=$KERNEL_DIR/patches
 # each id was found).  It also asks about MAINTAINERS whenever a patch
 # adds a file, whether or not an entry already covers it; which new
 # files no entry covers is reported here instead (uncovered_files).
+# A submission may name more in its own file "checkpatch-ignore", one
+# message type per line with the reason after a '#', for a warning its
+# code cannot avoid (a DEFINE_MUTEX()-style macro must name its argument
+# twice).
 CHECKPATCH_IGNORE=UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES
 
 sender_name=$(git -C "$LKMM_ROOT" config user.name || true)
@@ -110,11 +114,13 @@ write_submission() {
 
 # checkpatch --strict on every patch of the submission but its cover letter.
 check_submission() {
-	local name=$1 dir=$2 p report=$2/checkpatch.txt bad=0
+	local name=$1 dir=$2 p report=$2/checkpatch.txt bad=0 ignore=$CHECKPATCH_IGNORE
+	local own=$PATCHES/$1/checkpatch-ignore
+	[ -f "$own" ] && ignore+=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$own" | sed 's/^/,/' | tr -d '\n')
 	: >"$report"
 	for p in "$dir"/*.patch; do
 		[ "$(basename "$p")" = 0000-cover-letter.patch ] && continue
-		if ! (cd "$KSRC" && perl scripts/checkpatch.pl --strict --ignore "$CHECKPATCH_IGNORE" "$p") \
+		if ! (cd "$KSRC" && perl scripts/checkpatch.pl --strict --ignore "$ignore" "$p") \
 			>>"$report" 2>&1; then
 			bad=1
 		fi
