@@ -73,3 +73,21 @@ check_litmus_tests() {
 		done
 	done
 }
+
+# check_all_litmus LKMM DIR SCRATCH NAME: the kernel's
+# scripts/checkalllitmus.sh, run in the model directory DIR with LKMM in
+# herd7's place (a symlink first on PATH), its outputs under SCRATCH; one
+# TAP case NAME, ok when it verifies every test against its Result: line.
+check_all_litmus() {
+	local lkmm=$1 dir=$2 scratch=$3 name=$4 out
+	mkdir -p "$scratch/bin" "$scratch/out/litmus-tests"
+	ln -sf "$lkmm" "$scratch/bin/herd7"
+	out=$(cd "$dir" && LKMM_DESTDIR="$scratch/out" PATH="$scratch/bin:$PATH" \
+		scripts/checkalllitmus.sh 2>&1)
+	if [ $? -eq 0 ] && grep -q '^All litmus tests verified as was expected' <<< "$out"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		tail -20 <<< "$out" | diag
+	fi
+}

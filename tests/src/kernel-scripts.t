@@ -13,18 +13,8 @@ plan $(($# * 2))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
-	mkdir -p "$work/$tag"
-	ln -sf "$lkmm" "$work/$tag/herd7"
 	for dir in "$model_dir" "$model_dir_615"; do
 		name=$(basename "$(dirname "$(dirname "$dir")")")
-		mkdir -p "$work/$tag/$name/litmus-tests"
-		out=$(cd "$dir" && LKMM_DESTDIR="$work/$tag/$name" PATH="$work/$tag:$PATH" \
-			scripts/checkalllitmus.sh 2>&1)
-		if [ $? -eq 0 ] && grep -q '^All litmus tests verified as was expected' <<< "$out"; then
-			ok "$tag: $name: checkalllitmus.sh"
-		else
-			not_ok "$tag: $name: checkalllitmus.sh"
-			tail -20 <<< "$out" | diag
-		fi
+		check_all_litmus "$lkmm" "$dir" "$work/$tag/$name" "$tag: $name: checkalllitmus.sh"
 	done
 done

@@ -27,16 +27,9 @@ for lkmm in $LKMM_BINARIES; do
 		check_litmus "$lkmm" "$tag" "$t" "$expected/$(basename "$t").out" "$work/case"
 	done
 	judge=$work/judge-$tag
-	mkdir -p "$judge/bin" "$judge/mm/litmus-tests" "$judge/out"
-	ln -sf "$lkmm" "$judge/bin/herd7"
+	mkdir -p "$judge/mm/litmus-tests"
 	(cd "$model_dir" && cp -r $(ls | grep -v '^litmus-tests$') "$judge/mm/")
 	cp "${tests[@]}" "$judge/mm/litmus-tests/"
-	out=$(cd "$judge/mm" && LKMM_DESTDIR="$judge/out" PATH="$judge/bin:$PATH" \
-		scripts/checkalllitmus.sh 2>&1)
-	if [ $? -eq 0 ] && grep -q '^All litmus tests verified as was expected' <<< "$out"; then
-		ok "$tag: checkalllitmus.sh verifies the series' ${#tests[@]} tests against their Result: lines"
-	else
-		not_ok "$tag: checkalllitmus.sh on the series' tests"
-		tail -20 <<< "$out" | diag
-	fi
+	check_all_litmus "$lkmm" "$judge/mm" "$judge" \
+		"$tag: checkalllitmus.sh verifies the series' ${#tests[@]} tests against their Result: lines"
 done
