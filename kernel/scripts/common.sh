@@ -66,6 +66,18 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series"
 }
 
+# The submission directories of kernel/patches, in the order series
+# first names them.
+series_submissions() {
+	series_patches | sed -n 's|/[^/]*$||p' | awk '!seen[$0]++'
+}
+
+# The bracketed prefix of file $1's first line, a Subject: line, without
+# a "0/N" count: "PATCH", "RFC PATCH".
+subject_prefix() {
+	sed -n '1s/^Subject: \[\([^]]*\)\].*/\1/p' "$1" | sed 's| *[0-9]*/[0-9]*$||'
+}
+
 # Commit the patch files $3... (paths under kernel/patches) one by one on
 # top of commit $1 of the tree in $KSRC, without touching its work tree
 # (a scratch index), and print the last commit.  Each commit's message is

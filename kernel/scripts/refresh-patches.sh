@@ -17,7 +17,7 @@ GIT=(git -C "$KSRC" -c core.autocrlf=false -c gc.auto=0
 commit=$("${GIT[@]}" rev-parse pristine)
 for p in $(series_patches); do
 	file=$KERNEL_DIR/patches/$p
-	prefix=$(sed -n 's/^Subject: \[\([^]]*\)\].*/\1/p' "$file" | head -n 1)
+	prefix=$(subject_prefix "$file")
 	commit=$(commit_patches "$commit" "" "$p")
 	"${GIT[@]}" format-patch -1 --stdout --no-signature -N \
 		--subject-prefix="${prefix:-PATCH}" "$commit" |

@@ -48,19 +48,9 @@ export GIT_COMMITTER_NAME=$sender_name GIT_COMMITTER_EMAIL=$sender_email
 GIT=(git -C "$KSRC" -c core.autocrlf=false -c gc.auto=0)
 BASE_TEXT="base: v6.12.$(sed -n 's/^SUBLEVEL = //p' "$KSRC/Makefile") as Debian's linux-source-6.12 ships it"
 
-# The submission directories, in the order series first names them.
-submissions() {
-	series_patches | sed -n 's|/[^/]*$||p' | awk '!seen[$0]++'
-}
-
 # The patches of submission $1, in series order.
 submission_patches() {
 	series_patches | grep "^$1/"
-}
-
-# The bracketed prefix of a Subject: line, without a "0/N" count.
-subject_prefix() {
-	sed -n '1s/^Subject: \[\([^]]*\)\].*/\1/p' "$1" | sed 's| *[0-9]*/[0-9]*$||'
 }
 
 # get_maintainer's recipients of the given patches, "to" or "cc".
@@ -145,7 +135,7 @@ uncovered_files() {
 main() {
 	local name
 	mkdir -p "$OUT"
-	for name in $(submissions); do
+	for name in $(series_submissions); do
 		write_submission "$name"
 	done
 }

@@ -23,7 +23,7 @@ submit() {
 		"$top/kernel/scripts/submissions.sh" "$scratch/out"
 }
 
-mapfile -t names < <(series_patches | sed 's|/[^/]*$||' | awk '!seen[$0]++')
+mapfile -t names < <(series_submissions)
 plan $((2 + 5 * ${#names[@]}))
 
 if out=$(submit "" "" 2>&1); then
