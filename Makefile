@@ -4,10 +4,15 @@
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread
+CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Isrc
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRCS := $(wildcard src/*.c)
+# One folder per layer (docs/hacking.md); the command line (src/cli/) and
+# `lkmm code` (src/code/) are programs on top of the library, the rest.
+LIB_SRCS := $(filter-out src/cli/% src/code/%,$(wildcard src/*/*.c))
+LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
+LIB_ASAN_OBJS := $(LIB_SRCS:src/%.c=build/asan/%.o)
+SRCS := $(LIB_SRCS) $(wildcard src/cli/*.c)
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
 ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 
@@ -52,7 +57,7 @@ CODE_SRCS := $(wildcard src/code/*.c)
 CODE_OBJS := $(CODE_SRCS:src/%.c=build/obj/%.o)
 CODE_CFLAGS = -I$(LLVM_DIR)/include
 CODE_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
-bin/lkmm-code: $(CODE_OBJS) $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+bin/lkmm-code: $(CODE_OBJS) $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/obj/code/%.o: src/code/%.c
@@ -60,7 +65,7 @@ build/obj/code/%.o: src/code/%.c
 	$(CC) $(CFLAGS) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
 # The same under ASan+UBSan, for tests/src/code.t.
 CODE_ASAN_OBJS := $(CODE_SRCS:src/%.c=build/asan/%.o)
-build/asan/lkmm-code: $(CODE_ASAN_OBJS) $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+build/asan/lkmm-code: $(CODE_ASAN_OBJS) $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/asan/code/%.o: src/code/%.c
 	@mkdir -p $(@D)
@@ -85,20 +90,20 @@ include tests/src/cat.mk
 
 # The cat unit tests again under ASan+UBSan.
 CAT_TEST_ASAN := build/tests/cat_test-asan
-$(CAT_TEST_ASAN): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*.h)
+$(CAT_TEST_ASAN): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) -Isrc -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $(CAT_TEST_SRCS) $(CATLIB_C) -lcmocka
 
 # The library entry's unit tests (lkmm.h), linked with everything but
 # main.c, plain and under ASan+UBSan.
 LKMM_TEST := build/tests/lkmm_test
 LKMM_TEST_ASAN := build/tests/lkmm_test-asan
-$(LKMM_TEST): tests/src/lkmm_test.c $(filter-out build/obj/main.o,$(OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+$(LKMM_TEST): tests/src/lkmm_test.c $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
-$(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(filter-out build/asan/main.o,$(ASAN_OBJS)) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ -lcmocka
+$(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -Isrc -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ -lcmocka
 
 -include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d) $(CODE_ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
@@ -130,7 +135,7 @@ FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=all -fno-omit-frame-poi
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Isrc \
 	-DFUZZ_MODEL_DIR='"$(CURDIR)/build/kernel-model/tools/memory-model"' \
 	-DFUZZ_TESTS_DIR='"$(CURDIR)/tests/src"'
-FUZZ_OBJS := $(filter-out build/fuzz/obj/main.o,$(SRCS:src/%.c=build/fuzz/obj/%.o)) \
+FUZZ_OBJS := $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) \
 	build/fuzz/obj/catlib.o build/fuzz/obj/runtime.o build/fuzz/obj/fuzz_util.o
 
 build/fuzz/.clang:
@@ -152,7 +157,7 @@ build/fuzz/fuzz_%: tests/src/fuzz_%.c tests/src/fuzz.h $(FUZZ_OBJS)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -Wl,--build-id -o $@ $< $(FUZZ_OBJS)
 
 .SECONDARY: $(FUZZ_OBJS)
--include $(wildcard build/fuzz/obj/*.d)
+-include $(wildcard build/fuzz/obj/*/*.d)
 
 # The litmus targets get the parser's dictionary.
 fuzz: $(FUZZ_BINS)

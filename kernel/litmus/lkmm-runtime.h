@@ -3,7 +3,7 @@
  * lkmm-runtime.h - the part of every `lkmm run` module that does not depend
  * on the litmus test.
  *
- * The generated part (src/module.c writes it) describes the test in a
+ * The generated part (src/kernel-run/module.c writes it) describes the test in a
  * struct lkmm_test: the size of one instance of the shared locations, how
  * to initialise it, each process' body, and how to read the final state.
  * This part runs the processes in kthreads, one per CPU, over `size`

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "../util.h"
+#include "base/base.h"
 
 struct macro_table;
 

@@ -10,9 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lkmm.h"
-#include "../modelcache.h"
-#include "../modeldir.h"
+#include "api/api.h"
 #include "code.h"
 
 static const char usage[] =
@@ -289,7 +287,7 @@ int main(int argc, char **argv)
 
 		req.tree = realpath(tree, real) ? real : tree;
 		req.build_dir = build_dir;
-		req.macros = ctx.macros;
+		req.macros = ctx.loaded.macros;
 		req.distinct = distinct;
 		status = code_translate(&req, &test, &err);
 		if (!status) {

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../litmus.h"
+#include "litmus/litmus.h"
 #include "code.h"
 
 /* A location: a field of a structure type, a global, or a fresh object's contents. */

@@ -14,7 +14,7 @@ CATLIB_OBJ := build/catlib.o
 $(CATLIB_C): $(CATLIB_SRC) src/model/lib.mk
 	@mkdir -p $(dir $@)
 	@{ echo '/* Generated from src/model/lib by src/model/lib.mk. */'; \
-	  echo '#include "catast.h"'; \
+	  echo '#include "model/catast.h"'; \
 	  echo 'const struct cat_libfile cat_lib_files[] = {'; \
 	  for f in $(CATLIB_SRC); do \
 	    printf '\t{ "%s",\n' "$$(basename $$f | sed 's/^lkmm-//')"; \
@@ -25,5 +25,5 @@ $(CATLIB_C): $(CATLIB_SRC) src/model/lib.mk
 	  echo 'const int cat_lib_nfiles = sizeof(cat_lib_files) / sizeof(cat_lib_files[0]);'; \
 	} > $@.tmp && mv $@.tmp $@
 
-$(CATLIB_OBJ): $(CATLIB_C) src/catast.h src/bits.h src/cat.h src/exec.h src/util.h
-	$(CC) $(CFLAGS) -Isrc -c $< -o $@
+$(CATLIB_OBJ): $(CATLIB_C) $(wildcard src/base/*.h src/exec/*.h src/model/*.h)
+	$(CC) $(CFLAGS) -c $< -o $@

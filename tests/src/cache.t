@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model cache (src/modelcache.c): a run that takes the model from the
+# The model cache (src/model/modelcache.c): a run that takes the model from the
 # cache prints what a run that parses it prints; an edit to any file of
 # the model, in a copy of the model directory, is never served the model
 # cached before it; a truncated, damaged or foreign cache file, or a

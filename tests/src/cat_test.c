@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bits.h"
-#include "catast.h"	/* the levels of slots */
+#include "base/base.h"
+#include "model/catast.h"	/* the levels of slots */
 
 static const char *model_dir(void)
 {

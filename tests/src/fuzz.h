@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lkmm.h"
+#include "api/api.h"
 
 #ifndef FUZZ_MODEL_DIR
 #error "build with -DFUZZ_MODEL_DIR=\"path/to/tools/memory-model\""

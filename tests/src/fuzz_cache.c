@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "modelcache.h"
+#include "api/api.h"
 
 static const struct model_spec spec = { FUZZ_MODEL_DIR, "linux-kernel.cfg", NULL };
 static char *cache_dir, *cache_file;
@@ -105,7 +105,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	cache_file = stored_file();
 	original = fuzz_read(cache_file, &original_len);
 	find_loose_bytes();
-	if (!model_cache_load(&ctx, cache_dir, &spec))
+	if (!model_cache_load(&ctx.loaded, cache_dir, &spec))
 		abort();	/* the file as stored must be taken up, or nothing is tested */
 	lkmm_close(&ctx);
 	return 0;
@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(edited);
 	memset(&ctx, 0, sizeof(ctx));
 	memset(&zero, 0, sizeof(zero));
-	loaded = model_cache_load(&ctx, cache_dir, &spec);
+	loaded = model_cache_load(&ctx.loaded, cache_dir, &spec);
 	if (loaded && !may_load(file, len))
 		abort();
 	if (loaded) {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "cat.h"
+#include "model/model.h"
 
 static struct lkmm kernel;	/* for the macros */
 static struct check_options opts;
@@ -81,7 +81,7 @@ static void load(void *arg)
 /* Each test through the model: a verdict, a diagnostic or a limit, never our own error. */
 static void run_tests(struct cat_model *model)
 {
-	struct lkmm ctx = { .model = model, .macros = kernel.macros };
+	struct lkmm ctx = { .loaded = { .model = model, .macros = kernel.loaded.macros } };
 
 	for (int i = 0; i < 2; i++) {
 		struct lkmm_result *r;

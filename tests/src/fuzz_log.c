@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "run.h"
+#include "kernel-run/kernel-run.h"
 
 static char *tests[] = {
 	FUZZ_MODEL_DIR "/litmus-tests/MP+pooncerelease+poacquireonce.litmus",

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "module.h"
+#include "kernel-run/module.h"
 
 static struct lkmm ctx;
 static struct check_options opts;
@@ -47,10 +47,10 @@ static void make_module(void *arg)
 	litmus_read(job->as_written, "fuzz.litmus", job->text);
 	job->expanded = xcalloc(1, sizeof(*job->expanded));
 	litmus_read(job->expanded, "fuzz.litmus", job->text);
-	litmus_expand(job->expanded, ctx.macros);
+	litmus_expand(job->expanded, ctx.loaded.macros);
 	job->prog = xcalloc(1, sizeof(*job->prog));
-	program_build(job->prog, job->expanded, &opts.limits, model_rmw_style(ctx.model));
-	enumerate(job->prog, &ctx.model, 1, &opts, &job->model);
+	program_build(job->prog, job->expanded, &opts.limits, model_rmw_style(ctx.loaded.model));
+	enumerate(job->prog, &ctx.loaded.model, 1, &opts, &job->model);
 	if (!job->model.limit)
 		module_emit(job->as_written, job->prog, &job->model, &job->scratch, &job->source);
 }

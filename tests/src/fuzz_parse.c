@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "litmus.h"
+#include "litmus/litmus.h"
 
 #define FUZZ_MACROS FUZZ_MODEL_DIR "/linux-kernel.def"
 

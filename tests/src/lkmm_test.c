@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lkmm.h"
+#include "api/api.h"
 
 static const char *model_dir(void)
 {
@@ -135,7 +135,7 @@ static void test_bad_model_returns(void **state)
 	fputs("macros bad.def\nmodel bad.cat\n", f);
 	fclose(f);
 	assert_int_equal(open_model(&ctx, dir, "bad.cfg", NULL), EXIT_BAD_INPUT);
-	assert_null(ctx.model);
+	assert_null(ctx.loaded.model);
 	snprintf(path, sizeof(path), "%s/bad.cat", dir);
 	f = fopen(path, "w");
 	fputs("\"bad\"\nacyclic po |\n", f);
@@ -170,12 +170,12 @@ static void test_model_cache_decides_the_same(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(open_model(&cold, model_dir(), "linux-kernel.cfg", dir), 0);
-	assert_null(cold.image);
+	assert_null(cold.loaded.image);
 	assert_int_equal(open_model(&warm, model_dir(), "linux-kernel.cfg", dir), 0);
 	assert_int_equal(open_model(&moved, model_dir(), "linux-kernel.cfg", dir), 0);
-	assert_non_null(warm.image);
-	assert_non_null(moved.image);
-	assert_ptr_not_equal(warm.image, moved.image);
+	assert_non_null(warm.loaded.image);
+	assert_non_null(moved.loaded.image);
+	assert_ptr_not_equal(warm.loaded.image, moved.loaded.image);
 	for (size_t i = 0; i < sizeof(ctxs) / sizeof(ctxs[0]); i++) {
 		assert_int_equal(check(ctxs[i], lb, &opts, "Observation", line, sizeof(line)), 0);
 		assert_string_equal(line, "Observation LB+poonceonces Sometimes 1 3");

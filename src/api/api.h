@@ -1,0 +1,98 @@
+/*
+ * lkmm.h - the checker as a library: what `lkmm check` itself calls for
+ * each test (check.c), and `lkmm parse` and `lkmm run` for the model.
+ *
+ * Nothing here exits.  An error in the model or in a test, or a limit,
+ * returns its status (util.h: EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_INTERNAL)
+ * to the caller, as Lua's protected calls do; the message is printed on
+ * standard error, and the context stays usable for the next test.
+ *
+ *	struct lkmm ctx;
+ *	struct lkmm_result *r;
+ *	struct model_spec spec = { "tools/memory-model", "linux-kernel.cfg", NULL };
+ *	int status = lkmm_open(&ctx, &spec, NULL);
+ *
+ *	if (!status) {
+ *		status = lkmm_check_file(&ctx, "SB.litmus", &opts, &r);
+ *		if (!status)
+ *			fputs(r->out.buf, stdout);
+ *		lkmm_result_free(r);
+ *		lkmm_close(&ctx);
+ *	}
+ *
+ * A context serves one thread at a time: deciding a test writes into its
+ * model.  Threads that check tests at once each open their own.
+ */
+#ifndef LKMM_LKMM_H
+#define LKMM_LKMM_H
+
+#include "explain/explain.h"
+#include "modeldir.h"
+
+/* A loaded model and the macros of its .def file. */
+struct lkmm {
+	struct loaded_model loaded;
+	struct lkmm_threads *threads;	/* lkmm_split(), else NULL */
+};
+
+/*
+ * The copies of a context that one test's search may be split among,
+ * opened when a test first needs them (a small test never does).
+ */
+struct lkmm_threads {
+	int n;			/* threads wanted */
+	int nopen;		/* models open: models[0] is the context's own */
+	struct cat_model **models;
+	struct lkmm *copies;
+	struct model_spec spec;		/* strings of its own */
+	char *cache_dir;
+};
+
+/*
+ * Load the model of spec, the files it names and includes, and its
+ * macros: from the model cache in cache_dir when it holds them, up to
+ * date, else from the files, then saved there (modelcache.h); cache_dir
+ * NULL for no cache.  0, or the error's status with ctx left empty.
+ */
+int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir);
+void lkmm_close(struct lkmm *ctx);
+
+/*
+ * Let the search of a heavy test checked with ctx use nthreads threads,
+ * each with its own copy of the model, opened (as lkmm_open() would) when
+ * a test first needs them; a copy that cannot be opened is done without.
+ */
+void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
+		const char *cache_dir);
+
+/* What deciding one test leaves. */
+struct lkmm_result {
+	char *text;			/* the file as read */
+	struct litmus *test;		/* parsed and expanded */
+	struct program *prog;
+	struct outcomes outcomes;	/* outcomes.limit: why a limit ended it */
+	struct strbuf out;		/* herd7's output, then --explain's and --suggest's */
+	size_t herd_len;		/* herd7's output: the start of out */
+	struct strbuf explanation;	/* --explain or --html */
+	struct strbuf suggestion;	/* --suggest */
+	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
+};
+
+/*
+ * Decide the litmus test in the file at path under opts (its model is
+ * not read: ctx has the model).  *result is set either
+ * way, for lkmm_result_free().  0 when decided, else the status of the
+ * error; when a limit ended the search, EXIT_LIMIT with the reason in
+ * outcomes.limit, not printed (the caller reports it in its order).
+ */
+int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check_options *opts,
+		    struct lkmm_result **result);
+/* The same for a test given as text, path naming it in messages; NULL: read path. */
+int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
+		    const struct check_options *opts, struct lkmm_result **result);
+void lkmm_result_free(struct lkmm_result *r);
+
+/* Check each file on its own; the worst exit status of all (util.h). */
+int check_files(char **files, int nfiles, const struct check_options *opts);
+
+#endif

@@ -1,0 +1,1744 @@
+/*
+ * explain.c - why an outcome is forbidden or how it happens, in kernel
+ * terms, for --explain (docs/explanations.md shows the layout).
+ *
+ * First the verdict in one line, with the test's Result: comment and the
+ * name of the classic shape the cycle has; then the cycle as a one-line
+ * chain, the steps, why the check applies, and a legend of the words
+ * used.
+ *
+ * A forbidden outcome: enumerate.c kept each distinct candidate execution
+ * that ends in it and the check that rejected it, with that check's cycle
+ * derived down to base steps (cat_derive_failed): po, rf, co, fr,
+ * dependencies, and on the way the kinds of event ([Release], a fence)
+ * that made the order.  Consecutive program-order steps through fences
+ * become one "hop", and each hop is one sentence that names the source
+ * lines at both ends and why the order holds, labelled by what orders it
+ * (release, mb, rf ...), the model's relation kept for the legend.
+ *
+ * An allowed outcome: the witness as a story (what each load read, the
+ * order of the stores to each variable), the program-order pairs it
+ * needs out of order that nothing in the test orders, and the locks that
+ * a CPU of the cycle does not take.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "explain.h"
+
+/* What each of the kernel model's checks means, in plain words. */
+static const struct {
+	const char *check;
+	const char *meaning;
+} check_meanings[] = {
+	{ "coherence", "the accesses to a single variable would have to be seen in an "
+	  "order that contradicts program order (coherence)" },
+	{ "atomic", "another CPU's store would land between the read and the write of "
+	  "an atomic read-modify-write" },
+	{ "happens-before", "some event would have to happen before itself: a cycle of "
+	  "program order kept by dependencies, fences, acquire or release, of loads "
+	  "taking a store's value (rf), and of loads reading a value older than a "
+	  "store's (fr)" },
+	{ "propagation", "a store would have to reach a CPU later than a strong fence "
+	  "allows: smp_mb() or synchronize_rcu() waits until every store its CPU has seen "
+	  "has reached every CPU" },
+	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
+	  "must wait for it" },
+	{ "plain-coherence", "plain accesses would be seen out of order" },
+	{ "ConsCo", "the stores to one variable cannot be put in any single order "
+	  "that agrees with what the reads observed" },
+	{ "lock-nest", "a CPU would take a spinlock it already holds" },
+	{ "nested-is-locked", "spin_is_locked() would report an unlocked lock held by "
+	  "the CPU asking" },
+	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
+};
+
+/*
+ * What an event's annotation does for ordering, by the tag herd7 gives
+ * it: in lower case up to the 6.14 model, in upper case (ONCE, MB ...)
+ * since 6.15, whose .def file writes them.
+ */
+static const struct {
+	const char *tag;
+	const char *order;
+} tag_orders[] = {
+	{ "acquire", "is an acquire load: every access after it waits for it" },
+	{ "release", "is a release store: it waits for every access before it" },
+	{ "mb", "is a full barrier: everything before it is ordered before everything after it" },
+	{ "wmb", "orders the stores before it before the stores after it" },
+	{ "rmb", "orders the loads before it before the loads after it" },
+	{ "sync-rcu", "is a grace period: it waits for every RCU reader that started before it" },
+	{ "before-atomic", "makes the atomic operation after it a full barrier" },
+	{ "after-atomic", "makes the atomic operation before it a full barrier" },
+	{ "after-spinlock", "makes the lock acquisition before it a full barrier" },
+	{ "after-unlock-lock", "makes the unlock and lock before it a full barrier" },
+	{ "after-srcu-read-unlock", "makes the srcu_read_unlock() before it a full barrier" },
+	{ "rcu-lock", "starts an RCU read-side critical section" },
+	{ "rcu-unlock", "ends an RCU read-side critical section" },
+};
+
+/*
+ * The words the steps and the chain are labelled with, for the legend: a
+ * relation herd7 gives every model, or a tag of the kernel's .def file,
+ * each with the section of the kernel's explanation.txt that tells of
+ * it.  A word not here (an edited model's) is listed without a gloss.
+ */
+static const struct {
+	const char *word;
+	const char *gloss;
+	const char *section;
+} glosses[] = {
+	{ "po", "program order, the order the statements of one CPU are written in; "
+	  "alone, it orders nothing another CPU can see", "THE PROGRAM ORDER RELATION: po AND po-loc" },
+	{ "po-loc", "program order between accesses to one variable, which a CPU "
+	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
+	{ "rf", "reads-from: a load takes the value a store wrote",
+	  "THE READS-FROM RELATION: rf, rfi, and rfe" },
+	{ "co", "coherence order: the order the stores to one variable reach memory",
+	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
+	{ "fr", "from-reads: a load reads a value older than a store's: it ran before "
+	  "that store reached its CPU", "THE FROM-READS RELATION: fr, fri, and fre" },
+	{ "addr", "address dependency: the access's address is computed from a load; "
+	  "the compiler keeps it while the pointer is used as loaded (not compared "
+	  "with a known address first)",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "data", "data dependency: the stored value is computed from a load",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "ctrl", "control dependency: the access is under a branch on a load",
+	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
+	{ "rmw", "the load and the store of one atomic read-modify-write",
+	  "ATOMIC UPDATES: rmw" },
+	{ "release", "smp_store_release(), rcu_assign_pointer(), spin_unlock(): every "
+	  "access before it in program order comes first", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "acquire", "smp_load_acquire(), spin_lock(): "
+	  "every access after it in program order comes after it",
+	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "mb", "a full barrier (smp_mb(), a fully ordered atomic): everything before it "
+	  "comes before everything after it, and the stores before it reach every CPU "
+	  "first", "PROPAGATION ORDER RELATION: cumul-fence" },
+	{ "wmb", "smp_wmb(): orders stores only", "PROPAGATION ORDER RELATION: cumul-fence" },
+	{ "rmb", "smp_rmb(): orders loads only", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "after-spinlock", "smp_mb__after_spinlock(): the spin_lock() before it becomes a "
+	  "full barrier", "LOCKING" },
+	{ "after-unlock-lock", "smp_mb__after_unlock_lock(): the unlock and lock before it "
+	  "become a full barrier", "LOCKING" },
+	{ "before-atomic", "smp_mb__before_atomic(): the atomic operation after it becomes "
+	  "a full barrier", "ATOMIC UPDATES: rmw" },
+	{ "after-atomic", "smp_mb__after_atomic(): the atomic operation before it becomes "
+	  "a full barrier", "ATOMIC UPDATES: rmw" },
+	{ "sync-rcu", "synchronize_rcu(): a grace period", "RCU RELATIONS" },
+	{ "happens-before", NULL, "THE HAPPENS-BEFORE RELATION: hb" },
+	{ "propagation", NULL, "THE PROPAGATES-BEFORE RELATION: pb" },
+	{ "coherence", NULL, "SEQUENTIAL CONSISTENCY PER VARIABLE" },
+	{ "atomic", NULL, "ATOMIC UPDATES: rmw" },
+	{ "rcu", NULL, "RCU RELATIONS" },
+	{ "plain-coherence", NULL, "PLAIN ACCESSES AND DATA RACES" },
+	{ "data-race", NULL, "PLAIN ACCESSES AND DATA RACES" },
+};
+
+/*
+ * The classic shapes, by their cycle: per process, "po" for two or more
+ * events in program order or "-" for one, then how the cycle leaves it
+ * for the next process (rf, co, fr).
+ */
+static const struct {
+	const char *shape;
+	const char *name;
+} shapes[] = {
+	{ "po rf po fr", "MP (message passing)" },
+	{ "po fr po fr", "SB (store buffering)" },
+	{ "po rf po rf", "LB (load buffering)" },
+	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
+	{ "po rf po co", "S (a message whose flag store is overwritten)" },
+	{ "po co po co", "2+2W (two CPUs each storing twice)" },
+	{ "- rf po rf po fr", "WRC (write-to-read causality)" },
+	{ "- rf po fr po fr", "RWC (read-to-write causality)" },
+	{ "- rf po rf po co", "WWC (write-to-write causality)" },
+	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)" },
+	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, which learns "
+	  "of the second CPU's store by overwriting it, not by reading it)" },
+	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)" },
+	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)" },
+	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)" },
+};
+
+static const char *meaning_of(const char *check)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(check_meanings) / sizeof(*check_meanings); i++)
+		if (!strcmp(check_meanings[i].check, check))
+			return check_meanings[i].meaning;
+	return NULL;
+}
+
+static const char *tag_order(const char *tag)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tag_orders) / sizeof(*tag_orders); i++)
+		if (!strcasecmp(tag_orders[i].tag, tag))
+			return tag_orders[i].order;
+	return NULL;
+}
+
+/* The text of line `line` of the test, without its indentation. */
+static void source_line(const struct litmus *t, int line, struct strbuf *out)
+{
+	const char *p = t->text;
+	size_t len;
+
+	for (; p && *p && line > 1; p++)
+		if (*p == '\n')
+			line--;
+	if (!p)
+		return;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strcspn(p, "\n");
+	while (len && isspace((unsigned char)p[len - 1]))
+		len--;
+	sb_addf(out, "%.*s", (int)len, p);
+}
+
+/* A value as C says it: a pointer to x is "&x" (herd7's output says "x"). */
+static void explained_value(const struct program *p, struct value v, struct strbuf *out)
+{
+	if (v.is_addr && !value_is_symbolic(v))
+		sb_addf(out, "&");
+	value_print(p, v, out);
+}
+
+/* "P0 line 11 `WRITE_ONCE(*buf, 1);` (buf=1)", or "the initial value of buf (0)". */
+static void name_event(const struct program *p, const struct snapshot *s, int id,
+		       struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+
+	if (e->proc < 0) {
+		sb_addf(out, "the initial value of %s (", p->loc_names[e->loc]);
+		explained_value(p, e->val, out);
+		sb_addf(out, ")");
+		return;
+	}
+	sb_addf(out, "P%d line %d `", e->proc, e->line);
+	source_line(p->test, e->line, out);
+	sb_addf(out, "`");
+	if (e->loc >= 0 && e->has_val) {
+		sb_addf(out, " (%s %s=", e->kind == EV_READ ? "reads" : "writes",
+			p->loc_names[e->loc]);
+		explained_value(p, e->val, out);
+		sb_addf(out, ")");
+	}
+}
+
+/* A statement alone: "P0 line 11 `r0 = READ_ONCE(*x);`". */
+static void name_statement(const struct program *p, const struct event *e, struct strbuf *out)
+{
+	sb_addf(out, "P%d line %d `", e->proc, e->line);
+	source_line(p->test, e->line, out);
+	sb_addf(out, "`");
+}
+
+/*
+ * "P1 line 5 `r0 = READ_ONCE(*x);` reads the initial value of x (0)", or
+ * "... reads x=1, stored by P0 line 3 `WRITE_ONCE(*x, 1);`": the value
+ * once; a lock taken after an unlock "takes the lock ... released".
+ */
+static void reads_clause(const struct program *p, const struct snapshot *s, int r, int w,
+			 struct strbuf *out)
+{
+	const struct event *e = &s->events[r];
+
+	name_statement(p, e, out);
+	if (s->events[w].kind == EV_UNLOCK) {
+		sb_addf(out, " takes the lock ");
+		name_statement(p, &s->events[w], out);
+		sb_addf(out, " released");
+		return;
+	}
+	if (s->events[w].proc < 0) {
+		sb_addf(out, " reads ");
+		name_event(p, s, w, out);
+		return;
+	}
+	sb_addf(out, " reads %s=", p->loc_names[e->loc]);
+	explained_value(p, e->val, out);
+	sb_addf(out, ", stored by ");
+	name_statement(p, &s->events[w], out);
+}
+
+static bool has_tag(const struct event *e, const char *tag)
+{
+	int i;
+
+	for (i = 0; i < e->ntags; i++)
+		if (!strcasecmp(e->tags[i], tag))
+			return true;
+	return false;
+}
+
+/*
+ * The annotation the model's set `set` (e.g. Release) stands for on e: one
+ * of e's tags of that name, or, for an event the set holds by its kind
+ * (spin_lock() is an Acquire), the set's name as a tag.
+ */
+static const char *filter_tag(const struct event *e, const char *set)
+{
+	static const char *const kinds[] = { "acquire", "release" };
+	size_t i;
+
+	for (i = 0; i < (size_t)e->ntags; i++)
+		if (!strcasecmp(e->tags[i], set))
+			return e->tags[i];
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strcasecmp(kinds[i], set))
+			return kinds[i];
+	return NULL;
+}
+
+/* What an ordering annotation does, said of the event that has it. */
+static const char *event_order(const struct event *e, const char *tag)
+{
+	if (!strcasecmp(tag, "acquire") && (e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE))
+		return "takes a lock, which is an acquire: every access after it waits for it";
+	if (!strcasecmp(tag, "release") && e->kind == EV_UNLOCK)
+		return "releases a lock, which is a release: it waits for every access before it";
+	/* Since the 6.15 model, xchg() and friends are MB accesses, not fenced ones. */
+	if (!strcasecmp(tag, "mb") && (e->kind == EV_READ || e->kind == EV_WRITE))
+		return "is a fully ordered read-modify-write: every access before it "
+		       "takes effect before it, and it before every access after it";
+	return tag_order(tag);
+}
+
+/*
+ * Whether e is the read or the write of a fully ordered RMW that took
+ * place: since the 6.15 model, an MB access, with no fence around it.
+ */
+static bool fully_ordered_rmw(const struct snapshot *s, int e)
+{
+	int x;
+
+	if (s->events[e].kind == EV_FENCE || !has_tag(&s->events[e], "mb"))
+		return false;
+	for (x = 0; x < s->nevents; x++)
+		if (rel_has(s->rmw, e, x) || rel_has(s->rmw, x, e))
+			return true;
+	return false;
+}
+
+/*
+ * The first tag of the event with id that orders: none for the MB read
+ * of an RMW that failed (the model takes its tag away).
+ */
+static const char *ordering_tag(const struct snapshot *s, int id)
+{
+	const struct event *e = &s->events[id];
+	int j;
+
+	for (j = 0; j < e->ntags; j++)
+		if (event_order(e, e->tags[j]) && (strcasecmp(e->tags[j], "mb") ||
+						   e->kind == EV_FENCE || fully_ordered_rmw(s, id)))
+			return e->tags[j];
+	return NULL;
+}
+
+static bool is_po(const struct cat_step *st)
+{
+	return !st->filter && !st->inverse &&
+	       (!strcmp(st->base, "po") || !strcmp(st->base, "po-loc"));
+}
+
+static bool is_lock(const struct event *e)
+{
+	return e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE;
+}
+
+/*
+ * Why the hop of program order from steps[first] to steps[last] holds;
+ * the hop's label: the tag of its first reason, else "po".  A hop to an
+ * unlock or from a lock is said as a release or an acquire whichever
+ * relation of the model it came through, so that a lock handed from one
+ * CPU to another reads the same in every test.
+ */
+static const char *po_reasons(const struct program *p, const struct snapshot *s, int lead,
+			      int first, int last, struct strbuf *out)
+{
+	const struct event *from = &s->events[s->steps[first].from];
+	const struct event *to = &s->events[s->steps[last].to];
+	const char *label = NULL;
+	int n = 0, i, said_line = -1;
+
+	for (i = lead; i <= last; i++) {
+		const struct cat_step *st = &s->steps[i];
+		const struct event *e = &s->events[st->from];
+		const char *tag = st->filter ? filter_tag(e, st->base) :
+				  i > first ? ordering_tag(s, st->from) : NULL;
+
+		if (!st->filter && i > first) {
+			const char *order = tag ? event_order(e, tag) : NULL;
+			bool endpoint = e->line == from->line || e->line == to->line;
+
+			/*
+			 * The events of one statement (an RMW, its fences) are said
+			 * once, those of an end point's statement only for what they
+			 * order.
+			 */
+			if (e->line == said_line || (endpoint && !order))
+				continue;
+			said_line = e->line;
+			sb_addf(out, "%s", n++ ? "; " : ": ");
+			sb_addf(out, "line %d `", e->line);
+			source_line(p->test, e->line, out);
+			if (endpoint)
+				sb_addf(out, "` %s", order);
+			else
+				sb_addf(out, "` comes between them%s%s", order ? " and " : "",
+					order ? order : "");
+		} else if (tag && (e == from || e == to) && event_order(e, tag)) {
+			sb_addf(out, "%s", n++ ? "; " : ": ");
+			sb_addf(out, "line %d %s", e->line, event_order(e, tag));
+		} else {
+			continue;
+		}
+		if (!label && tag)
+			label = tag;
+	}
+	if (!n && to->kind == EV_UNLOCK) {
+		sb_addf(out, ": line %d %s", to->line, event_order(to, "release"));
+		return "release";
+	}
+	if (!n && is_lock(from)) {
+		sb_addf(out, ": line %d %s", from->line, event_order(from, "acquire"));
+		return "acquire";
+	}
+	if (!n && from->loc >= 0 && from->loc == to->loc) {
+		sb_addf(out, ": both access %s, and one CPU sees its own accesses to a "
+			"variable in order", p->loc_names[from->loc]);
+		return "po-loc";
+	}
+	if (!n && has_tag(from, "rcu-lock"))
+		sb_addf(out, ": it is inside the RCU read-side critical section that line %d "
+			"starts", from->line);
+	else if (!n && has_tag(to, "rcu-unlock"))
+		sb_addf(out, ": it is inside the RCU read-side critical section that line %d "
+			"ends", to->line);
+	else if (!n)
+		sb_addf(out, " in program order");
+	if (!label && s->steps[first].context && (has_tag(from, "rcu-lock") ||
+						  has_tag(to, "rcu-unlock")))
+		label = s->steps[first].context;
+	return label ? label : "po";
+}
+
+/*
+ * The name of a communication step in the steps and the chain: rf, co,
+ * fr whether between CPUs or within one (the sentence says which CPUs),
+ * so that a lock handed on reads the same whichever the model went
+ * through; NULL for any other base.
+ */
+static const char *communication(const char *base)
+{
+	static const char *const kinds[] = { "rf", "co", "fr" };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strncmp(base, kinds[i], 2) && (!base[2] || !strcmp(base + 2, "e") ||
+						    !strcmp(base + 2, "i")))
+			return kinds[i];
+	return NULL;
+}
+
+/*
+ * One sentence for the hop from steps[first] to steps[last], whose
+ * filters from steps[lead] on are about its first event; its label.
+ */
+static const char *hop_sentence(const struct program *p, const struct snapshot *s, int lead,
+				int first, int last, struct strbuf *out)
+{
+	const struct cat_step *st = &s->steps[first];
+	int from = st->from, to = s->steps[last].to;
+	const char *base = st->base, *kind = st->inverse ? NULL : communication(base);
+
+	if (is_po(st)) {
+		name_event(p, s, to, out);
+		sb_addf(out, " is ordered after ");
+		name_event(p, s, from, out);
+		return po_reasons(p, s, lead, first, last, out);
+	}
+	if (kind && !strcmp(kind, "rf")) {
+		reads_clause(p, s, to, from, out);
+	} else if (kind && !strcmp(kind, "fr")) {
+		name_event(p, s, from, out);
+		if (s->events[from].proc == s->events[to].proc) {
+			sb_addf(out, " reads a value older than the one ");
+			name_event(p, s, to, out);
+			sb_addf(out, " stores after it on the same CPU");
+		} else {
+			sb_addf(out, " ran before ");
+			name_event(p, s, to, out);
+			sb_addf(out, " reached P%d's CPU: it read the older value",
+				s->events[from].proc);
+		}
+	} else if (kind || (st->context && !strcmp(st->context, "co0"))) {
+		name_event(p, s, to, out);
+		sb_addf(out, " overwrites ");
+		name_event(p, s, from, out);
+		if (kind)
+			sb_addf(out, ": the stores reach memory in that order");
+		else
+			sb_addf(out, s->events[from].proc < 0 ? ": initial values come first" :
+				": %s ends with the value it stores, so it is the last store",
+				p->loc_names[s->events[to].loc]);
+		return "co";
+	} else if (!strcmp(base, "rmw")) {
+		name_event(p, s, from, out);
+		sb_addf(out, " and ");
+		name_event(p, s, to, out);
+		sb_addf(out, " are the load and the store of one atomic operation");
+	} else if (!strcmp(base, "addr") || !strcmp(base, "data") || !strcmp(base, "ctrl")) {
+		name_event(p, s, to, out);
+		sb_addf(out, !strcmp(base, "addr") ? " uses an address computed from what " :
+			!strcmp(base, "data") ? " stores a value computed from what " :
+			" only happens because a branch tested what ");
+		name_event(p, s, from, out);
+		sb_addf(out, " read");
+	} else if (st->context && strstr(st->context, "rcu-rscs")) {
+		name_event(p, s, st->inverse ? to : from, out);
+		sb_addf(out, " and ");
+		name_event(p, s, st->inverse ? from : to, out);
+		sb_addf(out, " delimit one RCU read-side critical section");
+		return st->context;
+	} else {
+		name_event(p, s, from, out);
+		sb_addf(out, " comes before ");
+		name_event(p, s, to, out);
+		if (st->inverse && strcmp(base, "?"))
+			sb_addf(out, " (%s relates them the other way round)", base);
+		return strcmp(base, "?") ? base : st->context ? st->context : "?";
+	}
+	return kind ? kind : base;
+}
+
+static bool same_context(const struct cat_step *a, const struct cat_step *b)
+{
+	return a->context && b->context && !strcmp(a->context, b->context);
+}
+
+/*
+ * Where a hop that starts at steps[i] ends: program order runs on through
+ * fences, and through other events (a spin_unlock() then spin_lock()) while
+ * it is the same relation of the model; anything else is one step.
+ */
+static int hop_end(const struct snapshot *s, int i)
+{
+	int last = i, j;
+
+	if (!is_po(&s->steps[i]))
+		return i;
+	for (j = i + 1; j < s->nsteps; j++) {
+		const struct cat_step *st = &s->steps[j];
+
+		if (st->filter)
+			continue;
+		if (!is_po(st) || (s->events[st->from].kind != EV_FENCE &&
+				   !same_context(st, &s->steps[i])))
+			break;
+		last = j;
+	}
+	/* Filters right after the hop are about its last event. */
+	while (last + 1 < s->nsteps && s->steps[last + 1].filter)
+		last++;
+	return last;
+}
+
+/* The first non-filter step at or after i, or -1. */
+static int next_step(const struct snapshot *s, int i)
+{
+	for (; i < s->nsteps; i++)
+		if (!s->steps[i].filter)
+			return i;
+	return -1;
+}
+
+/*
+ * The cycle told from its earliest event of the lowest-numbered process,
+ * so that it reads in the order the test is written: rotate steps (a
+ * copy), keeping the filters on that event with it.
+ */
+static void rotate_cycle(struct snapshot *s)
+{
+	int best = -1, i, k;
+	struct cat_step *rotated;
+
+	for (i = 0; i < s->nsteps; i++) {
+		const struct event *e = &s->events[s->steps[i].from], *b;
+
+		if (s->steps[i].filter || e->proc < 0)
+			continue;
+		b = best < 0 ? NULL : &s->events[s->steps[best].from];
+		if (!b || e->proc < b->proc || (e->proc == b->proc && e->poi < b->poi))
+			best = i;
+	}
+	while (best > 0 && s->steps[best - 1].filter &&
+	       s->steps[best - 1].from == s->steps[best].from)
+		best--;
+	if (best <= 0)
+		return;
+	rotated = xmalloc(s->nsteps * sizeof(*rotated));
+	for (k = 0; k < s->nsteps; k++)
+		rotated[k] = s->steps[(best + k) % s->nsteps];
+	memcpy(s->steps, rotated, s->nsteps * sizeof(*rotated));
+	free(rotated);
+}
+
+/* The words of an explanation, and what it has said once already. */
+enum { LEGEND_MAX = 32 };
+
+struct legend {
+	int n;
+	const char *words[LEGEND_MAX];
+	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
+	bool told_hb;		/* the 'happens-before' why, said once */
+	struct strbuf first_reads;	/* the loads of Way 1, not said again */
+	struct strbuf first_order;	/* and its order of stores */
+};
+
+static void legend_add(struct legend *l, const char *word)
+{
+	int i;
+
+	for (i = 0; i < l->n && strcasecmp(l->words[i], word); i++)
+		;
+	if (i == l->n && i < LEGEND_MAX)
+		l->words[l->n++] = word;
+}
+
+/*
+ * Each word once, in plain words where we know it, with the section of
+ * the kernel's explanation.txt; a word of an edited model alone.
+ */
+static void legend_print(const struct legend *l, struct strbuf *out)
+{
+	int i;
+
+	if (!l->n)
+		return;
+	sb_addf(out, "  Words used (sections of tools/memory-model/Documentation/explanation.txt "
+		"in capitals):\n");
+	for (i = 0; i < l->n; i++) {
+		const char *word = l->words[i], *gloss = meaning_of(word);
+		const char *section = NULL;
+		size_t k;
+
+		for (k = 0; k < sizeof(glosses) / sizeof(*glosses); k++)
+			if (!strcasecmp(glosses[k].word, word)) {
+				gloss = gloss ? gloss : glosses[k].gloss;
+				section = glosses[k].section;
+			}
+		sb_addf(out, "    %s%s%s", word, gloss ? ": " : "", gloss ? gloss : "");
+		if (!strcmp(word, "rf") && l->lock_handoff)
+			sb_addf(out, "; a spin_lock() takes the lock the spin_unlock() before it "
+				"released");
+		sb_addf(out, "%s%s.\n", section ? "; " : "", section ? section : "");
+	}
+}
+
+/* An event in a few characters, for the chain: "Wx=1", "lock(l)", "mb". */
+static void short_event(const struct program *p, const struct event *e, struct strbuf *out)
+{
+	if (e->proc < 0) {
+		sb_addf(out, "init %s=", p->loc_names[e->loc]);
+		explained_value(p, e->val, out);
+	} else if ((e->kind == EV_READ || e->kind == EV_WRITE) && e->has_val) {
+		sb_addf(out, "%c%s=", e->kind == EV_READ ? 'R' : 'W', p->loc_names[e->loc]);
+		explained_value(p, e->val, out);
+	} else if (is_lock(e) || e->kind == EV_UNLOCK) {
+		sb_addf(out, "%s(%s)", e->kind == EV_UNLOCK ? "unlock" : "lock",
+			p->loc_names[e->loc]);
+	} else if (e->kind == EV_FENCE && e->ntags) {
+		sb_addf(out, "%s", e->tags[0]);
+	} else {
+		event_print(p, e, out);
+	}
+}
+
+/*
+ * The chain in one line, events ev[] with the label of each link to the
+ * next, a CPU named where it changes, back to the first event.
+ */
+static void chain_line(const struct program *p, const struct snapshot *s, const int *ev,
+		       const char *const *label, int n, struct strbuf *out)
+{
+	int i, proc = -2;
+
+	sb_addf(out, "  Chain:");
+	for (i = 0; i <= n; i++) {
+		const struct event *e = &s->events[ev[i % n]];
+
+		sb_addf(out, " ");
+		if (e->proc != proc && e->proc >= 0)
+			sb_addf(out, "P%d:", e->proc);
+		proc = e->proc;
+		short_event(p, e, out);
+		if (i < n)
+			sb_addf(out, " ->%s", label[i]);
+	}
+	sb_addf(out, "\n");
+}
+
+/*
+ * The classic name of a cycle, events ev[] linked by label[]: the CPUs in
+ * turn, each left by rf, co or fr, each met once.  NULL for another shape.
+ */
+static const char *shape_name(const struct snapshot *s, const int *ev,
+			      const char *const *label, int n)
+{
+	struct strbuf sig = { 0 }, twice = { 0 };
+	const char *name = NULL;
+	uint64_t seen = 0;
+	int start, i, j;
+	size_t k;
+
+#define PROC(i) (s->events[ev[((i) + start) % n]].proc)
+	for (start = 0; start < n && PROC(n - 1) == PROC(0); start++)
+		;
+	for (i = 0; start < n && i < n; i = j + 1) {
+		const char *link;
+
+		for (j = i; j + 1 < n && PROC(j + 1) == PROC(i); j++)
+			;
+		link = label[(j + start) % n];
+		if (PROC(i) < 0 || PROC(i) >= 64 || (seen >> PROC(i) & 1) ||
+		    (strcmp(link, "rf") && strcmp(link, "co") && strcmp(link, "fr")))
+			break;
+		seen |= (uint64_t)1 << PROC(i);
+		sb_addf(&sig, "%s%s %s", i ? " " : "", j > i ? "po" : "-", link);
+	}
+#undef PROC
+	/* A rotation of a shape is the same shape: look in it written twice. */
+	for (k = 0; n && i == n && k < sizeof(shapes) / sizeof(*shapes) && !name; k++) {
+		twice.len = 0;
+		sb_addf(&twice, "%s %s", shapes[k].shape, shapes[k].shape);
+		if (strlen(shapes[k].shape) == sig.len && strstr(twice.buf, sig.buf))
+			name = shapes[k].name;
+	}
+	sb_free(&sig);
+	sb_free(&twice);
+	return name;
+}
+
+/* A step of a strong fence: one that makes its CPU's stores reach every CPU first. */
+static bool is_strong_fence(const char *label)
+{
+	static const char *const strong[] = {
+		"mb", "after-spinlock", "after-unlock-lock", "before-atomic", "after-atomic",
+		"sync-rcu",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(strong) / sizeof(*strong); k++)
+		if (!strcmp(label, strong[k]))
+			return true;
+	return false;
+}
+
+/* "steps 4 (co) and 6 (fr)": the steps of labels[] that pick(), as a list. */
+static void step_list(const char *const *labels, int n, bool (*pick)(const char *),
+		      struct strbuf *out)
+{
+	int i, k = 0, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += pick(labels[i]);
+	sb_addf(out, "step%s", count == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		if (pick(labels[i]))
+			sb_addf(out, "%s%d (%s)", !k++ ? " " : k == count ? " and " : ", ", i + 1,
+				labels[i]);
+}
+
+static bool is_memory_order(const char *label)
+{
+	return !strcmp(label, "co") || !strcmp(label, "fr");
+}
+
+/* "step 2", "steps 2 and 3", "steps 2 to 5". */
+static void step_range(int first, int last, struct strbuf *out)
+{
+	if (first == last)
+		sb_addf(out, "step %d", first);
+	else
+		sb_addf(out, "steps %d %s %d", first, last == first + 1 ? "and" : "to", last);
+}
+
+/* Whether the step labelled label sends the stores before it out first. */
+static bool sends_stores_first(const char *label)
+{
+	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
+}
+
+/*
+ * The why of a happens-before chain that starts at a store and ends in a
+ * load that missed it, told by the chain's first step when it makes the
+ * store count: a release or fence sends the store out before what follows
+ * it, and the steps between lead from there to the load.  Whether the
+ * chain has that form.
+ */
+static bool missed_store_story(const struct program *p, const struct snapshot *s,
+			       const int *ev, const char *const *labels, int n,
+			       struct strbuf *out)
+{
+	int store = ev[0], load = ev[n - 1];
+
+	/* The chain is told from the store: the load that missed it ends it. */
+	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
+		return false;
+	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
+		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
+		"too: step 1's %s makes ", n, labels[0]);
+	name_event(p, s, store, out);
+	sb_addf(out, " reach each CPU before what follows it on P%d does, and ",
+		s->events[store].proc);
+	step_range(2, n - 1, out);
+	sb_addf(out, " lead from there to ");
+	name_event(p, s, load, out);
+	sb_addf(out, ", so that store had reached P%d's CPU before the load ran.\n",
+		s->events[load].proc);
+	return true;
+}
+
+/* " (through step 5, a strong fence too)": the strong fences among steps[from, to). */
+static void later_fences(const char *const *labels, int from, int to, struct strbuf *out)
+{
+	int i, told = 0;
+
+	for (i = from; i < to; i++)
+		if (is_strong_fence(labels[i]))
+			sb_addf(out, "%s %d", told++ ? " and" : " (through step", i + 1);
+	if (told)
+		sb_addf(out, told == 1 ? ", a strong fence too)" : ", strong fences too)");
+}
+
+/*
+ * A propagation chain that starts at a store and ends in a load reading
+ * an older value, told through its first strong fence: the fence's CPU
+ * has seen the store (its own, or through the steps before the fence),
+ * the steps after it put the load later, so the store has reached the
+ * load's CPU by then.  Whether the chain has that form.
+ */
+static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
+			const char *const *labels, int n, struct strbuf *out)
+{
+	int k, store = ev[0], load = ev[n - 1], cpu;
+
+	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
+		;
+	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+		return false;
+	cpu = s->events[ev[k]].proc;
+	sb_addf(out, "But the strong fence of step %d (%s) makes P%d wait until every store it "
+		"has seen has reached every CPU, and P%d has seen ", k + 1, labels[k], cpu, cpu);
+	name_event(p, s, store, out);
+	if (k) {
+		sb_addf(out, " through ");
+		step_range(1, k, out);
+	} else {
+		sb_addf(out, ", its own store");
+	}
+	sb_addf(out, "; ");
+	if (k + 2 < n) {
+		step_range(k + 2, n - 1, out);
+		later_fences(labels, k + 1, n - 1, out);
+		sb_addf(out, k + 3 == n ? " puts " : " put ");
+	}
+	name_event(p, s, load, out);
+	sb_addf(out, " after the fence, so it cannot read the older value.\n");
+	return true;
+}
+
+/*
+ * Why the check applies to this chain (events ev[], labels[] its
+ * steps'): happens-before is an order in time, told through the release
+ * or fence that makes a missed store count where the chain has one, else
+ * in words said once an output; propagation is how far stores have
+ * spread, told through the chain's first strong fence where it can be.
+ */
+static void why_check(const struct program *p, const struct snapshot *s, const int *ev,
+		      struct legend *l, const char *check, const char *const *labels, int n,
+		      struct strbuf *out)
+{
+	int i, fences = 0;
+
+	for (i = 0; i < n; i++)
+		fences += is_strong_fence(labels[i]);
+	if (!strcmp(check, "happens-before")) {
+		if (missed_store_story(p, s, ev, labels, n, out))
+			return;
+		if (!l->told_hb)
+			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
+				"than the one before (program order that a fence, acquire, release "
+				"or dependency keeps; a load after the store it reads; a load before "
+				"a store it missed, where a release or fence after that store brings "
+				"it back to the load's CPU in order), and time cannot lead back to "
+				"where it started.\n");
+		l->told_hb = true;
+		return;
+	}
+	if (strcmp(check, "propagation"))
+		return;
+	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
+	step_list(labels, n, is_memory_order, out);
+	sb_addf(out, " say only that a store reached a CPU late, with no release or fence "
+		"to bring it in order: a store can reach other CPUs long after its own CPU "
+		"ran it.  ");
+	if (fences && fence_story(p, s, ev, labels, n, out))
+		return;
+	if (fences) {
+		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
+		step_list(labels, n, is_strong_fence, out);
+	} else {
+		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
+	}
+	sb_addf(out, " forbid%s it: a CPU at a strong fence waits until every store it has "
+		"seen has reached every CPU, so none of them can reach a CPU late after "
+		"that.\n", fences > 1 ? "" : "s");
+}
+
+/*
+ * The loads of s that are (on) or are not (!on) among the n events of
+ * chain, as witness_reads() tells them; how many.
+ */
+static int loads_on_chain(const struct program *p, const struct snapshot *s, const int *chain,
+			  int n, bool on, struct strbuf *out)
+{
+	int r, w, i, told = 0;
+
+	for (r = 0; r < s->nevents; r++) {
+		bool member = false;
+
+		for (i = 0; i < n; i++)
+			member |= chain[i] == r;
+		if ((s->events[r].kind != EV_READ && s->events[r].kind != EV_LOCK_READ) ||
+		    member != on)
+			continue;
+		for (w = 0; w < s->nevents; w++) {
+			if (!rel_has(s->rf, w, r) ||
+			    (s->events[r].kind == EV_LOCK_READ && s->events[w].kind != EV_UNLOCK))
+				continue;
+			sb_addf(out, "    ");
+			reads_clause(p, s, r, w, out);
+			sb_addf(out, ".\n");
+			told++;
+		}
+	}
+	return told;
+}
+
+/* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
+static void witness_reads(const struct program *p, const struct snapshot *s,
+			  struct strbuf *out)
+{
+	loads_on_chain(p, s, NULL, 0, false, out);
+}
+
+/*
+ * The lock hand-offs of a cycle: which unlock each lock takes is the
+ * model's (lock.cat), not in the candidate's rf, and it is what tells two
+ * candidates with the same loads apart.
+ */
+static void witness_handoffs(const struct program *p, const struct snapshot *s, const int *ev,
+			     const char *const *labels, int n, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int from = ev[i], to = ev[(i + 1) % n];
+
+		if (strcmp(labels[i], "rf") || s->events[from].kind != EV_UNLOCK ||
+		    rel_has(s->rf, from, to))
+			continue;
+		sb_addf(out, "    ");
+		reads_clause(p, s, to, from, out);
+		sb_addf(out, ".\n");
+	}
+}
+
+/* The order in which the stores to each variable with several reach memory. */
+static void witness_coherence(const struct program *p, const struct snapshot *s,
+			      struct strbuf *out)
+{
+	int loc, w, v;
+
+	if (!s->co)
+		return;
+	for (loc = 0; loc < p->nlocs; loc++) {
+		int stores = 0;
+
+		for (w = 0; w < s->nevents; w++)
+			stores += s->events[w].kind == EV_WRITE && s->events[w].loc == loc &&
+				  s->events[w].proc >= 0;
+		if (stores < 2)
+			continue;
+		sb_addf(out, "    The stores to %s reach memory in this order:", p->loc_names[loc]);
+		/* A write's place is how many writes to loc come before it. */
+		for (v = 0; v <= stores; v++) {
+			for (w = 0; w < s->nevents; w++) {
+				int before = 0, x;
+
+				if (s->events[w].kind != EV_WRITE || s->events[w].loc != loc)
+					continue;
+				for (x = 0; x < s->nevents; x++)
+					before += rel_has(s->co, x, w);
+				if (before != v)
+					continue;
+				sb_addf(out, "%s", v ? ",\n      then " : "\n      ");
+				name_event(p, s, w, out);
+			}
+		}
+		sb_addf(out, ".\n");
+	}
+}
+
+/* From-read: load r reads a store that store w follows in coherence order. */
+static bool reads_before(const struct snapshot *s, int r, int w)
+{
+	int x;
+
+	for (x = 0; x < s->nevents && s->co; x++)
+		if (rel_has(s->rf, x, r) && rel_has(s->co, x, w))
+			return true;
+	return false;
+}
+
+bool sc_before(const struct snapshot *s, int a, int b)
+{
+	return rel_has(s->po, a, b) || rel_has(s->rf, a, b) ||
+	       (s->co && rel_has(s->co, a, b)) || reads_before(s, a, b);
+}
+
+/*
+ * A happens-before cycle told by one of its loads: the rest of the chain
+ * puts the load before the store it reads.  Whether it has such a load.
+ */
+static bool read_too_early(const struct program *p, const struct snapshot *s, const int *ev,
+			   const char *const *labels, int n, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int store = ev[i], load = ev[(i + 1) % n];
+
+		if (strcmp(labels[i], "rf") || s->events[store].kind != EV_WRITE)
+			continue;
+		sb_addf(out, "  Then ");
+		name_event(p, s, load, out);
+		sb_addf(out, " would have to run before ");
+		name_event(p, s, store, out);
+		sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n",
+			s->check);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A rejected candidate: what it reads, its chain in one line, the steps,
+ * how it ends and why the check applies; the words into l.  The shape's
+ * name, or NULL.
+ */
+static const char *tell_cycle(const struct program *p, struct snapshot *s, struct legend *l,
+			      struct strbuf *out)
+{
+	enum { MAX_HOPS = 128 };
+	int ev[MAX_HOPS], i, n = 0, first, last;
+	const char *labels[MAX_HOPS], *shape = NULL;
+	struct strbuf steps = { 0 }, reads = { 0 }, order = { 0 };
+	bool same_loads, same_order;
+
+	if (!s->nsteps) {
+		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
+		return NULL;
+	}
+	if (!s->pair)
+		rotate_cycle(s);
+	for (i = 0; (first = next_step(s, i)) >= 0 && n < MAX_HOPS; i = last + 1) {
+		const struct cat_step *st = &s->steps[first];
+
+		last = hop_end(s, first);
+		sb_addf(&steps, "  %d. ", n + 1);
+		ev[n] = st->from;
+		labels[n] = hop_sentence(p, s, i, first, last, &steps);
+		sb_addf(&steps, " [%s].\n", labels[n]);
+		legend_add(l, labels[n]);
+		l->lock_handoff |= !strcmp(labels[n], "rf") && s->events[st->from].kind == EV_UNLOCK;
+		n++;
+	}
+	if (!s->pair) {
+		shape = shape_name(s, ev, labels, n);
+		chain_line(p, s, ev, labels, n, out);
+	}
+	witness_reads(p, s, &reads);
+	witness_coherence(p, s, &order);
+	same_loads = l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "");
+	same_order = same_loads && !strcmp(l->first_order.buf ? l->first_order.buf : "",
+					   order.buf ? order.buf : "");
+	if (same_loads) {
+		sb_addf(out, "  The same loads%s as Way 1, but:\n",
+			same_order && order.buf ? " and store order" : "");
+	} else {
+		sb_addf(out, "  It is the candidate where:\n%s", reads.buf ? reads.buf : "");
+		if (!l->first_reads.buf) {
+			sb_addf(&l->first_reads, "%s", reads.buf ? reads.buf : "");
+			sb_addf(&l->first_order, "%s", order.buf ? order.buf : "");
+		}
+	}
+	if (!s->pair)
+		witness_handoffs(p, s, ev, labels, n, out);
+	if (!same_order)
+		sb_addf(out, "%s", order.buf ? order.buf : "");
+	sb_free(&reads);
+	sb_free(&order);
+	/* Its steps are Way 1's words again; the chain line says them. */
+	if (!same_loads || s->pair) {
+		sb_addf(out, s->pair || strcmp(s->check, "happens-before") ? "  Step by step:\n" :
+			"  Step by step, each event must come after the one before:\n");
+		sb_addf(out, "%s", steps.buf);
+	}
+	sb_free(&steps);
+	legend_add(l, s->check);
+	if (s->pair) {
+		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
+		return NULL;
+	}
+	if (same_loads && !strcmp(s->check, "happens-before") &&
+	    read_too_early(p, s, ev, labels, n, out))
+		return shape;
+	sb_addf(out, "  That leads back to ");
+	name_event(p, s, ev[0], out);
+	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
+		"forbids.\n", s->check);
+	why_check(p, s, ev, l, s->check, labels, n, out);
+	return shape;
+}
+
+/* What in the test orders the program-order pair a, b: its label, or NULL. */
+static const char *pair_order(const struct snapshot *s, int a, int b)
+{
+	const struct event *ea = &s->events[a], *eb = &s->events[b];
+	int f;
+
+	if (ea->kind == EV_READ && has_tag(ea, "acquire"))
+		return "acquire";
+	if (eb->kind == EV_WRITE && has_tag(eb, "release"))
+		return "release";
+	if (fully_ordered_rmw(s, a) || fully_ordered_rmw(s, b))
+		return "mb";
+	if (rel_has(s->addr, a, b) || rel_has(s->data, a, b) || rel_has(s->ctrl, a, b))
+		return rel_has(s->addr, a, b) ? "addr" : rel_has(s->data, a, b) ? "data" : "ctrl";
+	if (ea->loc >= 0 && ea->loc == eb->loc)
+		return "po-loc";
+	for (f = 0; f < s->nevents; f++)
+		if ((s->events[f].kind == EV_FENCE || fully_ordered_rmw(s, f)) &&
+		    rel_has(s->po, a, f) && rel_has(s->po, f, b))
+			return ordering_tag(s, f) ? ordering_tag(s, f) :
+			       s->events[f].ntags ? s->events[f].tags[0] : "F";
+	return NULL;
+}
+
+/*
+ * A shortest cycle of r (n events) into cycle, how long, 0 if none or
+ * longer than max: breadth first from each event.
+ */
+static int shortest_cycle(const struct rel *r, int n, int *cycle, int max)
+{
+	int *dist = xmalloc(n * sizeof(*dist)), *prev = xmalloc(n * sizeof(*prev));
+	int *queue = xmalloc(n * sizeof(*queue)), best = 0, start;
+
+	for (start = 0; start < n; start++) {
+		int head = 0, tail = 0, found = -1, x, y;
+
+		for (x = 0; x < n; x++)
+			dist[x] = -1;
+		dist[start] = 0;
+		queue[tail++] = start;
+		while (head < tail && found < 0) {
+			x = queue[head++];
+			if (best && dist[x] + 1 >= best)
+				break;
+			for (y = 0; y < n && found < 0; y++) {
+				if (!rel_has(r, x, y))
+					continue;
+				if (y == start)
+					found = x;
+				else if (dist[y] < 0) {
+					dist[y] = dist[x] + 1;
+					prev[y] = x;
+					queue[tail++] = y;
+				}
+			}
+		}
+		if (found < 0 || dist[found] + 1 > max)
+			continue;
+		best = dist[found] + 1;
+		for (x = found, y = best - 1; y >= 0; y--, x = prev[x])
+			cycle[y] = x;
+	}
+	free(dist);
+	free(prev);
+	free(queue);
+	return best;
+}
+
+/*
+ * An outcome no sequential interleaving gives has a cycle of program
+ * order and communication (rf, co, fr) among the accesses of the
+ * witness: a shortest one into cycle, how long (0: none).
+ */
+static int sc_cycle(const struct snapshot *s, int *cycle, int max)
+{
+	int n = s->nevents, i, j, len;
+	struct rel *sc = rel_new(n);
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (s->events[i].kind != EV_FENCE && s->events[j].kind != EV_FENCE &&
+			    sc_before(s, i, j))
+				rel_add(sc, i, j);
+	len = shortest_cycle(sc, n, cycle, max);
+	free(sc);
+	return len;
+}
+
+int unordered_pairs(const struct snapshot *s, int *pairs, int max)
+{
+	int cycle[64], len = sc_cycle(s, cycle, 64), i, found = 0;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < len && found < max; i++) {
+		int a = cycle[i], b = cycle[(i + 1) % len];
+
+		if (rel_has(s->po, a, b) && !pair_order(s, a, b)) {
+			pairs[2 * found] = a;
+			pairs[2 * found + 1] = b;
+			found++;
+		}
+	}
+	return found;
+}
+
+/*
+ * The witness's cycle as a chain, words into l: each link po (or what
+ * orders it), rf, co or fr.  The shape's name, or NULL; nothing without
+ * a cycle.
+ */
+static const char *witness_chain(const struct program *p, const struct snapshot *s,
+				 struct legend *l, struct strbuf *out)
+{
+	int cycle[64], len = sc_cycle(s, cycle, 64), i;
+	const char *labels[64];
+
+	for (i = 0; i < len; i++) {
+		int a = cycle[i], b = cycle[(i + 1) % len];
+
+		if (rel_has(s->po, a, b))
+			labels[i] = pair_order(s, a, b) ? pair_order(s, a, b) : "po";
+		else
+			labels[i] = rel_has(s->rf, a, b) ? "rf" : reads_before(s, a, b) ? "fr" : "co";
+		legend_add(l, labels[i]);
+	}
+	if (!len)
+		return NULL;
+	chain_line(p, s, cycle, labels, len, out);
+	return shape_name(s, cycle, labels, len);
+}
+/*
+ * What would keep a program-order pair in order, by what its accesses
+ * are: the kernel's own rules of thumb (memory-barriers.txt), which the
+ * model agrees with, said so that a present but weaker ordering is not
+ * taken for a fix.
+ */
+static const char *what_orders(const struct event *a, const struct event *b)
+{
+	bool store_first = a->kind == EV_WRITE, store_then = b->kind == EV_WRITE;
+
+	if (store_first && !store_then)
+		return "(a store, then a load: only a full barrier, smp_mb(), orders these; the "
+		       "store can wait in the CPU's store buffer while the load runs)";
+	if (store_first)
+		return "(two stores: smp_wmb() between them, or a release for the second, "
+		       "orders them)";
+	if (!store_then)
+		return "(two loads: smp_rmb() between them, or an acquire for the first, "
+		       "orders them; a branch on the first does not order a later load)";
+	return "(a load, then a store: an acquire for the load, a release for the store, "
+	       "or a dependency orders them)";
+}
+
+static void witness_reordering(const struct program *p, const struct snapshot *s,
+			       struct strbuf *out)
+{
+	int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
+
+	if (n < 0) {
+		sb_addf(out, "  Some interleaving of the processes, one statement at a time, "
+			"gives this outcome.\n");
+		return;
+	}
+	if (!n) {
+		sb_addf(out, "  No interleaving gives it, and each program-order pair it needs "
+			"reordered has some ordering in the test, but not one strong enough: "
+			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
+			"only a full barrier orders a store before a later load.\n");
+		return;
+	}
+	sb_addf(out, "  No interleaving gives it: it needs these accesses to take effect out "
+		"of program order, and nothing in the test orders them (no fence, acquire, "
+		"release or dependency between them):\n");
+	for (i = 0; i < n; i++) {
+		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
+		bool told = false;
+		int j;
+
+		for (j = 0; j < i; j++)
+			told |= !strcmp(why, what_orders(&s->events[pairs[2 * j]],
+							 &s->events[pairs[2 * j + 1]]));
+		sb_addf(out, "    ");
+		name_event(p, s, pairs[2 * i], out);
+		sb_addf(out, "\n      then ");
+		name_event(p, s, pairs[2 * i + 1], out);
+		sb_addf(out, "\n      %s\n", told ? "(likewise)" : why);
+	}
+}
+
+/* Whether process proc takes the lock loc in the witness. */
+static bool takes(const struct snapshot *s, int proc, int loc)
+{
+	int i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].proc == proc && s->events[i].loc == loc && is_lock(&s->events[i]))
+			return true;
+	return false;
+}
+
+/* The witness's first lock event of loc. */
+static int first_taker(const struct snapshot *s, int loc)
+{
+	int i;
+
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].loc == loc && is_lock(&s->events[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * Where process proc's code takes the lock loc (in any run), its line
+ * and the line of the load a branch around it tests; 0 when it never does.
+ */
+static int lock_line(const struct program *p, int proc, int loc, int *branch_line)
+{
+	const struct proc_info *pi = &p->procs[proc];
+	int t, i;
+
+	for (t = 0; t < pi->ntraces; t++) {
+		const struct trace *tr = &pi->traces[t];
+
+		for (i = 0; i < tr->nevents; i++) {
+			const struct trace_event *te = &tr->events[i];
+
+			if ((te->kind != EV_LOCK_READ && te->kind != EV_LOCK_WRITE) || te->loc != loc)
+				continue;
+			*branch_line = te->ctrl_deps ?
+				tr->events[__builtin_ctzll(te->ctrl_deps)].pos.line : 0;
+			return te->pos.line;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A lock some CPU takes orders nothing for a CPU of the chain that does
+ * not take it: say so, and why it does not, for each such pair.
+ */
+static void locks_not_shared(const struct program *p, const struct snapshot *s,
+			     struct strbuf *out)
+{
+	int cycle[64], len = sc_cycle(s, cycle, 64), l, i;
+
+	for (l = 0; l < s->nevents; l++) {
+		const struct event *lk = &s->events[l];
+		uint64_t said = 0;
+
+		/* Each lock once, at its first acquisition. */
+		if (!is_lock(lk) || first_taker(s, lk->loc) != l)
+			continue;
+		for (i = 0; i < len; i++) {
+			int proc = s->events[cycle[i]].proc, line, branch = 0;
+
+			if (proc < 0 || proc >= 64 || proc == lk->proc || (said >> proc & 1) ||
+			    takes(s, proc, lk->loc))
+				continue;
+			said |= (uint64_t)1 << proc;
+			line = lock_line(p, proc, lk->loc, &branch);
+			if (line) {
+				sb_addf(out, "  P%d does not take %s here: it skips line %d `", proc,
+					p->loc_names[lk->loc], line);
+				source_line(p->test, line, out);
+				sb_addf(out, "`");
+				if (branch)
+					sb_addf(out, ", as the branch on what line %d read goes "
+						"around it", branch);
+			} else {
+				sb_addf(out, "  P%d never takes %s", proc, p->loc_names[lk->loc]);
+			}
+			sb_addf(out, ".  A lock orders only the critical sections of the CPUs "
+				"that take it, so ");
+			name_statement(p, lk, out);
+			sb_addf(out, " orders nothing P%d does here.\n", proc);
+		}
+	}
+}
+
+/*
+ * Whether some process's code reads a variable, then, under a lock it
+ * takes on what it read, reads the variable again before unlocking:
+ * double-checked locking, whatever the variable is called.
+ */
+static bool double_checked(const struct program *p)
+{
+	int proc, t, i, j, k;
+
+	for (proc = 0; proc < p->nprocs; proc++) {
+		const struct proc_info *pi = &p->procs[proc];
+
+		for (t = 0; t < pi->ntraces; t++) {
+			const struct trace *tr = &pi->traces[t];
+			const struct trace_event *e = tr->events;
+
+			for (i = 0; i < tr->nevents; i++)
+				for (j = i + 1; e[i].kind == EV_READ && j < tr->nevents; j++)
+					for (k = j + 1; (e[j].kind == EV_LOCK_READ ||
+							 e[j].kind == EV_LOCK_WRITE) &&
+							(e[j].ctrl_deps >> i & 1) && k < tr->nevents &&
+							!(e[k].kind == EV_UNLOCK && e[k].loc == e[j].loc); k++)
+						if (e[k].kind == EV_READ && e[k].loc == e[i].loc)
+							return true;
+		}
+	}
+	return false;
+}
+
+/* The word after "Result:" in the test's comments, into word; false if none. */
+static bool result_comment(const struct litmus *t, char *word, size_t size)
+{
+	const char *r = t->text ? strstr(t->text, "Result:") : NULL;
+	size_t len = 0;
+
+	if (!r)
+		return false;
+	for (r += strlen("Result:"); *r == ' ' || *r == '\t'; r++)
+		;
+	while (isalnum((unsigned char)r[len]))
+		len++;
+	if (!len || len >= size)
+		return false;
+	memcpy(word, r, len);
+	word[len] = '\0';
+	return true;
+}
+
+/*
+ * The first line: the verdict in words, whether the test's Result:
+ * comment agrees, and the shape's name when it has one.
+ */
+static void opening(const struct program *p, const struct outcomes *o, const char *shape,
+		    struct strbuf *out)
+{
+	const char *seen = observation(o);
+	struct strbuf cond = { 0 };
+	long total = o->positive + o->negative;
+	char result[32];
+
+	prop_print(p->test->cond, &cond);
+	if (!o->positive)
+		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
+	else
+		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
+			"model accepts end%s in it)", cond.buf, o->negative ? "can happen" :
+			"always happens", seen, o->positive, total, o->positive == 1 ? "s" : "");
+	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
+	if (result_comment(p->test, result, sizeof(result)) &&
+	    (!strcmp(result, "Never") || !strcmp(result, "Sometimes") || !strcmp(result, "Always")))
+		sb_addf(out, strcmp(result, seen) ? ", unlike the test's \"Result: %s\"" :
+			", as the test's \"Result: %s\" says", result);
+	if (double_checked(p))
+		sb_addf(out, "; this is double-checked locking%s%s", shape ? ", and underneath, " :
+			"", shape ? shape : "");
+	else if (shape)
+		sb_addf(out, "; the shape is %s", shape);
+	sb_addf(out, ".\n");
+	sb_free(&cond);
+}
+
+/* How many candidates reached the outcome and what rejected them, in one line. */
+static void rejections(const struct outcomes *o, struct strbuf *out)
+{
+	long total = 0;
+	int i;
+
+	for (i = 0; i < o->nreasons; i++)
+		total += o->reason_counts[i];
+	if (total == 1) {
+		sb_addf(out, "  One candidate execution (a way the processes could run, before "
+			"the model's checks) reaches it, and the model's '%s' check rejects it.\n",
+			o->reasons[0]);
+		return;
+	}
+	sb_addf(out, "  %ld candidate executions (ways the processes could run, before the "
+		"model's checks) reach it, and the model rejects every one (", total);
+	for (i = 0; i < o->nreasons; i++)
+		sb_addf(out, "%s%ld by '%s'", i ? ", " : "", o->reason_counts[i], o->reasons[i]);
+	if (o->ncounterexamples > 1)
+		sb_addf(out, "), in %d different ways:\n", o->ncounterexamples);
+	else
+		sb_addf(out, "), all in the same way:\n");
+}
+
+void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
+	     struct strbuf *out)
+{
+	struct strbuf body = { 0 };
+	struct legend l = { 0 };
+	const char *shape = NULL;
+	long told = 0;
+	int i;
+
+	if (o->witness) {
+		int chain[64], len = sc_cycle(o->witness, chain, 64);
+		struct strbuf others = { 0 };
+
+		shape = witness_chain(p, o->witness, &l, &body);
+		if (o->positive > 1)
+			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
+				"when:\n", o->positive);
+		else
+			sb_addf(&body, "  It happens when:\n");
+		loads_on_chain(p, o->witness, chain, len, len > 0, &body);
+		if (len && loads_on_chain(p, o->witness, chain, len, false, &others))
+			sb_addf(&body, "  The other loads of this execution, off the chain:\n%s",
+				others.buf);
+		sb_free(&others);
+		witness_coherence(p, o->witness, &body);
+		witness_reordering(p, o->witness, &body);
+		locks_not_shared(p, o->witness, &body);
+		if (!with_fixes)
+			sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
+	} else if (o->ncounterexamples) {
+		rejections(o, &body);
+		for (i = 0; i < o->ncounterexamples; i++) {
+			const char *s;
+
+			if (o->ncounterexamples > 1)
+				sb_addf(&body, "  Way %d of %d (%ld candidate%s):\n", i + 1,
+					o->ncounterexamples, o->counterexample_counts[i],
+					o->counterexample_counts[i] == 1 ? "" : "s");
+			s = tell_cycle(p, o->counterexamples[i], &l, &body);
+			shape = shape ? shape : s;
+			told += o->counterexample_counts[i];
+		}
+		for (i = 0; i < o->nreasons; i++)
+			told -= o->reason_counts[i];
+		if (told)
+			sb_addf(&body, "  (%ld more rejected candidates, not taken apart.)\n", -told);
+	} else if (!o->positive) {
+		sb_addf(&body, "  No run of the processes can produce those values at all.\n");
+	}
+	sb_addf(out, "Explanation:\n");
+	opening(p, o, shape, out);
+	sb_addf(out, "%s", body.buf ? body.buf : "");
+	for (i = 0; i < o->nflags; i++)
+		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],
+			!strcmp(o->flags[i], "data-race") ?
+			"has a data race (plain accesses not ordered against each other)" :
+			"raises this flag of the model");
+	legend_print(&l, out);
+	sb_free(&l.first_reads);
+	sb_free(&l.first_order);
+	sb_free(&body);
+}
+
+/* A Graphviz string: quotes and backslashes escaped. */
+static void dot_string(const char *text, struct strbuf *out)
+{
+	for (; *text; text++) {
+		if (*text == '\n')
+			sb_addf(out, "\\n");
+		else
+			sb_addf(out, *text == '"' || *text == '\\' ? "\\%c" : "%c", *text);
+	}
+}
+
+/* An event's box: "P0 line 15: W[once] buf=1" over its statement. */
+static void dot_event(const struct program *p, const struct snapshot *s, int id,
+		      struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+	struct strbuf label = { 0 };
+
+	if (e->proc < 0) {
+		sb_addf(&label, "initial value: %s=", p->loc_names[e->loc]);
+		explained_value(p, e->val, &label);
+	} else {
+		sb_addf(&label, "P%d line %d: ", e->proc, e->line);
+		event_print(p, e, &label);
+		sb_addf(&label, "\n");
+		source_line(p->test, e->line, &label);
+	}
+	sb_addf(out, "  e%d [label=\"", id);
+	dot_string(label.buf, out);
+	sb_addf(out, "\"];\n");
+	sb_free(&label);
+}
+
+/* Whether some edge of the picture touches event id (initial values are drawn only then). */
+static bool drawn(const struct snapshot *s, int id)
+{
+	int i;
+
+	if (s->events[id].proc >= 0)
+		return true;
+	for (i = 0; i < s->nevents; i++)
+		if (rel_has(s->rf, id, i) || (s->co && (rel_has(s->co, id, i))))
+			return true;
+	for (i = 0; i < s->nsteps; i++)
+		if (s->steps[i].from == id || s->steps[i].to == id)
+			return true;
+	return false;
+}
+
+/*
+ * Events one column per process, in program order, left to right: a
+ * header node per process, all on one rank and chained by invisible
+ * edges (which dot lays out left to right), above each process' events.
+ * The initial values drawn are those some edge touches.
+ */
+static void dot_events(const struct program *p, const struct snapshot *s, struct strbuf *out)
+{
+	int proc, i, prev;
+
+	sb_addf(out, "  subgraph cluster_init {\n    label=\"initial values\"; style=dotted;\n");
+	for (i = 0; i < s->nevents; i++)
+		if (s->events[i].proc < 0 && drawn(s, i))
+			dot_event(p, s, i, out);
+	sb_addf(out, "  }\n  { rank=same;");
+	for (proc = 0; proc < p->nprocs; proc++)
+		sb_addf(out, " P%d [shape=plaintext, fontname=\"sans-serif\"];", proc);
+	sb_addf(out, " }\n");
+	for (proc = 1; proc < p->nprocs; proc++)
+		sb_addf(out, "  P%d -> P%d [style=invis];\n", proc - 1, proc);
+	for (proc = 0; proc < p->nprocs; proc++) {
+		prev = -1;
+		for (i = 0; i < s->nevents; i++) {
+			if (s->events[i].proc != proc)
+				continue;
+			dot_event(p, s, i, out);
+			if (prev >= 0)
+				sb_addf(out, "  e%d -> e%d [label=\"po\", color=gray, weight=10];\n",
+					prev, i);
+			else
+				sb_addf(out, "  P%d -> e%d [style=invis, weight=10];\n", proc, i);
+			prev = i;
+		}
+	}
+}
+
+/* Whether the cycle drawn in red already has an edge from a to b. */
+static bool on_cycle(const struct snapshot *s, int a, int b)
+{
+	int i, first, last;
+
+	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
+		last = hop_end(s, first);
+		if (s->steps[first].from == a && s->steps[last].to == b)
+			return true;
+	}
+	return false;
+}
+
+/* rf, co and fr, as the execution has them, but those the red cycle draws. */
+static void dot_communication(const struct snapshot *s, struct strbuf *out)
+{
+	int a, b;
+
+	for (a = 0; a < s->nevents; a++) {
+		for (b = 0; b < s->nevents; b++) {
+			if (on_cycle(s, a, b))
+				continue;
+
+			if (rel_has(s->rf, a, b))
+				sb_addf(out, "  e%d -> e%d [label=\"rf\", color=darkgreen, "
+					"constraint=false];\n", a, b);
+			if (s->co && rel_has(s->co, a, b) && s->events[a].proc >= 0)
+				sb_addf(out, "  e%d -> e%d [label=\"co\", color=blue, "
+					"constraint=false];\n", a, b);
+			if (s->events[b].proc >= 0 && reads_before(s, a, b))
+				sb_addf(out, "  e%d -> e%d [label=\"fr\", color=orange, "
+					"constraint=false];\n", a, b);
+		}
+	}
+}
+
+/* The failed check's cycle, hop by hop, in red, labelled as the steps of --explain. */
+static void dot_cycle(const struct program *p, const struct snapshot *s, struct strbuf *out)
+{
+	struct strbuf sentence = { 0 };
+	int i, first, last, n = 0;
+
+	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
+		const char *label;
+
+		last = hop_end(s, first);
+		label = hop_sentence(p, s, i, first, last, &sentence);
+		sentence.len = 0;
+		sb_addf(out, "  e%d -> e%d [label=\"%d. %s\", color=red, fontcolor=red, "
+			"penwidth=2, constraint=false];\n", s->steps[first].from, s->steps[last].to,
+			++n, label);
+	}
+	sb_free(&sentence);
+}
+
+void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	struct snapshot *s = o->witness ? o->witness : o->counterexamples[0];
+
+	sb_addf(out, "digraph \"");
+	dot_string(p->test->name, out);
+	sb_addf(out, "\" {\n  label=\"");
+	dot_string(p->test->name, out);
+	if (!s) {
+		sb_addf(out, ": no execution reaches the outcome\";\n}\n");
+		return;
+	}
+	sb_addf(out, o->witness ? ": an execution with the outcome\";\n" :
+		": a candidate with the outcome, rejected by '%s'\";\n", s->check);
+	sb_addf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+	dot_events(p, s, out);
+	dot_communication(s, out);
+	if (!o->witness) {
+		if (!s->pair)
+			rotate_cycle(s);
+		dot_cycle(p, s, out);
+	} else {
+		int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
+
+		for (i = 0; i < n; i++)
+			sb_addf(out, "  e%d -> e%d [label=\"not ordered\", color=red, fontcolor=red, "
+				"style=dashed, constraint=false];\n", pairs[2 * i], pairs[2 * i + 1]);
+	}
+	sb_addf(out, "}\n");
+}

@@ -1,0 +1,69 @@
+/*
+ * explain.h - the door to the explanations: plain words on a verdict and
+ * its graph (explain.c), and fixes that change it (suggest.c).
+ */
+#ifndef LKMM_EXPLAIN_H
+#define LKMM_EXPLAIN_H
+
+#include <stdbool.h>
+
+#include "report/report.h"
+
+/*
+ * Whether sequential consistency puts event a before b in s: program
+ * order, reads-from, coherence or from-read (explain.c).
+ */
+bool sc_before(const struct snapshot *s, int a, int b);
+/*
+ * The pairs of the witness's cycle, in one CPU's program order, that
+ * nothing in the test orders, into pairs (a, b, a, b ...): how many, or
+ * -1 when no cycle needs them (an interleaving gives the outcome)
+ * (explain.c).
+ */
+int unordered_pairs(const struct snapshot *s, int *pairs, int max);
+/*
+ * Plain words on why the condition's outcome is allowed or forbidden
+ * (explain.c); with_fixes: --suggest's fixes follow, so they need no pointer.
+ */
+void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
+	     struct strbuf *out);
+/*
+ * A Graphviz graph of the execution explain() tells of: the witness, or
+ * the rejected candidate with the failed check's cycle in red.
+ */
+void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out);
+
+/*
+ * What deciding variants of a test needs besides the test: the model and
+ * its macros, and the pipeline that decides them (the layer above gives
+ * it: a test is parsed, expanded and searched there).
+ */
+struct checker {
+	struct cat_model *model;
+	const struct macro_table *macros;
+	const struct check_options *opts;
+	struct lkmm_threads *threads;	/* to split a search among, or NULL */
+	/*
+	 * Decide a variant of a test, given as text (path names it in
+	 * messages): whether its condition's outcome is reachable.  False
+	 * with *ok false if it does not parse or a limit ends it.  With
+	 * witness given, *witness is an execution that satisfies the
+	 * condition (NULL if none), for the caller to free with
+	 * snapshot_free().
+	 */
+	bool (*reachable)(const struct checker *c, const char *path, const char *text, bool *ok,
+			  struct snapshot **witness);
+	/* Whether some execution of a variant (as above) raises the model's flag. */
+	bool (*raises_flag)(const struct checker *c, const char *path, const char *text,
+			    const char *flag, bool *ok);
+};
+
+/*
+ * --suggest (suggest.c): for a test whose outcome the model allows, the
+ * cheapest edits that forbid it, as unified diffs of text; for one it
+ * forbids, which of its orderings are needed.
+ */
+void suggest(const struct checker *c, const char *path, const char *text,
+	     const struct outcomes *o, struct strbuf *out);
+
+#endif

@@ -1,0 +1,1689 @@
+/*
+ * suggest.c - --suggest: what to change in a test so that the model
+ * forbids its outcome, or which of its orderings it needs.
+ *
+ * The edits are the ones a kernel developer makes: a READ_ONCE() becomes
+ * smp_load_acquire(), a WRITE_ONCE() smp_store_release() (or
+ * rcu_assign_pointer() when it publishes a pointer), a fence goes
+ * between two statements (smp_mb__*() ones only where the kernel puts
+ * them).  Each has a price, edit_kinds[] below; sets of edits are tried
+ * cheapest first, each by checking the edited text with the model, and
+ * the sets of the lowest costs that forbid the outcome are printed as
+ * unified diffs.
+ *
+ * Before any of that, the test with smp_mb() before every statement is
+ * checked: if the outcome stays reachable, in an execution that one
+ * order of all accesses gives, no ordering can forbid it, and that order
+ * is shown instead.  The search is bounded by --suggest-timeout seconds
+ * (and --suggest-max variants when given), sets by --suggest-edits
+ * (processes + 2 by default).
+ *
+ * A relaxed RMW (xchg_relaxed(), atomic_add_return_relaxed() ...) can
+ * become its _acquire or _release form (cost 1) or its fully ordered one
+ * (3), atomic_read() atomic_read_acquire() and atomic_set()
+ * atomic_set_release() (1): whichever forms the model's .def defines.
+ *
+ * For a test whose outcome the model already forbids, each ordering of
+ * the test is removed in turn (an acquire or release weakened to
+ * READ_ONCE() or WRITE_ONCE(), rcu_assign_pointer() to WRITE_ONCE(), an
+ * ordered RMW to its _relaxed form, a fence deleted): those whose
+ * removal lets the outcome happen are the ones it needs.
+ *
+ * Edits work on the text, line by line, so that the diff is of the test
+ * as its author wrote it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+
+enum edit_kind {
+	ADD_ACQUIRE, ADD_RELEASE,
+	/* fences put on a line of their own, before a statement */
+	ADD_AFTER_UNLOCK_LOCK, ADD_RMB, ADD_WMB, ADD_BEFORE_ATOMIC, ADD_AFTER_ATOMIC,
+	ADD_AFTER_SPINLOCK, ADD_MB,
+	DROP_ACQUIRE, DROP_RELEASE, DROP_FENCE,
+	/* a call renamed (struct edit.to) */
+	ORDER_CALL, FULLY_ORDER_CALL, WEAKEN_CALL, ASSIGN_POINTER, PARTLY_WEAKEN,
+	/* a plain access marked, for a flag the model raises (data-race) */
+	MARK_LOAD, MARK_STORE,
+};
+
+/*
+ * The price of each edit on the machines that pay for ordering (arm64,
+ * PowerPC; x86 orders all but store->load already): an acquire or a
+ * release is an ordered load or store (arm64 LDAR/STLR, PowerPC lwsync);
+ * smp_mb__after_unlock_lock() is a full barrier on PowerPC alone;
+ * smp_rmb(), smp_wmb() a one-way barrier; the smp_mb__*_atomic() and
+ * smp_mb__after_spinlock() cost a full barrier there but nothing on
+ * x86, whose RMWs and locks already are; smp_mb() a full barrier
+ * everywhere, x86 included.  docs/explanations.md has the list.
+ */
+static const struct {
+	int cost;
+	const char *what;
+} edit_kinds[] = {
+	[ADD_ACQUIRE] = { 1, "smp_load_acquire()" },
+	[ADD_RELEASE] = { 1, "smp_store_release()" },
+	[ADD_AFTER_UNLOCK_LOCK] = { 1, "smp_mb__after_unlock_lock()" },
+	[ADD_RMB] = { 2, "smp_rmb()" },
+	[ADD_WMB] = { 2, "smp_wmb()" },
+	[ADD_BEFORE_ATOMIC] = { 2, "smp_mb__before_atomic()" },
+	[ADD_AFTER_ATOMIC] = { 2, "smp_mb__after_atomic()" },
+	[ADD_AFTER_SPINLOCK] = { 2, "smp_mb__after_spinlock()" },
+	[ADD_MB] = { 3, "smp_mb()" },
+	[DROP_ACQUIRE] = { 0, "smp_load_acquire() weakened to READ_ONCE()" },
+	[DROP_RELEASE] = { 0, "smp_store_release() weakened to WRITE_ONCE()" },
+	[DROP_FENCE] = { 0, "removed" },
+	[ORDER_CALL] = { 1, NULL },
+	[FULLY_ORDER_CALL] = { 3, NULL },
+	[WEAKEN_CALL] = { 0, NULL },
+	[ASSIGN_POINTER] = { 1, NULL },
+	[PARTLY_WEAKEN] = { 0, NULL },
+	[MARK_LOAD] = { 0, "READ_ONCE()" },
+	[MARK_STORE] = { 0, "WRITE_ONCE()" },
+};
+
+static bool is_fence_insertion(enum edit_kind kind)
+{
+	return kind >= ADD_AFTER_UNLOCK_LOCK && kind <= ADD_MB;
+}
+
+/* struct edit.from of an acquire or a release made of a plain access. */
+#define PLAIN "*"
+
+/* An edit: a call rewritten at line:col, or a fence put before line. */
+struct edit {
+	enum edit_kind kind;
+	int proc;
+	int line, col;
+	int gap;		/* fences: which gap between statements, for conflicts */
+	char from[48], to[48];	/* a call renamed: its name, its new name */
+};
+
+struct edits {
+	int n;
+	struct edit *items;
+};
+
+/* The test's text as lines, each edit applied to them. */
+struct lines {
+	int n;
+	char **text;		/* line i + 1 of the test */
+	char **before;		/* a line inserted before line i + 1, or NULL */
+	bool *dropped;
+};
+
+static void add_edit(struct edits *e, enum edit_kind kind, int proc, int line, int col, int gap)
+{
+	e->items = xrealloc(e->items, (e->n + 1) * sizeof(*e->items));
+	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap, "", "" };
+}
+
+/* name with its suffix `from` (or none, from "") replaced by `to`, if the model defines it. */
+static bool other_form(const struct macro_table *macros, const char *name, const char *from,
+		       const char *to, char out[48])
+{
+	size_t len = strlen(name), cut = strlen(from);
+
+	if (len < cut || strcmp(name + len - cut, from) ||
+	    (size_t)snprintf(out, 48, "%.*s%s", (int)(len - cut), name, to) >= 48)
+		return false;
+	return strcmp(out, name) && macro_find(macros, out);
+}
+
+static void add_rename(struct edits *e, enum edit_kind kind, int proc, struct srcpos pos,
+		       const char *from, const char *to)
+{
+	add_edit(e, kind, proc, pos.line, pos.col, -1);
+	snprintf(e->items[e->n - 1].from, sizeof(e->items->from), "%s", from);
+	strcpy(e->items[e->n - 1].to, to);
+}
+
+/*
+ * The renamings of a call that order it more, or (weaken) less: the
+ * forms of an RMW or an atomic_t access the .def file defines.
+ */
+static void rename_edits(const char *name, int proc, struct srcpos pos, bool weaken,
+			 const struct macro_table *macros, struct edits *out)
+{
+	static const char *const suffixes[] = { "_acquire", "_release" };
+	char form[48];
+	size_t i;
+
+	if (!strncmp(name, "smp_", 4))	/* smp_load_acquire() and friends: DROP_* */
+		return;
+	if (weaken) {
+		/* A fully ordered RMW of which a one-way form may do. */
+		for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+			if (!strstr(name, "_relaxed") && other_form(macros, name, "", "_relaxed", form) &&
+			    other_form(macros, name, "", suffixes[i], form))
+				add_rename(out, PARTLY_WEAKEN, proc, pos, name, form);
+		if (!strcmp(name, "rcu_assign_pointer"))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, "WRITE_ONCE");
+		else if (!strcmp(name, "rcu_dereference"))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, "READ_ONCE");
+		else if (other_form(macros, name, "_acquire", "_relaxed", form) ||
+			 other_form(macros, name, "_release", "_relaxed", form) ||
+			 other_form(macros, name, "_acquire", "", form) ||
+			 other_form(macros, name, "_release", "", form) ||
+			 (strncmp(name, "atomic_read", 11) && strncmp(name, "atomic_set", 10) &&
+			  !strstr(name, "_relaxed") && other_form(macros, name, "", "_relaxed", form)))
+			add_rename(out, WEAKEN_CALL, proc, pos, name, form);
+		return;
+	}
+	for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (other_form(macros, name, "_relaxed", suffixes[i], form) ||
+		    ((!strcmp(name, "atomic_read") || !strcmp(name, "atomic_set")) &&
+		     other_form(macros, name, "", suffixes[i], form)))
+			add_rename(out, ORDER_CALL, proc, pos, name, form);
+	if (other_form(macros, name, "_relaxed", "", form))
+		add_rename(out, FULLY_ORDER_CALL, proc, pos, name, form);
+}
+
+/* What an edit does, as the lists of changes say it. */
+static void edit_what(const struct edit *e, struct strbuf *out)
+{
+	if (edit_kinds[e->kind].what)
+		sb_addf(out, "%s", edit_kinds[e->kind].what);
+	else
+		sb_addf(out, "%s() %s %s()", e->from,
+			e->kind == WEAKEN_CALL || e->kind == PARTLY_WEAKEN ? "weakened to" : "made",
+			e->to);
+}
+
+/* Whether the .def defines name as statements of which one is of kind. */
+static bool macro_does(const struct macro_table *macros, const char *name, enum stmt_kind kind)
+{
+	const struct macro *m = macro_find(macros, name);
+	int i;
+
+	if (!m || !m->body)
+		return false;
+	if (m->body->kind == kind)
+		return true;
+	for (i = 0; i < m->body->nbody; i++)
+		if (m->body->body[i]->kind == kind)
+			return true;
+	return false;
+}
+
+/* A statement that calls a macro doing kind (__lock, __atomic_op ...). */
+static bool statement_does(const struct stmt *s, const struct macro_table *macros,
+			   enum stmt_kind kind)
+{
+	return s && s->kind == S_CALL && macro_does(macros, s->name, kind);
+}
+
+/* A value that is an address: &x, or a location, which a test names by its address. */
+static bool is_pointer_value(const struct litmus *t, int proc, const struct expr *e)
+{
+	const struct process *pr = &t->procs[proc];
+	int i;
+
+	if (e->kind == X_ADDR_OF)
+		return true;
+	if (e->kind != X_NAME)
+		return false;
+	for (i = 0; i < pr->nparams; i++)
+		if (!strcmp(pr->params[i].name, e->name))
+			return true;
+	return false;
+}
+
+/* The statements that only order, which a Never test may or may not need. */
+static bool is_fence_call(const char *name)
+{
+	static const char *const fences[] = {
+		"smp_mb", "smp_rmb", "smp_wmb", "synchronize_rcu", "synchronize_rcu_expedited",
+		"smp_mb__before_atomic", "smp_mb__after_atomic", "smp_mb__after_spinlock",
+		"smp_mb__after_unlock_lock", "smp_mb__after_srcu_read_unlock",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fences) / sizeof(*fences); i++)
+		if (!strcmp(name, fences[i]))
+			return true;
+	return false;
+}
+
+/* Where the edits of a test are gathered. */
+struct finder {
+	const struct litmus *t;
+	const struct macro_table *macros;
+	bool weaken;		/* a forbidden outcome: orderings to remove */
+	int proc;
+	int gaps;		/* gaps between statements seen so far */
+	struct edits *out;
+};
+
+/*
+ * The calls an edit can rewrite, anywhere in a statement; and the plain
+ * loads, but not the "*x" a call's first argument names: READ_ONCE(*x)
+ * accesses it itself.
+ */
+static void find_calls(struct finder *f, const struct expr *e, bool call_access)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->kind == X_CALL && !f->weaken && !strcmp(e->name, "READ_ONCE"))
+		add_edit(f->out, ADD_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+	/* a plain load made an acquire at once ("*x" as a whole, not "**p") */
+	if (e->kind == X_LOAD && !e->annot.n && !f->weaken && !call_access &&
+	    !(e->nargs && e->args[0] && e->args[0]->kind == X_LOAD)) {
+		add_edit(f->out, ADD_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+		strcpy(f->out->items[f->out->n - 1].from, PLAIN);
+		return;
+	}
+	if (e->kind == X_CALL && f->weaken && !strcmp(e->name, "smp_load_acquire"))
+		add_edit(f->out, DROP_ACQUIRE, f->proc, e->pos.line, e->pos.col, -1);
+	if (e->kind == X_CALL)
+		rename_edits(e->name, f->proc, e->pos, f->weaken, f->macros, f->out);
+	for (i = 0; i < e->nargs; i++)
+		find_calls(f, e->args[i], e->kind == X_CALL && i == 0);
+}
+
+/*
+ * What the model allows but a kernel developer would not write: the
+ * model's smp_mb__after_unlock_lock() orders across any unlock->lock
+ * hand-off, the kernel uses it in RCU alone.
+ */
+#define AFTER_UNLOCK_LOCK_NOTE "only RCU uses smp_mb__after_unlock_lock() in the kernel; " \
+	"elsewhere write smp_mb__after_spinlock()"
+
+/*
+ * Fences and a cheaper one that may do instead, with what a developer
+ * must know before taking it where the model says it is enough.
+ */
+static const struct {
+	const char *fence, *weaker, *orders, *caveat;
+} weaker[] = {
+	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", NULL },
+	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", NULL },
+	/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
+	{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock",
+	  "it orders only across the lock's hand-off from its last unlock", AFTER_UNLOCK_LOCK_NOTE },
+};
+
+/* The entry of weaker[] for fence weakened to to. */
+static int weakening(const char *fence, const char *to)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(weaker) / sizeof(*weaker)); i++)
+		if (!strcmp(fence, weaker[i].fence) && !strcmp(to, weaker[i].weaker))
+			return i;
+	return -1;
+}
+
+/*
+ * A smp_mb() that one of the one-way barriers may do instead, in a test
+ * whose outcome is forbidden: is it more than the test needs?
+ */
+static void weaker_fences(struct finder *f, const struct stmt *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(weaker) / sizeof(*weaker); i++)
+		if (!strcmp(s->name, weaker[i].fence) && macro_find(f->macros, weaker[i].weaker))
+			add_rename(f->out, PARTLY_WEAKEN, f->proc, s->pos, s->name,
+				   weaker[i].weaker);
+}
+
+static void find_statement_edits(struct finder *f, const struct stmt *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->kind == S_CALL)
+		rename_edits(s->name, f->proc, s->pos, f->weaken, f->macros, f->out);
+	if (s->kind == S_CALL && !f->weaken && !strcmp(s->name, "WRITE_ONCE")) {
+		add_edit(f->out, ADD_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+		/* Publishing a pointer: the kernel's way is rcu_assign_pointer(). */
+		if (s->nargs == 2 && is_pointer_value(f->t, f->proc, s->args[1]) &&
+		    macro_find(f->macros, "rcu_assign_pointer"))
+			add_rename(f->out, ASSIGN_POINTER, f->proc, s->pos, s->name,
+				   "rcu_assign_pointer");
+	}
+	if (s->kind == S_STORE && !s->annot.n && !f->weaken) {
+		add_edit(f->out, ADD_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+		strcpy(f->out->items[f->out->n - 1].from, PLAIN);
+	}
+	if (s->kind == S_CALL && f->weaken && !strcmp(s->name, "smp_store_release"))
+		add_edit(f->out, DROP_RELEASE, f->proc, s->pos.line, s->pos.col, -1);
+	if (s->kind == S_CALL && f->weaken && is_fence_call(s->name)) {
+		add_edit(f->out, DROP_FENCE, f->proc, s->pos.line, s->pos.col, -1);
+		weaker_fences(f, s);
+	}
+	for (i = 0; i < s->nargs; i++)
+		find_calls(f, s->args[i], (s->kind == S_CALL || s->kind == S_STORE) && i == 0);
+	for (i = 0; i < s->nbody; i++)
+		find_statement_edits(f, s->body[i]);
+}
+
+/* A fence of kind before s, in the current gap, when the .def has it. */
+static void add_fence(struct finder *f, enum edit_kind kind, const struct stmt *s)
+{
+	const char *what = edit_kinds[kind].what;
+	char name[48];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(what, "("), what);
+	if (macro_find(f->macros, name))
+		add_edit(f->out, kind, f->proc, s->pos.line, 0, f->gaps);
+}
+
+/*
+ * Fences go between two statements of a process body, on lines of their
+ * own: the general ones anywhere, the smp_mb__*() ones where the kernel
+ * puts them (after a lock; before or after a value-less RMW).
+ */
+static void find_gaps(struct finder *f, const struct stmt *body)
+{
+	const struct stmt *prev = NULL;
+	int i;
+
+	if (!body || body->kind != S_BLOCK)
+		return;
+	for (i = 0; i < body->nbody; i++) {
+		const struct stmt *s = body->body[i];
+
+		if (s->kind == S_DECL)
+			continue;
+		if (prev && prev->pos.line < s->pos.line) {
+			add_fence(f, ADD_RMB, s);
+			add_fence(f, ADD_WMB, s);
+			add_fence(f, ADD_MB, s);
+			if (statement_does(prev, f->macros, S_LOCK)) {
+				add_fence(f, ADD_AFTER_UNLOCK_LOCK, s);
+				add_fence(f, ADD_AFTER_SPINLOCK, s);
+			}
+			if (statement_does(prev, f->macros, S_ATOMIC_OP))
+				add_fence(f, ADD_AFTER_ATOMIC, s);
+			if (statement_does(s, f->macros, S_ATOMIC_OP))
+				add_fence(f, ADD_BEFORE_ATOMIC, s);
+			f->gaps++;
+		}
+		prev = s;
+	}
+}
+
+/*
+ * smp_mb() before every statement on a line of its own that follows
+ * another, at any depth (in a branch too, after the condition that
+ * chose it): what makes each CPU's accesses take effect in order.
+ */
+static void find_sc_fences(const struct stmt *s, int proc, int *prev_line, struct edits *out)
+{
+	int i;
+
+	if (!s || s->kind == S_DECL)
+		return;
+	if (s->kind != S_BLOCK) {
+		if (*prev_line && s->pos.line > *prev_line)
+			add_edit(out, ADD_MB, proc, s->pos.line, 0, -1);
+		*prev_line = s->pos.line;
+	}
+	for (i = 0; i < s->nbody; i++)
+		find_sc_fences(s->body[i], proc, prev_line, out);
+}
+
+static struct edits find_edits(const struct litmus *t, bool weaken,
+			       const struct macro_table *macros)
+{
+	struct edits out = { 0 };
+	struct finder f = { t, macros, weaken, 0, 0, &out };
+
+	for (f.proc = 0; f.proc < t->nprocs; f.proc++) {
+		find_statement_edits(&f, t->procs[f.proc].body);
+		if (!weaken)
+			find_gaps(&f, t->procs[f.proc].body);
+	}
+	return out;
+}
+
+static struct lines split_lines(const char *text)
+{
+	struct lines l = { 0 };
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		l.text = xrealloc(l.text, (l.n + 1) * sizeof(*l.text));
+		l.text[l.n++] = xstrndup(p, len);
+		p += len + (p[len] == '\n');
+	}
+	l.before = xcalloc(l.n + 1, sizeof(*l.before));
+	l.dropped = xcalloc(l.n + 1, sizeof(*l.dropped));
+	return l;
+}
+
+static void free_lines(struct lines *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->text[i]);
+		free(l->before[i]);
+	}
+	free(l->text);
+	free(l->before);
+	free(l->dropped);
+}
+
+/* The end of the parenthesised arguments starting at open, or NULL. */
+static const char *closing_paren(const char *open)
+{
+	int depth = 0;
+	const char *p;
+
+	for (p = open; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* "*x" is the address x; anything else, e.g. "p->f", is "&p->f". */
+static void add_address(struct strbuf *sb, const char *arg, size_t len)
+{
+	while (len && (*arg == ' ' || *arg == '\t'))
+		arg++, len--;
+	while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t'))
+		len--;
+	if (len && *arg == '*')
+		sb_addf(sb, "%.*s", (int)len - 1, arg + 1);
+	else
+		sb_addf(sb, "&%.*s", (int)len, arg);
+}
+
+/* The first top-level comma of args (between open and close), or NULL. */
+static const char *first_comma(const char *open, const char *close)
+{
+	int depth = 0;
+	const char *p;
+
+	for (p = open + 1; p < close; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == ',' && !depth)
+			return p;
+	}
+	return NULL;
+}
+
+/* A call at col of line rewritten: NEW(address of arg 1, the rest). */
+static bool rewrite_call(char **line, int col, const char *name, bool to_marked_access)
+{
+	char *at = *line + col - 1, *open = strchr(at, '(');
+	const char *close = open ? closing_paren(open) : NULL, *comma;
+	struct strbuf sb = { 0 };
+
+	if (!close)
+		return false;
+	comma = first_comma(open, close);
+	sb_addf(&sb, "%.*s%s(", (int)(at - *line), *line, name);
+	if (!to_marked_access) {
+		add_address(&sb, open + 1, (comma ? comma : close) - open - 1);
+	} else {
+		/* smp_load_acquire(x) back to READ_ONCE(*x) */
+		const char *arg = open + 1;
+		size_t len = (comma ? comma : close) - arg;
+
+		while (len && *arg == ' ')
+			arg++, len--;
+		if (len && *arg == '&')
+			sb_addf(&sb, "%.*s", (int)len - 1, arg + 1);
+		else
+			sb_addf(&sb, "*%.*s", (int)len, arg);
+	}
+	sb_addf(&sb, "%s", comma ? comma : close);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The fence call ("smp_mb()") as a statement, indented as line: a line to insert. */
+static char *fence_statement(const char *line, const char *call)
+{
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "%.*s%s;", (int)strspn(line, " \t"), line, call);
+	return sb.buf;
+}
+
+/* The end of the plain load "*x" or "*(expr)" at p, or NULL. */
+static const char *plain_load_end(const char *p)
+{
+	p += 1 + strspn(p + 1, " \t");
+	if (*p == '*')
+		return plain_load_end(p);
+	if (*p == '(') {
+		p = closing_paren(p);
+		return p ? p + 1 : NULL;
+	}
+	if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+		return NULL;
+	while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9'))
+		p++;
+	return p;
+}
+
+/* The plain load at col of line marked: "*x" becomes "READ_ONCE(*x)". */
+static bool mark_load(char **line, int col)
+{
+	char *at = *line + col - 1;
+	const char *end = plain_load_end(at);
+	struct strbuf sb = { 0 };
+
+	if (!end)
+		return false;
+	sb_addf(&sb, "%.*sREAD_ONCE(%.*s)%s", (int)(at - *line), *line, (int)(end - at), at, end);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The plain load at col of line as a call taking its address: "*x" becomes "smp_load_acquire(x)". */
+static bool plain_to_call(char **line, int col, const char *name)
+{
+	char *at = *line + col - 1;
+	const char *end = plain_load_end(at);
+	struct strbuf sb = { 0 };
+
+	if (!end || *at != '*')
+		return false;
+	sb_addf(&sb, "%.*s%s(%.*s)%s", (int)(at - *line), *line, name, (int)(end - at - 1), at + 1,
+		end);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The plain store at col of line as a call: "*x = v;" becomes "smp_store_release(x, v);". */
+static bool plain_store_to_call(char **line, int col, const char *name)
+{
+	char *at = *line + col - 1, *assign = strchr(at, '='), *semi;
+	struct strbuf sb = { 0 };
+	size_t lhs;
+
+	if (*at != '*' || !assign || assign[1] == '=' || !(semi = strrchr(assign, ';')))
+		return false;
+	for (lhs = assign - at; lhs && (at[lhs - 1] == ' ' || at[lhs - 1] == '\t'); lhs--)
+		;
+	assign += 1 + strspn(assign + 1, " \t");
+	sb_addf(&sb, "%.*s%s(%.*s, %.*s)%s", (int)(at - *line), *line, name, (int)lhs - 1, at + 1,
+		(int)(semi - assign), assign, semi);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+/* The plain store at col of line marked: "*x = v;" becomes "WRITE_ONCE(*x, v);". */
+static bool mark_store(char **line, int col)
+{
+	char *at = *line + col - 1, *assign = strchr(at, '='), *semi;
+	struct strbuf sb = { 0 };
+	size_t lhs;
+
+	if (!assign || assign[1] == '=' || !(semi = strrchr(assign, ';')))
+		return false;
+	for (lhs = assign - at; lhs && (at[lhs - 1] == ' ' || at[lhs - 1] == '\t'); lhs--)
+		;
+	assign += 1 + strspn(assign + 1, " \t");
+	sb_addf(&sb, "%.*sWRITE_ONCE(%.*s, %.*s)%s", (int)(at - *line), *line, (int)lhs, at,
+		(int)(semi - assign), assign, semi);
+	free(*line);
+	*line = sb.buf;
+	return true;
+}
+
+
+static bool edit_after(const struct edit *a, const struct edit *b)
+{
+	return a->line > b->line || (a->line == b->line && a->col > b->col);
+}
+
+/* The call at col of line renamed to `to`, its arguments as they are. */
+static void rename_call(char **line, int col, const char *to)
+{
+	char *at = *line + col - 1;
+	struct strbuf sb = { 0 };
+
+	sb_addf(&sb, "%.*s%s%s", (int)(at - *line), *line, to, at + strcspn(at, "( \t"));
+	free(*line);
+	*line = sb.buf;
+}
+
+/* Apply the edits in set (indexes into all) to a fresh copy of text's lines. */
+static bool apply(const char *text, const struct edits *all, const int *set, int n,
+		  struct lines *l)
+{
+	int order[n + 1], i, j;
+
+	*l = split_lines(text);
+	/* Last first: a rewrite leaves the columns of the calls left of it. */
+	memcpy(order, set, n * sizeof(*order));
+	for (i = 1; i < n; i++) {
+		for (j = i; j > 0 && edit_after(&all->items[order[j - 1]], &all->items[order[j]]);
+		     j--) {
+			int swap = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = swap;
+		}
+	}
+	for (i = n - 1; i >= 0; i--) {
+		const struct edit *e = &all->items[order[i]];
+		char **line = &l->text[e->line - 1];
+
+		switch (e->kind) {
+		case ADD_ACQUIRE:
+			if (!strcmp(e->from, PLAIN) ? !plain_to_call(line, e->col, "smp_load_acquire")
+						    : !rewrite_call(line, e->col, "smp_load_acquire", false))
+				return false;
+			break;
+		case ADD_RELEASE:
+			if (!strcmp(e->from, PLAIN) ? !plain_store_to_call(line, e->col, "smp_store_release")
+						    : !rewrite_call(line, e->col, "smp_store_release", false))
+				return false;
+			break;
+		case DROP_ACQUIRE:
+			if (!rewrite_call(line, e->col, "READ_ONCE", true))
+				return false;
+			break;
+		case DROP_RELEASE:
+			if (!rewrite_call(line, e->col, "WRITE_ONCE", true))
+				return false;
+			break;
+		case DROP_FENCE:
+			l->dropped[e->line - 1] = true;
+			break;
+		case ORDER_CALL:
+		case FULLY_ORDER_CALL:
+		case WEAKEN_CALL:
+		case ASSIGN_POINTER:
+		case PARTLY_WEAKEN:
+			rename_call(line, e->col, e->to);
+			break;
+		case MARK_LOAD:
+			if (!mark_load(line, e->col))
+				return false;
+			break;
+		case MARK_STORE:
+			if (!mark_store(line, e->col))
+				return false;
+			break;
+		default:
+			free(l->before[e->line - 1]);
+			l->before[e->line - 1] = fence_statement(*line, edit_kinds[e->kind].what);
+			break;
+		}
+	}
+	return true;
+}
+
+static char *join_lines(const struct lines *l)
+{
+	struct strbuf sb = { 0 };
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->before[i])
+			sb_addf(&sb, "%s\n", l->before[i]);
+		if (!l->dropped[i])
+			sb_addf(&sb, "%s\n", l->text[i]);
+	}
+	return sb.buf;
+}
+
+/* One line of a diff: ' ', '-' or '+', and its text. */
+struct diff_line {
+	char op;
+	const char *text;
+};
+
+/* A unified diff of the edited lines against the original, three lines of context. */
+static void unified_diff(const char *path, const char *text, const struct lines *edited,
+			 struct strbuf *out)
+{
+	struct lines orig = split_lines(text);
+	struct diff_line *d = xcalloc(3 * orig.n + 1, sizeof(*d));
+	int n = 0, i, start, old_line = 1, new_line = 1;
+
+	for (i = 0; i < orig.n; i++) {
+		if (edited->before[i])
+			d[n++] = (struct diff_line){ '+', edited->before[i] };
+		if (edited->dropped[i]) {
+			d[n++] = (struct diff_line){ '-', orig.text[i] };
+		} else if (strcmp(orig.text[i], edited->text[i])) {
+			d[n++] = (struct diff_line){ '-', orig.text[i] };
+			d[n++] = (struct diff_line){ '+', edited->text[i] };
+		} else {
+			d[n++] = (struct diff_line){ ' ', orig.text[i] };
+		}
+	}
+	sb_addf(out, "    --- %s\n    +++ %s\n", path, path);
+	for (i = 0; i < n; ) {
+		int end, olds = 0, news = 0, j, k;
+
+		if (d[i].op == ' ') {
+			old_line++;
+			new_line++;
+			i++;
+			continue;
+		}
+		/* A hunk: back three lines of context, on to three after the last change. */
+		start = i - 3 < 0 ? 0 : i - 3;
+		for (k = start; k < i; k++) {
+			old_line--;
+			new_line--;
+		}
+		for (end = i; end < n; end++) {
+			if (d[end].op != ' ')
+				continue;
+			for (j = end; j < n && j < end + 7 && d[j].op == ' '; j++)
+				;
+			if (j == n || j == end + 7)
+				break;
+		}
+		end = end + 3 > n ? n : end + 3;
+		for (k = start; k < end; k++) {
+			olds += d[k].op != '+';
+			news += d[k].op != '-';
+		}
+		sb_addf(out, "    @@ -%d,%d +%d,%d @@\n", old_line, olds, new_line, news);
+		for (k = start; k < end; k++)
+			sb_addf(out, "    %c%s\n", d[k].op, d[k].text);
+		old_line += olds;
+		new_line += news;
+		i = end;
+	}
+	free(d);
+	free_lines(&orig);
+}
+
+/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
+static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
+{
+	const struct edit *sorted[n + 1];
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		for (j = i; j > 0 && (sorted[j - 1]->proc > e->proc ||
+				      (sorted[j - 1]->proc == e->proc && edit_after(sorted[j - 1], e)));
+		     j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = e;
+	}
+	for (i = 0; i < n; i++) {
+		const struct edit *e = sorted[i];
+
+		sb_addf(out, "%s", i ? ", " : "");
+		edit_what(e, out);
+		sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
+			e->proc, e->line);
+	}
+}
+
+/*
+ * The price of each edit of set not yet in prices, as ", name N": what a
+ * fix list's costs are made of, said beside it.
+ */
+static void add_prices(const struct edits *all, const int *set, int n, struct strbuf *prices)
+{
+	char entry[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		if (edit_kinds[e->kind].what)
+			snprintf(entry, sizeof(entry), ", %s ", edit_kinds[e->kind].what);
+		else
+			snprintf(entry, sizeof(entry), ", %s() ", e->to);
+		if (!prices->buf || !strstr(prices->buf, entry))
+			sb_addf(prices, "%s%d", entry, edit_kinds[e->kind].cost);
+	}
+}
+
+/*
+ * Whether edit e orders the program-order pair a, b of the witness: by
+ * where it stands, and what a fence orders (smp_rmb() loads, smp_wmb()
+ * stores).  The fix is verified by the checker; this only says which of
+ * its edits does what, for the reader.
+ */
+static bool orders_pair(const struct edit *e, const struct event *a, const struct event *b)
+{
+	bool loads = a->kind == EV_READ && b->kind == EV_READ;
+	bool stores = a->kind == EV_WRITE && b->kind == EV_WRITE;
+	size_t len = strlen(e->to);
+
+	if (e->proc != a->proc)
+		return false;
+	if (is_fence_insertion(e->kind))
+		return a->line < e->line && e->line <= b->line &&
+		       (e->kind != ADD_RMB || loads) && (e->kind != ADD_WMB || stores);
+	switch (e->kind) {
+	case ADD_ACQUIRE:
+		return e->line == a->line;
+	case ADD_RELEASE:
+	case ASSIGN_POINTER:
+		return e->line == b->line;
+	case FULLY_ORDER_CALL:
+		return e->line == a->line || e->line == b->line;
+	case ORDER_CALL:
+		return (e->line == a->line && len > 8 && !strcmp(e->to + len - 8, "_acquire")) ||
+		       (e->line == b->line && len > 8 && !strcmp(e->to + len - 8, "_release"));
+	default:
+		return false;
+	}
+}
+
+/*
+ * Why the cheapest fix works, in the explanation's terms: each pair the
+ * outcome needs out of order and the edit that keeps it in order; the
+ * edits that order none of them serve the twins' swapped parts or the
+ * other executions that reach the outcome.
+ */
+static void tell_why_fix(const struct snapshot *witness, const struct edits *all, const int *set,
+			 int n, bool twins, struct strbuf *out)
+{
+	int pairs[2 * 32], npairs = witness ? unordered_pairs(witness, pairs, 32) : -1;
+	bool used[n + 1];
+	int i, j, told = 0, spare[n + 1], nspare = 0;
+
+	memset(used, 0, sizeof(used));
+
+	for (i = 0; i < npairs; i++) {
+		const struct event *a = &witness->events[pairs[2 * i]];
+		const struct event *b = &witness->events[pairs[2 * i + 1]];
+
+		for (j = 0; j < n && !orders_pair(&all->items[set[j]], a, b); j++)
+			;
+		if (j == n)
+			continue;
+		if (!told++)
+			sb_addf(out, "  Why it works: each pair of accesses the outcome needs "
+				"out of order is kept in order:\n");
+		sb_addf(out, "    P%d line %d then line %d: by ", a->proc, a->line, b->line);
+		describe_set(all, &set[j], 1, out);
+		sb_addf(out, "\n");
+		used[j] = true;
+	}
+	for (j = 0; j < n; j++)
+		if (!used[j])
+			spare[nspare++] = set[j];
+	if (told && nspare) {
+		sb_addf(out, "    and ");
+		describe_set(all, spare, nspare, out);
+		sb_addf(out, twins ? ": the same edits in the other processes that run this "
+			"code (each can play either part)\n" :
+			": for the other executions that reach it\n");
+	}
+}
+
+/* Whether the edits of set can stand together: one fence a gap, one edit a call. */
+static bool compatible(const struct edits *all, const int *set, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			const struct edit *a = &all->items[set[i]], *b = &all->items[set[j]];
+
+			if ((a->gap >= 0 && a->gap == b->gap) ||
+			    (a->gap < 0 && b->gap < 0 && a->line == b->line && a->col == b->col))
+				return false;
+		}
+	}
+	return true;
+}
+
+static int set_cost(const struct edits *all, const int *set, int n)
+{
+	int i, cost = 0;
+
+	for (i = 0; i < n; i++)
+		cost += edit_kinds[all->items[set[i]].kind].cost;
+	return cost;
+}
+
+/*
+ * Whether the outcome is reachable once the edits of set are made; *ok
+ * false if untestable.  witness as for struct checker's reachable().
+ */
+static bool reachable_with(const struct checker *c, const char *path, const char *text,
+			   const struct edits *all, const int *set, int n, bool *ok,
+			   struct lines *edited, struct snapshot **witness)
+{
+	char *variant;
+	bool reachable;
+
+	if (!apply(text, all, set, n, edited)) {
+		*ok = false;
+		return true;
+	}
+	variant = join_lines(edited);
+	reachable = c->reachable(c, path, variant, ok, witness);
+	free(variant);
+	return reachable;
+}
+
+enum { MAX_SHOWN = 6, COST_SPREAD = 2 };
+
+/* The next set of size k of indexes below n, in lexicographic order; false after the last. */
+static bool next_set(int *set, int k, int n)
+{
+	int i = k - 1;
+
+	while (i >= 0 && set[i] == n - k + i)
+		i--;
+	if (i < 0)
+		return false;
+	set[i]++;
+	for (i++; i < k; i++)
+		set[i] = set[i - 1] + 1;
+	return true;
+}
+
+/* Whether set (of k) holds every edit of a set already found to work. */
+static bool holds_found(const int *set, int k, const struct vec *found)
+{
+	int f, i, j;
+
+	for (f = 0; f < found->len; f++) {
+		const int *g = found->items[f];
+		int matched = 0;
+
+		for (i = 1; i <= g[0]; i++)
+			for (j = 0; j < k; j++)
+				matched += set[j] == g[i];
+		if (matched == g[0])
+			return true;
+	}
+	return false;
+}
+
+/* Whether the search has had its budget: --suggest-max tests, --suggest-timeout seconds. */
+static bool over_budget(const struct check_options *opts, long tried, double start)
+{
+	return (opts->max_variants && tried > opts->max_variants) ||
+	       (opts->suggest_timeout > 0 && monotonic_seconds() - start > opts->suggest_timeout);
+}
+
+/*
+ * Whether the witness has an access on line that another CPU's access
+ * reads from, overwrites or is read by: where an ordering is missing.
+ */
+static bool communicates(const struct snapshot *w, int proc, int line)
+{
+	int a, b;
+
+	for (a = 0; a < w->nevents; a++) {
+		if (w->events[a].proc != proc || w->events[a].line != line)
+			continue;
+		for (b = 0; b < w->nevents; b++)
+			if (w->events[b].proc >= 0 && w->events[b].proc != proc &&
+			    (sc_before(w, a, b) || sc_before(w, b, a)))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The edits at the lines where the execution that reaches the outcome
+ * communicates between CPUs first, where the orderings it lacks are, so
+ * that a search cut short by its budget has tried the likely fixes.  The
+ * order is stable otherwise: the sets of one cost stay in text order.
+ */
+static void likely_first(const struct checker *c, const char *path, const char *text,
+			 struct edits *all)
+{
+	struct snapshot *witness = NULL;
+	struct edit *sorted;
+	bool ok;
+	int i, pass, n = 0;
+
+	if (!c->reachable(c, path, text, &ok, &witness) || !ok || !witness) {
+		snapshot_free(witness);
+		return;
+	}
+	sorted = xmalloc((all->n + 1) * sizeof(*sorted));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < all->n; i++)
+			if (communicates(witness, all->items[i].proc, all->items[i].line) == !pass)
+				sorted[n++] = all->items[i];
+	free(all->items);
+	all->items = sorted;
+	snapshot_free(witness);
+}
+
+/* The length of a process body's text, from its '{' to the matching '}'. */
+static size_t body_length(const char *open)
+{
+	const char *p = open;
+	int depth = 0;
+
+	do {
+		depth += (*p == '{') - (*p == '}');
+		p++;
+	} while (*p && depth);
+	return p - open;
+}
+
+/* Whether processes a and b are the same code (parameters and body) run on two CPUs. */
+static bool same_code(const struct litmus *t, int a, int b)
+{
+	const struct process *x = &t->procs[a], *y = &t->procs[b];
+	size_t len = body_length(x->body_text);
+	int i;
+
+	if (x->nparams != y->nparams || len != body_length(y->body_text) ||
+	    memcmp(x->body_text, y->body_text, len))
+		return false;
+	for (i = 0; i < x->nparams; i++)
+		if (strcmp(x->params[i].name, y->params[i].name) ||
+		    strcmp(x->params[i].type, y->params[i].type))
+			return false;
+	return true;
+}
+
+/* Whether set holds an edit like e (the same change at the same place) in process proc. */
+static bool has_twin_edit(const struct litmus *t, const struct edits *all, const int *set, int n,
+			  const struct edit *e, int proc)
+{
+	int shift = t->procs[proc].pos.line - t->procs[e->proc].pos.line, i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *f = &all->items[set[i]];
+
+		if (f->proc == proc && f->kind == e->kind && f->line == e->line + shift &&
+		    f->col == e->col && !strcmp(f->to, e->to))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether set changes processes that are the same code alike: in the
+ * kernel they are one function, and a fix that edits one copy is not
+ * one a developer can write.
+ */
+static bool alike_in_twins(const struct litmus *t, const struct edits *all, const int *set, int n)
+{
+	int i, q;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		for (q = 0; q < t->nprocs; q++)
+			if (q != e->proc && same_code(t, e->proc, q) &&
+			    !has_twin_edit(t, all, set, n, e, q))
+				return false;
+	}
+	return true;
+}
+
+/* Whether some two processes of t are the same code. */
+static bool has_twins(const struct litmus *t)
+{
+	int a, b;
+
+	for (a = 0; a < t->nprocs; a++)
+		for (b = a + 1; b < t->nprocs; b++)
+			if (same_code(t, a, b))
+				return true;
+	return false;
+}
+
+/*
+ * A fix found without the cheapest-first search: smp_mb() before every
+ * statement, then each taken away in turn that the outcome does not
+ * need.  As many checks as the test has statements, so it is done first
+ * and told when the search finds nothing cheaper in its time; its checks
+ * count in the search's budget (*tried since start).  Its set of fences
+ * (indexes into fences) in *set, *n of them; false if full fencing does
+ * not forbid the outcome or the budget ends first.
+ */
+static bool strip_fences(const struct checker *c, const char *path, const char *text,
+			 const struct litmus *t, long *tried, double start, struct edits *fences,
+			 int **set, int *n)
+{
+	struct lines edited;
+	int *without, i, j, prev_line;
+	bool ok, reachable;
+
+	for (i = 0; i < t->nprocs; i++) {
+		prev_line = 0;
+		find_sc_fences(t->procs[i].body, i, &prev_line, fences);
+	}
+	*set = xmalloc((fences->n + 1) * sizeof(**set));
+	without = xmalloc((fences->n + 1) * sizeof(*without));
+	for (*n = 0; *n < fences->n; (*n)++)
+		(*set)[*n] = *n;
+	if (over_budget(c->opts, ++*tried, start))
+		goto out_of_budget;
+	reachable = reachable_with(c, path, text, fences, *set, *n, &ok, &edited, NULL);
+	free_lines(&edited);
+	if (reachable || !ok) {
+		free(without);
+		return false;
+	}
+	for (i = 0; i < *n;) {
+		if (over_budget(c->opts, ++*tried, start))
+			goto out_of_budget;
+		for (j = 0; j < *n - 1; j++)
+			without[j] = (*set)[j < i ? j : j + 1];
+		reachable = reachable_with(c, path, text, fences, without, *n - 1, &ok, &edited,
+					   NULL);
+		free_lines(&edited);
+		if (!reachable && ok)
+			memcpy(*set, without, --*n * sizeof(**set));
+		else
+			i++;
+	}
+	free(without);
+	return true;
+out_of_budget:
+	--*tried;
+	free(without);
+	return false;
+}
+
+/* The fences strip_fences() kept, told as the one fix when the search found none. */
+static void tell_stripped(const char *path, const char *text, const struct edits *fences,
+			  const int *set, int n, struct strbuf *out)
+{
+	struct lines edited;
+
+	sb_addf(out, "  A fix found by putting smp_mb() before every statement and taking "
+		"away each one the outcome does not need (the search for cheaper ones ran "
+		"out of time):\n  1. (cost %d) ", set_cost(fences, set, n));
+	describe_set(fences, set, n, out);
+	sb_addf(out, ":\n");
+	if (apply(text, fences, set, n, &edited))
+		unified_diff(path, text, &edited, out);
+	free_lines(&edited);
+}
+
+/*
+ * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
+ * that works to COST_SPREAD above it: the cheapest fix, and the other
+ * ways (fences rather than acquire and release) that hold no cheaper fix.
+ * By default a set has an edit for each process and two more: a process
+ * may need both an acquire and a release (double-checked locking does, on
+ * each CPU that runs it).  Where processes are the same code, only the
+ * sets that change them alike are fixes.
+ */
+static void suggest_fixes(const struct checker *c, const char *path, const char *text,
+			  const struct litmus *t, const struct edits *all,
+			  const struct snapshot *witness, struct strbuf *out)
+{
+	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : t->nprocs + 2;
+	int cost, k, shown = 0, fixes = 0, cheapest = 0;
+	int *set = xmalloc(max_set * sizeof(*set));
+	bool twins = has_twins(t), cheapest_full = true;
+	struct vec found = { 0 };
+	long tried = 0;
+	bool stop = false;
+	double start = monotonic_seconds();
+	struct edits fences = { 0 };
+	int *stripped = NULL, nstripped = 0;
+	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
+					 &nstripped);
+	struct strbuf list = { 0 }, prices = { 0 };
+
+	if (twins)
+		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
+			"kernel they are one function.)\n");
+
+	for (cost = 1; cost <= 3 * max_set && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
+	     cost++) {
+		for (k = 1; k <= max_set && k <= all->n && !stop; k++) {
+			int i;
+
+			for (i = 0; i < k; i++)
+				set[i] = i;
+			do {
+				struct lines edited;
+				bool ok, reachable;
+				int *copy;
+
+				if (set_cost(all, set, k) != cost || !compatible(all, set, k) ||
+				    holds_found(set, k, &found))
+					continue;
+				if (over_budget(c->opts, ++tried, start)) {
+					stop = true;
+					tried--;
+					break;
+				}
+				reachable = reachable_with(c, path, text, all, set, k, &ok, &edited,
+							   NULL);
+				/* A superset of any set that works is no other way. */
+				if (ok && !reachable) {
+					copy = xmalloc((k + 1) * sizeof(*copy));
+					copy[0] = k;
+					memcpy(copy + 1, set, k * sizeof(*set));
+					vec_push(&found, copy);
+				}
+				if (ok && !reachable && (!twins || alike_in_twins(t, all, set, k))) {
+					fixes++;
+					if (!cheapest)
+						cheapest = cost;
+					for (i = 0; cost == cheapest && i < k; i++)
+						cheapest_full &= all->items[set[i]].kind == ADD_MB ||
+								 all->items[set[i]].kind == FULLY_ORDER_CALL;
+				}
+				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
+					sb_addf(&list, "  %d. (cost %d) ", ++shown, cost);
+					describe_set(all, set, k, &list);
+					/* The dearer ones are alternatives; a line is enough. */
+					sb_addf(&list, cost == cheapest ? ":\n" : ".\n");
+					if (cost == cheapest)
+						unified_diff(path, text, &edited, &list);
+					if (shown == 1)
+						tell_why_fix(witness, all, set, k, twins, &list);
+					add_prices(all, set, k, &prices);
+				}
+				free_lines(&edited);
+			} while (next_set(set, k, all->n));
+		}
+	}
+	if (shown)
+		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
+			"relative price on arm64 and PowerPC (%s; on x86 only smp_mb() costs anything), "
+			"added up over a change's edits:\n%s", prices.buf + 2, list.buf);
+	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
+		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
+	sb_free(&list);
+	sb_free(&prices);
+	if (fixes > shown)
+		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
+			shown);
+	if (fixes && cheapest_full)
+		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried, fewer full "
+			"barriers included): it needs "
+			"a full barrier, the one ordering that keeps a store before a later load "
+			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
+			"and smp_mb() in one).\n");
+	if (stop && fixes)
+		sb_addf(out, "  (Every cheaper change was tried; dearer alternatives were still "
+			"being searched when the %.1f s limit came: see --suggest-timeout.)\n",
+			monotonic_seconds() - start);
+	else if (stop)
+		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
+			"--suggest-max)\n", tried, monotonic_seconds() - start);
+	if (!fixes && stop && has_stripped) {
+		tell_stripped(path, text, &fences, stripped, nstripped, out);
+		fixes = 1;
+	}
+	free(fences.items);
+	free(stripped);
+	if (!fixes && !stop)
+		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it "
+			"(--suggest-edits %d tries larger sets).\n", max_set, max_set + 1);
+	if (fixes)
+		sb_addf(out, "Suggestion: fixed %d\n", fixes);
+	else if (stop)
+		sb_addf(out, "Suggestion: budget after %ld candidates\n", tried);
+	else
+		sb_addf(out, "Suggestion: none within %d edits\n", max_set);
+	for (k = 0; k < found.len; k++)
+		free(found.items[k]);
+	vec_free(&found);
+	free(set);
+}
+
+/*
+ * Edited line numbers back to the test's: edited_to_line[L] is the line
+ * of the test that edited line L is (0 for a line the edits added).
+ */
+static int *edited_line_map(const struct lines *l, int *nlines)
+{
+	int *map = xcalloc(2 * l->n + 2, sizeof(*map));
+	int i, at = 1;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->before[i])
+			map[at++] = 0;
+		if (!l->dropped[i])
+			map[at++] = i + 1;
+	}
+	*nlines = at;
+	return map;
+}
+
+/*
+ * The next event of an order that puts every edge of po, rf, co and fr
+ * first: among those whose predecessors are all placed, one of the CPU
+ * placed last if it can go on, so that the order reads as few switches
+ * of CPU as the execution allows.  -1 when none can go: the execution
+ * is not sequentially consistent (a cycle), or every event is placed.
+ */
+static int next_in_order(const struct snapshot *s, const bool *placed, int last_proc)
+{
+	int e, p, best = -1;
+
+	for (e = 0; e < s->nevents; e++) {
+		bool ready = !placed[e];
+
+		for (p = 0; p < s->nevents && ready; p++)
+			if (!placed[p] && p != e && sc_before(s, p, e))
+				ready = false;
+		if (ready && (best < 0 || (s->events[e].proc == last_proc &&
+					   s->events[best].proc != last_proc)))
+			best = e;
+	}
+	return best;
+}
+
+/*
+ * The accesses of the witness in one order every CPU agrees with, each
+ * its statement; false, with nothing written, when there is no such
+ * order.
+ */
+static bool print_interleaving(const struct snapshot *s, const struct lines *edited,
+			       struct strbuf *out)
+{
+	struct strbuf steps = { 0 };
+	bool consistent;
+	bool *placed = xcalloc(s->nevents, sizeof(*placed));
+	int nlines, *map = edited_line_map(edited, &nlines), last_proc = -2, last_line = -1;
+	int step = 0, e, i;
+	char *text = join_lines(edited);
+	struct lines joined = split_lines(text);
+
+	for (i = 0; i < s->nevents; i++)
+		placed[i] = s->events[i].proc < 0;	/* the initial values come first */
+	while ((e = next_in_order(s, placed, last_proc)) >= 0) {
+		const struct event *ev = &s->events[e];
+		const char *line;
+
+		placed[e] = true;
+		if (ev->kind == EV_FENCE || ev->line <= 0 || ev->line >= nlines || !map[ev->line] ||
+		    (ev->proc == last_proc && ev->line == last_line))
+			continue;
+		line = joined.text[ev->line - 1];
+		sb_addf(&steps, "    %d. P%d line %d `%s`\n", ++step, ev->proc, map[ev->line],
+			line + strspn(line, " \t"));
+		last_proc = ev->proc;
+		last_line = ev->line;
+	}
+	for (consistent = true, i = 0; i < s->nevents; i++)
+		consistent &= placed[i];
+	if (consistent)
+		sb_addf(out, "%s", steps.buf ? steps.buf : "");
+	sb_free(&steps);
+	free_lines(&joined);
+	free(text);
+	free(map);
+	free(placed);
+	return consistent;
+}
+
+/*
+ * Whether the outcome is reachable with smp_mb() between every two
+ * statements of every process: each CPU's accesses then take effect in
+ * program order (sequential consistency), so the processes' own logic
+ * reaches the outcome and no barrier, acquire or release can forbid it.
+ * The model decides, on the test so edited, and the execution it finds
+ * must be one that a single order of all accesses gives (shown as the
+ * interleaving): a fence the edits cannot place (two accesses in one
+ * statement, a loop's way back) leaves the answer to the search of fixes.
+ */
+static bool sc_reachable(const struct checker *c, const char *path, const char *text,
+			 const struct litmus *t, struct strbuf *out)
+{
+	struct edits fences = { 0 };
+	struct snapshot *witness = NULL;
+	struct strbuf interleaving = { 0 };
+	struct lines edited;
+	bool ok, reachable, shown = false;
+	int *set, i;
+
+	if (t->quantifier == Q_FORALL)	/* its witness is not of the outcome asked about */
+		return false;
+	for (i = 0; i < t->nprocs; i++) {
+		int prev_line = 0;
+
+		find_sc_fences(t->procs[i].body, i, &prev_line, &fences);
+	}
+	set = xmalloc((fences.n + 1) * sizeof(*set));
+	for (i = 0; i < fences.n; i++)
+		set[i] = i;
+	reachable = reachable_with(c, path, text, &fences, set, fences.n, &ok, &edited, &witness);
+	if (ok && reachable && witness)
+		shown = print_interleaving(witness, &edited, &interleaving);
+	if (shown)
+		sb_addf(out, "  No ordering can forbid it: the outcome is reachable even with "
+			"smp_mb() between every two statements, where each CPU's accesses take "
+			"effect in program order (sequential consistency).  The processes' own "
+			"logic allows it, in this interleaving:\n%s"
+			"  To rule it out, change what the processes do (or the condition), "
+			"not their ordering.\n", interleaving.buf);
+	sb_free(&interleaving);
+	snapshot_free(witness);
+	free_lines(&edited);
+	free(fences.items);
+	free(set);
+	return shown;
+}
+
+/* What a weaker form of an ordering does to a forbidden outcome. */
+static void tell_weakening(const struct edit *e, bool reachable, struct strbuf *out)
+{
+	int w = weakening(e->from, e->to);
+
+	if (reachable)
+		sb_addf(out, ": the outcome becomes possible, so %s() is not enough%s%s%s\n", e->to,
+			w >= 0 ? " (" : "", w >= 0 ? weaker[w].orders : "", w >= 0 ? ")" : "");
+	else if (w >= 0 && weaker[w].caveat)
+		sb_addf(out, ": still forbidden, but keep %s(): %s\n", e->from, weaker[w].caveat);
+	else
+		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper (for these "
+			"accesses)\n", e->to);
+}
+
+/* Each ordering of a test whose outcome is forbidden, removed in turn. */
+static void needed_orderings(const struct checker *c, const char *path, const char *text,
+			     const struct edits *all, struct strbuf *out)
+{
+	struct strbuf tried = { 0 }, needed = { 0 };
+	struct lines orig;
+	int i, last_line = 0, last_proc = -1;
+
+	if (!all->n) {
+		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
+			"RMW or fence to weaken.\n");
+		return;
+	}
+	orig = split_lines(text);
+	for (i = 0; i < all->n; i++) {
+		const struct edit *e = &all->items[i];
+		struct lines edited;
+		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
+						    NULL);
+		const char *line = orig.text[e->line - 1];
+		const char *code = line + strspn(line, " \t");
+
+		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
+		edit_what(e, &tried);
+		if (!ok)
+			sb_addf(&tried, ": cannot tell (the edited test does not check)\n");
+		else if (e->kind == PARTLY_WEAKEN)
+			tell_weakening(e, reachable, &tried);
+		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
+			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
+				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
+				"pointer all the same (lockdep and sparse check it)\n");
+		else
+			sb_addf(&tried, ": %s\n", reachable ?
+				"the outcome becomes possible, so this ordering is needed" :
+				"still forbidden, so this ordering is not needed for this outcome");
+		/* A statement is needed once, whatever edit of it showed it. */
+		if (ok && reachable && e->kind != PARTLY_WEAKEN &&
+		    (e->line != last_line || e->proc != last_proc)) {
+			sb_addf(&needed, "%sP%d line %d `%s`", needed.buf ? ", " : "", e->proc,
+				e->line, code);
+			last_line = e->line;
+			last_proc = e->proc;
+		}
+		free_lines(&edited);
+	}
+	if (needed.buf)
+		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
+			"ordered RMWs, it relies on %s (locks and dependencies are not varied).\n",
+			needed.buf);
+	else
+		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
+			"alone (each can go while the others stay).\n");
+	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
+		"these accesses only):\n%s", tried.buf);
+	sb_free(&tried);
+	sb_free(&needed);
+	free_lines(&orig);
+}
+
+/* Plain loads in e; a call's first argument is the address it accesses itself. */
+static void find_plain_loads(int proc, const struct expr *e, struct edits *out)
+{
+	int i;
+
+	if (!e)
+		return;
+	if (e->kind == X_LOAD) {
+		/* "**p" is marked as a whole or not at all */
+		if (!e->annot.n)
+			add_edit(out, MARK_LOAD, proc, e->pos.line, e->pos.col, -1);
+		return;
+	}
+	for (i = e->kind == X_CALL; i < e->nargs; i++)
+		find_plain_loads(proc, e->args[i], out);
+}
+
+/* The plain accesses of a process: "*x = v;" and "*x" as a value. */
+static void find_plain_accesses(int proc, const struct stmt *s, struct edits *out)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->kind == S_STORE && !s->annot.n)
+		add_edit(out, MARK_STORE, proc, s->pos.line, s->pos.col, -1);
+	for (i = s->kind == S_CALL; i < s->nargs; i++)
+		find_plain_loads(proc, s->args[i], out);
+	for (i = 0; i < s->nbody; i++)
+		find_plain_accesses(proc, s->body[i], out);
+}
+
+/* Whether flag is raised once the edits of set are made; *ok false if untestable. */
+static bool flag_raised_with(const struct checker *c, const char *path, const char *text,
+			     const struct edits *all, const int *set, int n, const char *flag,
+			     bool *ok)
+{
+	struct lines edited;
+	char *variant;
+	bool raised = false;
+
+	*ok = apply(text, all, set, n, &edited);
+	if (*ok) {
+		variant = join_lines(&edited);
+		raised = c->raises_flag(c, path, variant, flag, ok);
+		free(variant);
+	}
+	free_lines(&edited);
+	return raised;
+}
+
+/*
+ * A flag that plain accesses raise (the kernel model's data-race): mark
+ * them all, and if the flag goes, give back in turn each marking it does
+ * not need.  What stays marked are the accesses that race; marking costs
+ * nothing on any CPU, it only keeps the compiler from tearing, fusing or
+ * inventing them.  Each step is a check, so the time budget holds.
+ */
+static void mark_racing(const struct checker *c, const char *path, const char *text,
+			const struct litmus *t, const char *flag, struct strbuf *out)
+{
+	struct edits plain = { 0 };
+	struct lines orig, edited;
+	double start = monotonic_seconds();
+	int *set, *without, n, i, j;
+	bool ok;
+
+	for (i = 0; i < t->nprocs; i++)
+		find_plain_accesses(i, t->procs[i].body, &plain);
+	set = xmalloc((plain.n + 1) * sizeof(*set));
+	without = xmalloc((plain.n + 1) * sizeof(*without));
+	for (n = 0; n < plain.n; n++)
+		set[n] = n;
+	if (!n || flag_raised_with(c, path, text, &plain, set, n, flag, &ok) || !ok) {
+		sb_addf(out, "  The model flags %s, and marking the plain accesses (if any) with "
+			"READ_ONCE() or WRITE_ONCE() does not remove it.\n", flag);
+		goto out;
+	}
+	for (i = 0; i < n && !over_budget(c->opts, 0, start);) {
+		for (j = 0; j < n - 1; j++)
+			without[j] = set[j < i ? j : j + 1];
+		if (!flag_raised_with(c, path, text, &plain, without, n - 1, flag, &ok) && ok)
+			memcpy(set, without, --n * sizeof(*set));
+		else
+			i++;
+	}
+	sb_addf(out, "  The model flags %s: plain accesses race.  Marking these removes it "
+		"(verified; it costs nothing on any CPU):\n", flag);
+	orig = split_lines(text);
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &plain.items[set[i]];
+		const char *line = orig.text[e->line - 1];
+
+		sb_addf(out, "  P%d line %d `%s`: the plain %s made %s\n", e->proc, e->line,
+			line + strspn(line, " \t"), e->kind == MARK_LOAD ? "load" : "store",
+			edit_kinds[e->kind].what);
+	}
+	free_lines(&orig);
+	if (apply(text, &plain, set, n, &edited))
+		unified_diff(path, text, &edited, out);
+	free_lines(&edited);
+out:
+	free(set);
+	free(without);
+	free(plain.items);
+}
+
+void suggest(const struct checker *c, const char *path, const char *text,
+	     const struct outcomes *o, struct strbuf *out)
+{
+	struct litmus *t = litmus_parse(path, text);
+	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
+	struct edits all = find_edits(t, !reachable, c->macros);
+	int i;
+
+	sb_addf(out, "Suggestion:\n");
+	for (i = 0; i < o->nflags; i++)
+		mark_racing(c, path, text, t, o->flags[i], out);
+	if (reachable) {
+		if (sc_reachable(c, path, text, t, out)) {
+			sb_addf(out, "Suggestion: sc-reachable\n");
+		} else {
+			sb_addf(out, "  The outcome is reachable.\n");
+			likely_first(c, path, text, &all);
+			suggest_fixes(c, path, text, t, &all, o->witness, out);
+		}
+	} else {
+		needed_orderings(c, path, text, &all, out);
+	}
+	free(all.items);
+	litmus_free(t);
+}

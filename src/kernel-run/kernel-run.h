@@ -1,0 +1,28 @@
+/*
+ * run.h - `lkmm run`: litmus tests as kernel modules in a QEMU guest, or
+ * on the user's own machine, held against the model (run.c).
+ */
+#ifndef LKMM_RUN_H
+#define LKMM_RUN_H
+
+#include "api/api.h"
+
+struct run_options {
+	struct check_options check;	/* the model, and limits on deciding it */
+	/* klitmus7's module parameters. */
+	long runs, size, stride, ninst, affincr;
+	long cpus;			/* the guest's vCPUs */
+	long boot_timeout;		/* seconds; 0: the harness' default */
+	const char *emit_dir;		/* --emit: write the modules, run nothing */
+	const char *compare_log;	/* --compare: read this log, run nothing */
+};
+
+/*
+ * Run each file in a kernel (or only emit or only compare) and print
+ * klitmus7's block and the model's verdict for each; the worst exit
+ * status of all (util.h), EXIT_VIOLATION when the kernel reached a state
+ * the model forbids.
+ */
+int run_files(char **files, int nfiles, const struct run_options *opts);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * catast.h - what the phases of the cat interpreter share: the syntax
+ * tree (catparse.c), its scoping and schedule (catresolve.c), values and
+ * evaluation (cateval.c) and the predefined names (catprim.c).
+ */
+#ifndef LKMM_CATAST_H
+#define LKMM_CATAST_H
+
+#include <stdbool.h>
+
+#include "model.h"
+#include "base/base.h"
+
+/* ---- Syntax ---- */
+
+enum cat_expr_kind {
+	X_VAR,			/* name */
+	X_TAG,			/* 'name */
+	X_ZERO,			/* 0: the empty relation */
+	X_EMPTY,		/* {}: empty, of any type */
+	X_UNIV,			/* _: every event */
+	X_SET,			/* {e, ...} */
+	X_TUPLE,		/* (e, ...) */
+	X_UNION, X_SEQ,		/* n-ary | and ; */
+	X_INTER, X_DIFF, X_CART, X_ADD,	/* & \ * ++ */
+	X_COMP, X_INV, X_PLUS, X_STAR, X_OPT, X_TOID,	/* ~ ^-1 + * ? [] */
+	X_APP,			/* args[0] applied to args[1] */
+	X_FUN,			/* fun pat -> body */
+	X_LET, X_LETREC,	/* let binds in args[0] */
+	X_TRY,			/* try args[0] with args[1] */
+};
+
+/* A binding pattern: one name, or a tuple of names; NULL stands for _. */
+struct cat_pat {
+	int n;
+	const char **names;
+	bool tuple;
+};
+
+struct cat_bind;
+
+struct cat_expr {
+	enum cat_expr_kind kind;
+	struct srcpos pos;
+	const char *name;	/* X_VAR, X_TAG: interned */
+	int slot;		/* X_VAR: global slot, -1 for a local name */
+	int n;
+	struct cat_expr **args;
+	struct cat_pat param;	/* X_FUN */
+	struct cat_bind *binds;	/* X_LET, X_LETREC */
+	int nbinds;
+	bool use_handler;	/* X_TRY: args[0] has an unbound name */
+	bool empty_here;	/* {} for this event structure (catlevel.c) */
+	bool empty_set;		/* ...and an event set: ~ must see a set, not {} */
+	int kept;		/* 1 + its entry in m->kept, or 0 (catlevel.c) */
+};
+
+struct cat_bind {
+	struct srcpos pos;
+	struct cat_pat pat;
+	struct cat_expr *e;
+	int slot;		/* top level: slot of pat.names[0], then next */
+};
+
+enum cat_test { TEST_ACYCLIC, TEST_IRREFLEXIVE, TEST_EMPTY };
+
+enum cat_stmt_kind {
+	S_LET,			/* let, and enum (a set of tags) */
+	S_LETREC,
+	S_WITH,			/* with x from binds[0].e */
+	S_CHECK,		/* a test that rejects */
+	S_FLAG,			/* a test that raises a flag */
+};
+
+struct cat_stmt {
+	enum cat_stmt_kind kind;
+	struct srcpos pos;
+	struct cat_bind *binds;
+	int nbinds;
+	enum cat_test test;	/* S_CHECK, S_FLAG */
+	bool negated;		/* ~acyclic etc. */
+	struct cat_expr *e;
+	const char *name;	/* as NAME, or NULL */
+	int index;		/* position in the source */
+	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
+	int end_slot;		/* its bindings have the slots before this */
+	unsigned long gen;	/* checks, flags: `holds` is valid for this... */
+	bool holds;		/* ...generation of their level */
+	bool prunes;		/* checks: can judge a partial execution (catmono.c) */
+};
+
+/* ---- Values ---- */
+
+enum cat_value_kind {
+	V_EMPTY,		/* {}: empty of any type */
+	V_SET, V_REL, V_EVENT, V_PAIR, V_TAG,
+	V_TUPLE, V_VALSET,	/* items */
+	V_CLO, V_PRIM,
+	V_CROSS,		/* cross(items), enumerated lazily by `with` */
+	V_LINS,			/* linearisations(set, order), listed lazily */
+};
+
+struct cat_frame;
+struct cat_value;
+
+typedef struct cat_value *cat_prim_fn(struct cat_model *m,
+				       struct cat_value **args, struct srcpos pos);
+
+struct cat_value {
+	enum cat_value_kind kind;
+	union {
+		struct set *set;
+		struct rel *rel;
+		int ev;
+		struct { int a, b; } pair;
+		const char *tag;
+		struct { int n; struct cat_value **items; } list;
+		/* V_LINS: its set, and the order restricted to it, closed */
+		struct { struct set *set; struct rel *order; } lins;
+		struct { struct cat_expr *fun; struct cat_frame *env; } clo;
+		struct {
+			cat_prim_fn *fn;
+			int arity, nargs;	/* curried: args so far */
+			struct cat_value **args;
+		} prim;
+	} u;
+};
+
+/* Local names (parameters, inner lets) of a running function body. */
+struct cat_frame {
+	const char *name;
+	struct cat_value *val;
+	struct cat_frame *up;
+};
+
+/* ---- The model ---- */
+
+/*
+ * How long a value holds: for one event structure (the events and their
+ * po, dependencies, rmw), one execution (rf, FW), or one choice of the
+ * n-th `with` (level LEVEL_EXECUTION + n).  Each level has a generation,
+ * bumped when what it depends on changes, and an arena, reset then.
+ */
+enum { LEVEL_STATIC, LEVEL_EXECUTION };
+
+/* Where a predefined slot gets its value from. */
+struct cat_predef {
+	const char *name;
+	struct cat_value *(*compute)(struct cat_model *m, const char *arg);
+	const char *arg;	/* e.g. the tag of a tag set */
+	int level;
+};
+
+struct cat_slot {
+	const char *name;
+	int level;
+	const struct cat_predef *predef;	/* NULL for a let or with */
+	struct cat_stmt *definer;		/* the statement binding it */
+	unsigned long gen;	/* the value is valid for this generation */
+};
+
+/* How many prefixes of one member of a cross were judged, how many cut. */
+struct prefix_tally {
+	long checks, cuts;
+};
+
+/* Bump allocation, reset all at once. */
+struct cat_arena {
+	struct vec blocks;
+	int cur;		/* block in use */
+	size_t used;		/* bytes used in it */
+};
+
+/*
+ * The value of a term that varies less than the statement it is part of,
+ * for this event structure: kept for a generation of its level.
+ */
+struct cat_kept {
+	int level;
+	unsigned long gen;	/* m->gens[level] when v was computed; 0: never */
+	struct cat_value *v;
+};
+
+/* A static value the level analysis read, and whether it was empty. */
+struct level_read {
+	int slot;
+	bool empty;
+};
+
+/*
+ * The model as loaded: the strings, statements and trees live in the
+ * syntax arena, or, for a model read back from the cache (modelimage.c),
+ * in the image its caller owns; the vectors and arrays are the model's
+ * own (malloc), either way.  A pointer field added to the syntax needs
+ * its line in modelimage.c, which copies the model into an image.
+ */
+struct cat_model {
+	char *dir;
+	char *macros;		/* the cfg's macros file, as a path */
+	struct vec names;	/* interned strings */
+	int *name_index;	/* hash table of names: index + 1, 0 when free */
+	size_t name_slots;	/* its size, a power of two */
+	struct vec files;	/* file names, for srcpos */
+	struct vec texts;	/* file contents as read (for the cache's key), for freeing */
+	struct vec bell_tags;	/* annotations declared by `instructions` */
+	struct vec variants;	/* set by -variant and the cfg: interned, lower case */
+	struct vec enums;	/* while parsing: the enums seen (freed with the syntax) */
+	struct cat_predef *tag_sets;	/* their event sets */
+	struct arena syntax;	/* the statements, their trees, the strings */
+	struct vec stmts;	/* every statement, includes spliced in */
+	struct vec invariants;	/* lets made of parts of statements */
+	struct vec steps;	/* checks and withs, in the order to run them */
+	struct vec flag_stmts;	/* flags, by level */
+	struct cat_slot *slots;
+	int nslots;
+	int nlevels;
+
+	/* Evaluation: values are computed when first needed. */
+	struct shape *shape;		/* what the static values are of (enter()) */
+	unsigned long structure;	/* ...and the structure it was taken from */
+	const struct execution *x;
+	struct cat_value **vals;	/* slot -> value */
+	unsigned long *gens;		/* level -> generation */
+	unsigned long last_gen;		/* the last generation given (renew_levels()) */
+	struct cat_arena *arenas;	/* level -> its arena */
+	int arena;			/* the one allocating */
+	struct set *all;		/* every event */
+	const struct cat_visitor *visitor;
+	struct vec flags;
+	struct cat_stmt *failed;	/* the check being rejected, if any */
+	unsigned long mono_gen;		/* static generation `prunes` is for */
+	struct prefix_tally *tallies;	/* by member of a cross (member_key()), this structure */
+
+	/*
+	 * What cat_level_analyse() last read of static values, in order
+	 * (catlevel.c): the marks and levels it left hold while every one
+	 * reads the same.
+	 */
+	struct level_read *level_reads;
+	int nlevel_reads, level_reads_cap;
+	bool levels_known;
+	struct cat_kept *kept;		/* terms kept apart, by cat_expr.kept */
+	int nkept, kept_cap;
+};
+
+/* The library files built into the binary (generated by src/model/lib.mk). */
+struct cat_libfile {
+	const char *name;
+	const char *text;
+};
+extern const struct cat_libfile cat_lib_files[];
+extern const int cat_lib_nfiles;
+
+/* catparse.c */
+const char *cat_intern(struct cat_model *m, const char *s, size_t len);
+void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec);
+void cat_free_syntax(struct cat_model *m);
+/*
+ * Call fn on each file the load read, in order: its path and text, or
+ * for a file of our library, the path tried first in the model directory
+ * (which could not be read) and NULL.
+ */
+void cat_each_source(struct cat_model *m,
+		     void (*fn)(void *arg, const char *path, const char *text), void *arg);
+
+/* cateval.c: the evaluation's state, for a model whose syntax is ready. */
+void cat_ready(struct cat_model *m);
+
+/* catresolve.c: scope names to slots, give them levels, order the steps. */
+void cat_resolve(struct cat_model *m);
+
+/* cateval.c: values, allocated for the current run */
+struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind);
+struct cat_value *cat_new_set(struct cat_model *m);
+struct cat_value *cat_new_rel(struct cat_model *m);
+struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
+			    struct cat_value *arg, struct srcpos pos);
+struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
+			  struct cat_value *coll, struct srcpos pos);
+struct cat_value *cat_valset(struct cat_model *m, struct vec *items);
+struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos);
+struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos);
+/* The value of a top-level slot, computed if need be. */
+struct cat_value *cat_slot_value(struct cat_model *m, int slot);
+
+/* Whether v is {}, or an empty event set or relation. */
+static inline bool cat_is_empty(const struct cat_value *v)
+{
+	return v->kind == V_EMPTY || (v->kind == V_SET && set_is_empty(v->u.set)) ||
+	       (v->kind == V_REL && rel_is_empty(v->u.rel));
+}
+
+/* Call each() on every member of a set, relation or set of values. */
+void cat_each_member(struct cat_model *m, struct cat_value *coll,
+		     struct srcpos pos,
+		     void (*each)(struct cat_model *m, struct cat_value *v,
+				  void *arg), void *arg);
+
+/*
+ * catlevel.c: mark the terms empty for the event structure of m->x and
+ * lower the levels of what only reads others through them.  The static
+ * values it reads come from slot_value (the evaluator, above it).
+ */
+typedef struct cat_value *(*cat_slot_reader)(struct cat_model *m, int slot);
+void cat_level_analyse(struct cat_model *m, cat_slot_reader slot_value);
+
+/* Whether keeping e's value apart saves work: [S] stays a filter (see eval), a name is kept already. */
+static inline bool cat_worth_keeping(const struct cat_expr *e)
+{
+	switch (e->kind) {
+	case X_VAR: case X_TAG: case X_ZERO: case X_EMPTY: case X_UNIV:
+	case X_TOID:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* catmono.c: set `prunes` of the steps, for the event structure of m->x. */
+void cat_mono_analyse(struct cat_model *m);
+
+/* catprim.c: fill defs with the predefined names (struct cat_predef). */
+void cat_predefine(struct cat_model *m, struct vec *defs);
+
+#endif

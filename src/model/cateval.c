@@ -1,0 +1,1868 @@
+/*
+ * cateval.c - evaluate a resolved model on one execution.
+ *
+ * The steps (checks and withs, see catresolve.c) run in continuation
+ * style: a `with` runs the steps after it once per choice.  A slot gets
+ * its value when first needed, in the arena of its level, and keeps it
+ * until its level's generation changes: so what a check does not need is
+ * never computed, and what a choice does not change is computed once.
+ * Flags are only evaluated for accepted executions.
+ */
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catast.h"
+
+/* ---- Arena ---- */
+
+/*
+ * Small enough for malloc to carve from its heap rather than map and
+ * unmap each block: a small test uses a few KB of each level's arena,
+ * and at start-up every mapping costs more than its use.
+ */
+enum { ARENA_BLOCK = 1 << 16 };
+
+struct block {
+	size_t cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+/* The next block of a, made or grown to hold size bytes, as the one in use. */
+static struct block *next_block(struct cat_arena *a, struct block *b, size_t size)
+{
+	if (b)
+		a->cur++;
+	if (a->cur == a->blocks.len)
+		vec_push(&a->blocks, NULL);
+	b = a->blocks.items[a->cur];
+	if (!b || b->cap < size) {
+		size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+		free(b);
+		b = xmalloc(sizeof(*b) + cap);
+		b->cap = cap;
+		a->blocks.items[a->cur] = b;
+	}
+	a->used = 0;
+	return b;
+}
+
+/*
+ * Inlined, with the rare change of block apart: every value of every
+ * verdict comes from here.
+ */
+static inline void *run_alloc(struct cat_model *m, size_t size)
+{
+	struct cat_arena *a = &m->arenas[m->arena];
+	struct block *b;
+
+	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	b = a->cur < a->blocks.len ? a->blocks.items[a->cur] : NULL;
+	if (__builtin_expect(!b || a->used + size > b->cap, 0))
+		b = next_block(a, b, size);
+	a->used += size;
+	return b->data + a->used - size;
+}
+
+/*
+ * A new generation for `level` and the levels after it.  Generations are
+ * drawn from one counter for all levels: a value computed at one level
+ * never passes for current at another, as it could when the level
+ * analysis (catlevel.c) moves a name from one level to another.
+ */
+static void renew_levels(struct cat_model *m, int level)
+{
+	for (; level < m->nlevels; level++) {
+		m->gens[level] = ++m->last_gen;
+		m->arenas[level].cur = 0;
+		m->arenas[level].used = 0;
+	}
+}
+
+/* ---- Values ---- */
+
+static struct cat_value empty_value = { .kind = V_EMPTY };
+
+static const char *kind_name(enum cat_value_kind kind)
+{
+	static const char *const names[] = {
+		[V_EMPTY] = "empty", [V_SET] = "event set",
+		[V_REL] = "relation", [V_EVENT] = "event", [V_PAIR] = "pair",
+		[V_TAG] = "tag", [V_TUPLE] = "tuple", [V_VALSET] = "set",
+		[V_CLO] = "function", [V_PRIM] = "function",
+		[V_CROSS] = "set of relations", [V_LINS] = "set of relations",
+	};
+	return names[kind];
+}
+
+struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind)
+{
+	struct cat_value *v = run_alloc(m, sizeof(*v));
+
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	return v;
+}
+
+struct cat_value *cat_new_set(struct cat_model *m)
+{
+	struct cat_value *v = cat_new_value(m, V_SET);
+
+	v->u.set = run_alloc(m, set_bytes(m->x->nevents));
+	set_init(v->u.set, m->x->nevents);
+	return v;
+}
+
+struct cat_value *cat_new_rel(struct cat_model *m)
+{
+	struct cat_value *v = cat_new_value(m, V_REL);
+
+	v->u.rel = run_alloc(m, rel_bytes(m->x->nevents));
+	rel_init(v->u.rel, m->x->nevents);
+	return v;
+}
+
+/*
+ * A relation whose every word the caller is about to write (a union, a
+ * sequence, a copy): not cleared first, as most relations an execution
+ * makes are.
+ */
+static struct rel *rel_to_fill(struct cat_model *m)
+{
+	struct rel *r = run_alloc(m, rel_bytes(m->x->nevents));
+
+	rel_shape(r, m->x->nevents);
+	return r;
+}
+
+static _Noreturn void type_error(struct srcpos pos, const char *want,
+				 const struct cat_value *v)
+{
+	die_at(pos, "%s expected, found a %s", want, kind_name(v->kind));
+}
+
+struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos)
+{
+	if (v->kind == V_EMPTY)
+		return cat_new_set(m)->u.set;
+	if (v->kind != V_SET)
+		type_error(pos, "event set", v);
+	return v->u.set;
+}
+
+struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
+		       struct srcpos pos)
+{
+	if (v->kind == V_EMPTY)
+		return cat_new_rel(m)->u.rel;
+	if (v->kind != V_REL)
+		type_error(pos, "relation", v);
+	return v->u.rel;
+}
+
+static int cat_value_cmp(const struct cat_value *a, const struct cat_value *b)
+{
+	if (a->kind != b->kind)
+		return (int)a->kind - (int)b->kind;
+	switch (a->kind) {
+	case V_SET:
+		return set_cmp(a->u.set, b->u.set);
+	case V_REL:
+		return rel_cmp(a->u.rel, b->u.rel);
+	case V_EVENT:
+		return a->u.ev - b->u.ev;
+	case V_PAIR:
+		return a->u.pair.a != b->u.pair.a ? a->u.pair.a - b->u.pair.a
+						  : a->u.pair.b - b->u.pair.b;
+	case V_TAG:
+		return strcmp(a->u.tag, b->u.tag);
+	case V_TUPLE:
+	case V_VALSET:
+		if (a->u.list.n != b->u.list.n)
+			return a->u.list.n - b->u.list.n;
+		for (int i = 0; i < a->u.list.n; i++) {
+			int c = cat_value_cmp(a->u.list.items[i], b->u.list.items[i]);
+
+			if (c)
+				return c;
+		}
+		return 0;
+	case V_LINS:
+		/* Exact (see linearisations()); not against a listed set. */
+		if (set_cmp(a->u.lins.set, b->u.lins.set))
+			return set_cmp(a->u.lins.set, b->u.lins.set);
+		return rel_cmp(a->u.lins.order, b->u.lins.order);
+	default:
+		return a < b ? -1 : a > b;
+	}
+}
+
+static int value_ptr_cmp(const void *a, const void *b)
+{
+	return cat_value_cmp(*(struct cat_value *const *)a,
+			 *(struct cat_value *const *)b);
+}
+
+/* A set of values from a list: sorted, without duplicates; frees items. */
+struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
+{
+	struct cat_value *v = cat_new_value(m, V_VALSET);
+	int n = 0;
+
+	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
+	v->u.list.items = run_alloc(m, items->len * sizeof(void *));
+	for (int i = 0; i < items->len; i++)
+		if (!n || cat_value_cmp(v->u.list.items[n - 1], items->items[i]))
+			v->u.list.items[n++] = items->items[i];
+	v->u.list.n = n;
+	vec_free(items);
+	return v;
+}
+
+static void push_members(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	(void)m;
+	vec_push(arg, v);
+}
+
+/* v ++ coll: add an event, a pair or any value to a collection. */
+struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
+			  struct cat_value *coll, struct srcpos pos)
+{
+	struct cat_value *r;
+	struct vec items = { 0 };
+
+	if (coll->kind == V_EMPTY && v->kind == V_EVENT)
+		coll = cat_new_set(m);
+	else if (coll->kind == V_EMPTY && v->kind == V_PAIR)
+		coll = cat_new_rel(m);
+	switch (coll->kind) {
+	case V_SET:
+		if (v->kind != V_EVENT)
+			type_error(pos, "event", v);
+		r = cat_new_set(m);
+		set_copy(r->u.set, coll->u.set);
+		set_add(r->u.set, v->u.ev);
+		return r;
+	case V_REL:
+		if (v->kind != V_PAIR)
+			type_error(pos, "pair", v);
+		r = cat_new_rel(m);
+		rel_copy(r->u.rel, coll->u.rel);
+		rel_add(r->u.rel, v->u.pair.a, v->u.pair.b);
+		return r;
+	case V_EMPTY:
+	case V_VALSET:
+		cat_each_member(m, coll, pos, push_members, &items);
+		vec_push(&items, v);
+		return cat_valset(m, &items);
+	default:
+		type_error(pos, "set", coll);
+	}
+}
+
+/* ---- Members of collections ---- */
+
+struct topo {
+	struct cat_model *m;
+	const struct rel *order;	/* must be respected */
+	int *placed;			/* the order so far */
+	struct set *left;
+	void (*each)(struct cat_model *m, struct cat_value *v, void *arg);
+	void *arg;
+};
+
+/* Extend the order by each event of `left` with no predecessor left. */
+static void topo_sorts(struct topo *t, int nplaced)
+{
+	struct cat_value *r;
+	int e;
+
+	if (set_is_empty(t->left)) {
+		r = cat_new_rel(t->m);
+		for (int i = 0; i < nplaced; i++)
+			for (int j = i + 1; j < nplaced; j++)
+				rel_add(r->u.rel, t->placed[i], t->placed[j]);
+		t->each(t->m, r, t->arg);
+		return;
+	}
+	for (e = set_next(t->left, 0); e >= 0; e = set_next(t->left, e + 1)) {
+		bool ready = true;
+
+		for (int p = set_next(t->left, 0); p >= 0 && ready;
+		     p = set_next(t->left, p + 1))
+			ready = !rel_has(t->order, p, e);
+		if (!ready)
+			continue;
+		t->placed[nplaced] = e;
+		t->left->w[e / 64] &= ~(UINT64_C(1) << (e % 64));
+		topo_sorts(t, nplaced + 1);
+		set_add(t->left, e);
+	}
+}
+
+/* Call each() on every linearisation of a V_LINS value (catprim.c makes them). */
+static void each_linearisation(struct cat_model *m, struct cat_value *lins,
+			       void (*each)(struct cat_model *m, struct cat_value *v, void *arg),
+			       void *arg)
+{
+	struct topo t = { m, lins->u.lins.order, NULL, cat_new_set(m)->u.set, each, arg };
+	int placed[m->x->nevents + 1];
+
+	set_copy(t.left, lins->u.lins.set);
+	t.placed = placed;
+	topo_sorts(&t, 0);
+}
+
+void cat_each_member(struct cat_model *m, struct cat_value *coll,
+		     struct srcpos pos,
+		     void (*each)(struct cat_model *m, struct cat_value *v,
+				  void *arg), void *arg)
+{
+	struct cat_value *v;
+
+	switch (coll->kind) {
+	case V_EMPTY:
+		return;
+	case V_SET:
+		for (int e = set_next(coll->u.set, 0); e >= 0;
+		     e = set_next(coll->u.set, e + 1)) {
+			v = cat_new_value(m, V_EVENT);
+			v->u.ev = e;
+			each(m, v, arg);
+		}
+		return;
+	case V_REL:
+		for (int a = 0; a < coll->u.rel->n; a++)
+			for (int b = 0; b < coll->u.rel->n; b++)
+				if (rel_has(coll->u.rel, a, b)) {
+					v = cat_new_value(m, V_PAIR);
+					v->u.pair.a = a;
+					v->u.pair.b = b;
+					each(m, v, arg);
+				}
+		return;
+	case V_VALSET:
+		for (int i = 0; i < coll->u.list.n; i++)
+			each(m, coll->u.list.items[i], arg);
+		return;
+	case V_LINS:
+		each_linearisation(m, coll, each, arg);
+		return;
+	default:
+		type_error(pos, "set", coll);
+	}
+}
+
+/* ---- Expressions ---- */
+
+static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+			      struct cat_frame *env);
+
+static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
+			      struct cat_value *v, struct cat_frame *env,
+			      struct srcpos pos)
+{
+	if (pat->tuple && (v->kind != V_TUPLE || v->u.list.n != pat->n))
+		die_at(pos, "a tuple of %d expected, found a %s", pat->n,
+		       kind_name(v->kind));
+	for (int i = 0; i < pat->n; i++) {
+		struct cat_frame *f = run_alloc(m, sizeof(*f));
+
+		f->name = pat->names[i];
+		f->val = pat->tuple ? v->u.list.items[i] : v;
+		f->up = env;
+		env = f;
+	}
+	return env;
+}
+
+struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
+			    struct cat_value *arg, struct srcpos pos)
+{
+	struct cat_value *p;
+
+	if (f->kind == V_CLO) {
+		struct cat_expr *fun = f->u.clo.fun;
+
+		return eval(m, fun->args[0],
+			    bind(m, &fun->param, arg, f->u.clo.env, pos));
+	}
+	if (f->kind != V_PRIM)
+		type_error(pos, "function", f);
+	p = cat_new_value(m, V_PRIM);
+	p->u.prim = f->u.prim;
+	p->u.prim.args = run_alloc(m, f->u.prim.arity * sizeof(void *));
+	if (f->u.prim.nargs)
+		memcpy(p->u.prim.args, f->u.prim.args,
+		       f->u.prim.nargs * sizeof(void *));
+	p->u.prim.args[p->u.prim.nargs++] = arg;
+	if (p->u.prim.nargs < p->u.prim.arity)
+		return p;
+	return p->u.prim.fn(m, p->u.prim.args, pos);
+}
+
+static struct cat_value *slot_value(struct cat_model *m, int slot);
+
+static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
+				struct cat_frame *env)
+{
+	if (e->slot >= 0)
+		return slot_value(m, e->slot);
+	for (; env; env = env->up)
+		if (env->name == e->name)
+			return env->val;
+	die_internal_at(e->pos, "'%s' has no value", e->name);
+}
+
+/* The result of a binary operation when an operand is the untyped {}. */
+static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
+				    struct cat_value *b)
+{
+	if (op == X_UNION)
+		return a->kind == V_EMPTY ? b : a;
+	if (op == X_DIFF && a->kind != V_EMPTY)
+		return a;
+	return &empty_value;
+}
+
+/* A lazy set of linearisations as the set of values it stands for. */
+static struct cat_value *listed(struct cat_model *m, struct cat_value *v)
+{
+	struct vec items = { 0 };
+
+	if (v->kind != V_LINS)
+		return v;
+	cat_each_member(m, v, (struct srcpos){ 0 }, push_members, &items);
+	return cat_valset(m, &items);
+}
+
+static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
+				   struct cat_value *a, struct cat_value *b)
+{
+	struct vec items = { 0 };
+
+	for (int i = 0; i < a->u.list.n; i++) {
+		bool in_b = false;
+
+		for (int j = 0; j < b->u.list.n && !in_b; j++)
+			in_b = !cat_value_cmp(a->u.list.items[i], b->u.list.items[j]);
+		if (op == X_UNION || in_b == (op == X_INTER))
+			vec_push(&items, a->u.list.items[i]);
+	}
+	if (op == X_UNION)
+		for (int j = 0; j < b->u.list.n; j++)
+			vec_push(&items, b->u.list.items[j]);
+	return cat_valset(m, &items);
+}
+
+/* a | b, a & b, a \ b on two values of the same kind. */
+static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
+				struct cat_value *a, struct cat_value *b)
+{
+	enum cat_expr_kind op = e->kind;
+	struct cat_value *r;
+
+	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
+		return with_empty(op, a, b);
+	a = listed(m, a);
+	b = listed(m, b);
+	if (a->kind != b->kind)
+		die_at(e->pos, "operands of different types: %s and %s",
+		       kind_name(a->kind), kind_name(b->kind));
+	switch (a->kind) {
+	case V_SET:
+		r = cat_new_set(m);
+		if (op == X_UNION)
+			set_union(r->u.set, a->u.set, b->u.set);
+		else if (op == X_INTER)
+			set_inter(r->u.set, a->u.set, b->u.set);
+		else
+			set_diff(r->u.set, a->u.set, b->u.set);
+		return r;
+	case V_REL:
+		r = cat_new_value(m, V_REL);
+		r->u.rel = rel_to_fill(m);
+		if (op == X_UNION)
+			rel_union(r->u.rel, a->u.rel, b->u.rel);
+		else if (op == X_INTER)
+			rel_inter(r->u.rel, a->u.rel, b->u.rel);
+		else
+			rel_diff(r->u.rel, a->u.rel, b->u.rel);
+		return r;
+	case V_VALSET:
+		return valset_op(m, op, a, b);
+	default:
+		die_at(e->pos, "set or relation expected, found a %s",
+		       kind_name(a->kind));
+	}
+}
+
+static struct cat_value *eval_union(struct cat_model *m, struct cat_expr *e,
+				    struct cat_frame *env)
+{
+	struct cat_value *acc = eval(m, e->args[0], env);
+
+	for (int i = 1; i < e->n; i++)
+		acc = set_op(m, e, acc, eval(m, e->args[i], env));
+	return acc;
+}
+
+static struct cat_value *identity(struct cat_model *m, const struct set *s);
+
+/* r restricted to pairs from dom to ran, as a new relation. */
+static struct rel *restricted(struct cat_model *m, const struct rel *r,
+			      const struct set *dom, const struct set *ran)
+{
+	struct rel *out = rel_to_fill(m);
+
+	rel_copy(out, r);
+	rel_restrict(out, dom, ran);
+	return out;
+}
+
+/*
+ * A sequence stops at the first empty step, as herd's does.  A step [S]
+ * only filters the rows or columns of its neighbour, so it is applied as
+ * a filter rather than composed with.
+ */
+static struct cat_value *eval_seq(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct set *dom = m->all;	/* filter on the left, until acc */
+	struct rel *acc = NULL;
+	struct cat_value *v;
+
+	for (int i = 0; i < e->n; i++) {
+		struct cat_expr *arg = e->args[i];
+		bool filter = arg->kind == X_TOID;
+
+		v = eval(m, filter ? arg->args[0] : arg, env);
+		if (v->kind == V_EMPTY)
+			return &empty_value;
+		if (filter) {
+			struct set *s = cat_as_set(m, v, arg->args[0]->pos);
+
+			if (acc) {
+				acc = restricted(m, acc, m->all, s);
+			} else {
+				struct set *d = cat_new_set(m)->u.set;
+
+				set_inter(d, dom, s);
+				dom = d;
+			}
+		} else if (!acc) {
+			struct rel *first = cat_as_rel(m, v, arg->pos);
+
+			/* Unfiltered and not last, it is only read: the next step makes a new one. */
+			acc = dom == m->all && i + 1 < e->n ? first : restricted(m, first, dom, m->all);
+		} else {
+			struct rel *r = rel_to_fill(m);
+
+			rel_seq(r, acc, cat_as_rel(m, v, arg->pos));
+			acc = r;
+		}
+		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
+			return &empty_value;
+	}
+	if (!acc)
+		return identity(m, dom);
+	v = cat_new_value(m, V_REL);
+	v->u.rel = acc;
+	return v;
+}
+
+static struct cat_value *identity(struct cat_model *m, const struct set *s)
+{
+	struct cat_value *r = cat_new_rel(m);
+
+	rel_add_id(r->u.rel, s);
+	return r;
+}
+
+/* ~a: the complement among all events, or all pairs of events. */
+static struct cat_value *complement(struct cat_model *m, struct cat_expr *e,
+				    struct cat_value *a)
+{
+	struct cat_value *r;
+
+	if (a->kind == V_SET) {
+		r = cat_new_set(m);
+		set_diff(r->u.set, m->all, a->u.set);
+		return r;
+	}
+	if (a->kind == V_REL) {
+		struct cat_value *all = cat_new_rel(m);
+
+		rel_cartesian(all->u.rel, m->all, m->all);
+		rel_diff(all->u.rel, all->u.rel, a->u.rel);
+		return all;
+	}
+	die_at(e->pos, "event set or relation expected, found a %s",
+	       kind_name(a->kind));
+}
+
+/* r+, r*, r?, r^-1 */
+static struct cat_value *closure(struct cat_model *m, struct cat_expr *e,
+				 struct cat_value *a)
+{
+	struct cat_value *r;
+
+	if (a->kind == V_PAIR && e->kind == X_INV) {
+		r = cat_new_value(m, V_PAIR);
+		r->u.pair.a = a->u.pair.b;
+		r->u.pair.b = a->u.pair.a;
+		return r;
+	}
+	if (a->kind == V_EMPTY)
+		return e->kind == X_STAR || e->kind == X_OPT ? identity(m, m->all)
+							     : a;
+	r = cat_new_rel(m);
+	switch (e->kind) {
+	case X_INV:
+		rel_inverse(r->u.rel, cat_as_rel(m, a, e->pos));
+		break;
+	case X_PLUS:
+	case X_STAR:
+		rel_closure(r->u.rel, cat_as_rel(m, a, e->pos));
+		if (e->kind == X_STAR)
+			rel_add_id(r->u.rel, m->all);
+		break;
+	default:
+		rel_copy(r->u.rel, cat_as_rel(m, a, e->pos));
+		rel_add_id(r->u.rel, m->all);
+	}
+	return r;
+}
+
+static struct cat_value *eval_set(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct cat_value *acc = &empty_value;
+
+	for (int i = 0; i < e->n; i++)
+		acc = cat_add(m, eval(m, e->args[i], env), acc, e->args[i]->pos);
+	return acc;
+}
+
+static struct cat_value *eval_tuple(struct cat_model *m, struct cat_expr *e,
+				    struct cat_frame *env)
+{
+	struct cat_value *v = cat_new_value(m, V_TUPLE);
+
+	v->u.list.n = e->n;
+	v->u.list.items = run_alloc(m, e->n * sizeof(void *));
+	for (int i = 0; i < e->n; i++)
+		v->u.list.items[i] = eval(m, e->args[i], env);
+	return v;
+}
+
+/* Fixpoint iteration is done when no value grew in a round. */
+static bool grown(struct cat_value *old, struct cat_value *new)
+{
+	switch (new->kind) {
+	case V_EMPTY:
+		return false;
+	case V_SET:
+		return old->kind != V_SET || !set_subset(new->u.set, old->u.set);
+	case V_REL:
+		return old->kind != V_REL || !rel_subset(new->u.rel, old->u.rel);
+	case V_CLO:
+		return old->kind != V_CLO;
+	default:
+		return cat_value_cmp(old, new) != 0;
+	}
+}
+
+/*
+ * let rec: every name starts as {} and the bindings are evaluated in
+ * turn, each seeing the latest values, until a round changes nothing.
+ * `cells` holds the frames (local) or slots (top level) of the names.
+ */
+static void fixpoint(struct cat_model *m, struct cat_bind *binds, int n,
+		     struct cat_value ***cells, struct cat_frame *env)
+{
+	bool again = true;
+
+	for (int i = 0; i < n; i++) {
+		if (binds[i].pat.tuple)
+			die_at(binds[i].pos, "tuples in 'let rec' are not supported");
+		*cells[i] = &empty_value;
+	}
+	while (again) {
+		again = false;
+		for (int i = 0; i < n; i++) {
+			struct cat_value *v = eval(m, binds[i].e, env);
+
+			again |= grown(*cells[i], v);
+			*cells[i] = v;
+		}
+	}
+}
+
+static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	struct cat_frame *inner = env;
+
+	if (e->kind == X_LETREC) {
+		struct cat_value **cells[e->nbinds];
+
+		for (int i = 0; i < e->nbinds; i++) {
+			inner = bind(m, &e->binds[i].pat, &empty_value, inner,
+				     e->binds[i].pos);
+			cells[i] = &inner->val;
+		}
+		fixpoint(m, e->binds, e->nbinds, cells, inner);
+	} else {
+		for (int i = 0; i < e->nbinds; i++)
+			inner = bind(m, &e->binds[i].pat,
+				     eval(m, e->binds[i].e, env), inner,
+				     e->binds[i].pos);
+	}
+	return eval(m, e->args[0], inner);
+}
+
+/*
+ * Inlined into eval() and kept_value() both: a call between them for
+ * every term costs more than a second copy of the switch.
+ */
+static inline __attribute__((always_inline)) struct cat_value *
+eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env);
+
+/* A term kept apart: computed in its level's arena, as a slot would be. */
+static struct cat_value *kept_value(struct cat_model *m, struct cat_expr *e,
+				    struct cat_frame *env)
+{
+	struct cat_kept *k = &m->kept[e->kept - 1];
+	int arena = m->arena;
+
+	if (k->gen == m->gens[k->level])
+		return k->v;
+	m->arena = k->level;
+	k->v = eval_term(m, e, env);
+	k->gen = m->gens[k->level];
+	m->arena = arena;
+	return k->v;
+}
+
+static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+			      struct cat_frame *env)
+{
+	if (e->empty_here)
+		return e->empty_set ? cat_new_set(m) : &empty_value;
+	if (e->kept)
+		return kept_value(m, e, env);
+	return eval_term(m, e, env);
+}
+
+static inline __attribute__((always_inline)) struct cat_value *
+eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env)
+{
+	struct cat_value *a, *b, *r;
+
+	switch (e->kind) {
+	case X_VAR:
+		return lookup(m, e, env);
+	case X_TAG:
+		r = cat_new_value(m, V_TAG);
+		r->u.tag = e->name;
+		return r;
+	case X_ZERO:
+		return cat_new_rel(m);
+	case X_EMPTY:
+		return &empty_value;
+	case X_UNIV:
+		r = cat_new_value(m, V_SET);
+		r->u.set = m->all;
+		return r;
+	case X_SET:
+		return eval_set(m, e, env);
+	case X_TUPLE:
+		return eval_tuple(m, e, env);
+	case X_UNION:
+		return eval_union(m, e, env);
+	case X_SEQ:
+		return eval_seq(m, e, env);
+	case X_INTER:
+	case X_DIFF:
+		/*
+		 * Like a sequence, stop at an empty left operand: e.g. a race
+		 * flag's (pre-race & co) \ ww-nonrace, on a test with no plain
+		 * access, need not compute the costly ww-nonrace.
+		 */
+		a = eval(m, e->args[0], env);
+		if (cat_is_empty(a))
+			return a;
+		return set_op(m, e, a, eval(m, e->args[1], env));
+	case X_CART:
+		a = eval(m, e->args[0], env);
+		b = eval(m, e->args[1], env);
+		r = cat_new_rel(m);
+		rel_cartesian(r->u.rel, cat_as_set(m, a, e->args[0]->pos),
+			      cat_as_set(m, b, e->args[1]->pos));
+		return r;
+	case X_ADD:
+		a = eval(m, e->args[0], env);
+		return cat_add(m, a, eval(m, e->args[1], env), e->pos);
+	case X_COMP:
+		return complement(m, e, eval(m, e->args[0], env));
+	case X_INV:
+	case X_PLUS:
+	case X_STAR:
+	case X_OPT:
+		return closure(m, e, eval(m, e->args[0], env));
+	case X_TOID:
+		a = eval(m, e->args[0], env);
+		if (a->kind == V_EMPTY)
+			return a;
+		return identity(m, cat_as_set(m, a, e->args[0]->pos));
+	case X_APP:
+		a = eval(m, e->args[0], env);
+		return cat_apply(m, a, eval(m, e->args[1], env), e->pos);
+	case X_FUN:
+		r = cat_new_value(m, V_CLO);
+		r->u.clo.fun = e;
+		r->u.clo.env = env;
+		return r;
+	case X_LET:
+	case X_LETREC:
+		return eval_let(m, e, env);
+	case X_TRY:
+		return eval(m, e->args[e->use_handler], env);
+	}
+	die_internal_at(e->pos, "unknown expression");
+}
+
+/* ---- Slots ---- */
+
+static void set_slot(struct cat_model *m, int slot, struct cat_value *v)
+{
+	m->vals[slot] = v;
+	m->slots[slot].gen = m->gens[m->slots[slot].level];
+}
+
+/* Evaluate a let or a let rec, giving its slots their values. */
+static void define(struct cat_model *m, struct cat_stmt *s)
+{
+	if (s->kind == S_LETREC) {
+		struct cat_value **cells[s->nbinds];
+
+		for (int i = 0; i < s->nbinds; i++) {
+			set_slot(m, s->binds[i].slot, &empty_value);
+			cells[i] = &m->vals[s->binds[i].slot];
+		}
+		fixpoint(m, s->binds, s->nbinds, cells, NULL);
+		return;
+	}
+	for (int i = 0; i < s->nbinds; i++) {
+		struct cat_bind *b = &s->binds[i];
+		struct cat_value *v = eval(m, b->e, NULL);
+
+		if (!b->pat.tuple) {
+			set_slot(m, b->slot, v);
+			continue;
+		}
+		if (v->kind != V_TUPLE || v->u.list.n != b->pat.n)
+			die_at(b->pos, "a tuple of %d expected, found a %s",
+			       b->pat.n, kind_name(v->kind));
+		for (int j = 0; j < b->pat.n; j++)
+			set_slot(m, b->slot + j, v->u.list.items[j]);
+	}
+}
+
+/* The value of a slot, computed in its level's arena if need be. */
+static struct cat_value *slot_value(struct cat_model *m, int slot)
+{
+	struct cat_slot *sl = &m->slots[slot];
+	int arena = m->arena;
+
+	if (sl->gen == m->gens[sl->level])
+		return m->vals[slot];
+	m->arena = sl->level;
+	if (sl->predef)
+		set_slot(m, slot, sl->predef->compute(m, sl->predef->arg));
+	else if (sl->definer->kind == S_WITH)
+		die_internal_at(sl->definer->pos, "'%s' read before its choice",
+				sl->name);
+	else
+		define(m, sl->definer);
+	m->arena = arena;
+	return m->vals[slot];
+}
+
+/* ---- Steps ---- */
+
+static bool test_holds(struct cat_model *m, struct cat_stmt *s)
+{
+	struct cat_value *v = eval(m, s->e, NULL);
+	bool holds;
+
+	if (v->kind == V_EMPTY)
+		holds = true;
+	else if (s->test == TEST_EMPTY && v->kind == V_SET)
+		holds = set_is_empty(v->u.set);
+	else if (s->test == TEST_EMPTY && v->kind == V_VALSET)
+		holds = v->u.list.n == 0;
+	else if (s->test == TEST_EMPTY && v->kind == V_LINS)
+		holds = false;	/* several orders, by construction */
+	else if (s->test == TEST_EMPTY)
+		holds = rel_is_empty(cat_as_rel(m, v, s->e->pos));
+	else if (s->test == TEST_ACYCLIC)
+		holds = rel_is_acyclic(cat_as_rel(m, v, s->e->pos));
+	else
+		holds = rel_is_irreflexive(cat_as_rel(m, v, s->e->pos));
+	return holds != s->negated;
+}
+
+/* Whether a check or flag holds, known once per generation of its level. */
+static bool holds(struct cat_model *m, struct cat_stmt *s)
+{
+	int arena = m->arena;
+
+	if (s->gen == m->gens[s->level])
+		return s->holds;
+	m->arena = s->level;
+	s->holds = test_holds(m, s);
+	s->gen = m->gens[s->level];
+	m->arena = arena;
+	return s->holds;
+}
+
+static void add_flag(struct vec *flags, const char *name)
+{
+	for (int i = 0; i < flags->len; i++)
+		if (flags->items[i] == name)
+			return;
+	vec_push(flags, (void *)name);
+}
+
+static void accept(struct cat_model *m)
+{
+	struct cat_outcome out;
+
+	m->flags.len = 0;
+	for (int i = 0; i < m->flag_stmts.len; i++) {
+		struct cat_stmt *s = m->flag_stmts.items[i];
+
+		if (s->name && m->visitor->wants_flag &&
+		    !m->visitor->wants_flag(m->visitor->arg, s->name))
+			continue;
+		if (holds(m, s))
+			add_flag(&m->flags, s->name);
+	}
+	out.flags = (const char **)m->flags.items;
+	out.nflags = m->flags.len;
+	m->visitor->accept(m->visitor->arg, &out);
+}
+
+static void run_from(struct cat_model *m, int at);
+
+struct choice {
+	struct cat_stmt *with;
+	int next;		/* the step after it */
+};
+
+static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
+{
+	struct choice *c = arg;
+
+	renew_levels(m, c->with->level);
+	set_slot(m, c->with->binds[0].slot, v);
+	run_from(m, c->next);
+}
+
+static bool partial_steps_fail(struct cat_model *m, int at);
+static void mono_analyse(struct cat_model *m);
+
+struct cross_walk {
+	struct cat_value **members;	/* those with a choice to make */
+	int *keys;			/* their tallies (member_key()) */
+	int n;
+	struct rel **acc;		/* acc[i]: the union of i picks */
+	struct cat_value *leaf;		/* holds acc[n] */
+	struct choice *choice;
+	bool prune;			/* judge the unions as they grow... */
+	struct cat_value *part;		/* ...holding acc[i] for that */
+};
+
+/*
+ * Judging a prefix costs a good part of a verdict, and where the
+ * model's checks do not depend much on a member's choice (e.g. a
+ * location whose order no RMW and few reads constrain) it cuts little.
+ * So once the first 256 judgements of a member's prefixes in this event
+ * structure have cut fewer than one in 4, that member's prefixes are no
+ * longer judged: only the speed changes.  Per member, not per cross: in
+ * C-ManfredSpraul-L1G2xchg the two locations of the RMWs cut about half
+ * their prefixes, while gbl_held's, the most judged (2.9 million of
+ * 5.2), cut 1.7%.  One in 32 stopped nothing there: its first 100,000
+ * executions took 23.74G instructions, against 22.70G with one in 4
+ * and 23.73G with one tally for the cross.
+ */
+static bool prefixes_pay(const struct prefix_tally *t)
+{
+	return t->checks < 256 || t->cuts * 4 >= t->checks;
+}
+
+/*
+ * Whether the checks already fail with the with bound to part of its
+ * choice: a relation below every choice that extends it.  Member i is
+ * the one whose choice it is part of; false, unjudged, where its
+ * prefixes do not pay.
+ */
+static bool prefix_fails(struct cat_model *m, struct cross_walk *w, int i, struct rel *part)
+{
+	struct prefix_tally *t = &m->tallies[w->keys[i]];
+	bool fails;
+
+	if (!prefixes_pay(t))
+		return false;
+	w->part->u.rel = part;
+	renew_levels(m, w->choice->with->level);
+	set_slot(m, w->choice->with->binds[0].slot, w->part);
+	fails = partial_steps_fail(m, w->choice->next);
+	t->checks++;
+	t->cuts += fails;
+	return fails;
+}
+
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
+
+/*
+ * The linearisations of member i, one event at a time: the event placed
+ * next comes before every event still left, pairs that every order
+ * extending this prefix holds, so the prefix is judged as it grows and a
+ * failing one cuts all its orders at once.  acc[i + 1] grows in place.
+ */
+static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
+		       struct set *left, int nleft)
+{
+	const struct rel *order = w->members[i]->u.lins.order;
+	struct rel *acc = w->acc[i + 1];
+	int ready[nleft + 1], nready = 0;
+	uint64_t after[acc->words];	/* events after one still left */
+
+	if (!nleft) {
+		walk_cross(m, w, i + 1);
+		return;
+	}
+	memset(after, 0, sizeof(after));
+	for (int p = set_next(left, 0); p >= 0; p = set_next(left, p + 1))
+		for (int j = 0; j < acc->words; j++)
+			after[j] |= order->w[(size_t)p * acc->words + j];
+	for (int j = 0; j < acc->words; j++)
+		for (uint64_t bits = left->w[j] & ~after[j]; bits; bits &= bits - 1)
+			ready[nready++] = j * 64 + __builtin_ctzll(bits);
+	for (int k = 0; k < nready; k++) {
+		int e = ready[k];
+		uint64_t *row = acc->w + (size_t)e * acc->words, saved[acc->words];
+
+		left->w[e / 64] &= ~(UINT64_C(1) << (e % 64));
+		memcpy(saved, row, sizeof(saved));
+		for (int j = 0; j < acc->words; j++)
+			row[j] |= left->w[j];
+		if (!w->prune || nready == 1 || (nleft <= 2 && i + 1 == w->n) ||
+		    !prefix_fails(m, w, i, acc))
+			walk_order(m, w, i, left, nleft - 1);
+		memcpy(row, saved, sizeof(saved));
+		set_add(left, e);
+	}
+}
+
+static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
+{
+	struct cat_value *member;
+
+	if (i == w->n) {
+		try_choice(m, w->leaf, w->choice);
+		return;
+	}
+	member = w->members[i];
+	if (member->kind == V_LINS) {
+		struct set *left = cat_new_set(m)->u.set;
+
+		set_copy(left, member->u.lins.set);
+		rel_copy(w->acc[i + 1], w->acc[i]);
+		walk_order(m, w, i, left, set_count(left));
+		return;
+	}
+	for (int j = 0; j < member->u.list.n; j++) {
+		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
+		if (w->prune && i + 1 < w->n && prefix_fails(m, w, i, w->acc[i + 1]))
+			continue;
+		walk_cross(m, w, i + 1);
+	}
+}
+
+static bool has_choice(const struct cat_value *member)
+{
+	return member->kind == V_LINS || member->u.list.n > 1;
+}
+
+/*
+ * What every choice of a member holds: the order a set of
+ * linearisations extends, its only relation, or the pairs common to a
+ * listed set.
+ */
+static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_value *member)
+{
+	struct rel *common;
+
+	if (member->kind == V_LINS) {
+		rel_union(acc, acc, member->u.lins.order);
+		return;
+	}
+	if (member->u.list.n == 1) {
+		rel_union(acc, acc, member->u.list.items[0]->u.rel);
+		return;
+	}
+	common = cat_new_rel(m)->u.rel;
+	rel_copy(common, member->u.list.items[0]->u.rel);
+	for (int j = 1; j < member->u.list.n; j++)
+		rel_inter(common, common, member->u.list.items[j]->u.rel);
+	rel_union(acc, acc, common);
+}
+
+/*
+ * A member's tally of prefix judgements: the members of a cross of
+ * linearisations order disjoint sets (a location's writes, whichever
+ * other members have a choice in this execution), so the first event a
+ * member orders names it; listed members share the last tally.
+ */
+static int member_key(const struct cat_model *m, const struct cat_value *member)
+{
+	return member->kind == V_LINS ? set_next(member->u.lins.set, 0) : m->x->nevents;
+}
+
+/* How many events a member orders, for walking the largest first. */
+static int events_ordered(const struct cat_value *member)
+{
+	return member->kind == V_LINS ? set_count(member->u.lins.set) : 0;
+}
+
+/*
+ * Where the visitor takes the choices in any order, the members that
+ * order the most events are walked first: a cut made while placing their
+ * events is made once, not again for every choice of the members before
+ * them, and the largest orders are where prefixes fail most (the first
+ * 20,000 executions of C-ManfredSpraul-L1G2xchg: 5.37G -> 3.89G
+ * instructions; walking the smallest first, 6.90G).  A stable sort: the
+ * order is the cross's among equals.
+ */
+static void largest_first(struct cat_value **members, int n)
+{
+	for (int i = 1; i < n; i++) {
+		struct cat_value *member = members[i];
+		int size = events_ordered(member), j = i;
+
+		for (; j > 0 && events_ordered(members[j - 1]) < size; j--)
+			members[j] = members[j - 1];
+		members[j] = member;
+	}
+}
+
+/*
+ * Every union of one relation from each member of a cross(...), built
+ * in place: the choice is only valid until the next one.  The unions
+ * start from what every choice holds, so that a prefix is judged with
+ * the members not chosen yet at their least, and only the members with
+ * a choice to make are walked (most locations have one order).
+ */
+static void each_cross(struct cat_model *m, struct cat_value *cross,
+		       struct choice *c)
+{
+	struct cat_value *choosing[cross->u.list.n + 1];
+	int keys[cross->u.list.n + 1];
+	struct rel *acc[cross->u.list.n + 1];
+	struct cross_walk w = { choosing, keys, 0, acc, cat_new_value(m, V_REL), c,
+				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
+				cat_new_value(m, V_REL) };
+
+	acc[0] = cat_new_rel(m)->u.rel;
+	for (int i = 0; i < cross->u.list.n; i++) {
+		struct cat_value *member = cross->u.list.items[i];
+
+		add_lower_bound(m, acc[0], member);
+		if (has_choice(member)) {
+			choosing[w.n++] = member;
+			acc[w.n] = cat_new_rel(m)->u.rel;
+		}
+	}
+	if (m->visitor->skip_rejected)
+		largest_first(choosing, w.n);
+	for (int i = 0; i < w.n; i++)
+		keys[i] = member_key(m, choosing[i]);
+	w.leaf->u.rel = acc[w.n];
+	walk_cross(m, &w, 0);
+}
+
+/* The choices live in the arena of the level before the `with`'s. */
+static void run_with(struct cat_model *m, struct cat_stmt *s, int next)
+{
+	struct choice c = { s, next };
+	struct cat_expr *e = s->binds[0].e;
+	int arena = m->arena;
+	struct cat_value *coll;
+
+	m->arena = s->level - 1;
+	coll = eval(m, e, NULL);
+	if (coll->kind == V_CROSS)
+		each_cross(m, coll, &c);
+	else
+		cat_each_member(m, coll, e->pos, try_choice, &c);
+	m->arena = arena;
+}
+
+/* Run the steps from `at` on; every path ends in accept or reject. */
+static void run_from(struct cat_model *m, int at)
+{
+	for (; at < m->steps.len; at++) {
+		struct cat_stmt *s = m->steps.items[at];
+
+		if (s->kind == S_WITH) {
+			run_with(m, s, at + 1);
+			return;
+		}
+		if (!holds(m, s)) {
+			m->failed = s;
+			m->visitor->reject(m->visitor->arg, s->name);
+			m->failed = NULL;
+			return;
+		}
+	}
+	accept(m);
+}
+
+/*
+ * What the static level depends on: the events and the relations among
+ * them.  Not the values they read or write: only different-values looks
+ * at those, and it is not of the static level (catprim.c), so runs that
+ * differ only in the values read (e.g. every read 0 or 1) share it.  The
+ * tags are copied: the model outlives the test whose events they were.
+ */
+struct shape {
+	int nevents;
+	struct event *events;	/* neither values nor tags read: tags has them */
+	struct rel *rels[5];	/* po, rmw, addr, data, ctrl */
+	struct set *iw;
+	struct strbuf tags;	/* each event's tags, NUL-terminated, in turn */
+};
+
+static void shape_rels(const struct execution *x, const struct rel *rels[5])
+{
+	rels[0] = x->po;
+	rels[1] = x->rmw;
+	rels[2] = x->addr;
+	rels[3] = x->data;
+	rels[4] = x->ctrl;
+}
+
+static void shape_free(struct shape *s)
+{
+	if (!s)
+		return;
+	free(s->events);
+	for (int i = 0; i < 5; i++)
+		free(s->rels[i]);
+	free(s->iw);
+	sb_free(&s->tags);
+	free(s);
+}
+
+static struct shape *shape_of(const struct execution *x)
+{
+	struct shape *s = xcalloc(1, sizeof(*s));
+	const struct rel *rels[5];
+
+	s->nevents = x->nevents;
+	s->events = xmalloc((x->nevents + 1) * sizeof(*s->events));
+	memcpy(s->events, x->events, x->nevents * sizeof(*s->events));
+	shape_rels(x, rels);
+	for (int i = 0; i < 5; i++) {
+		s->rels[i] = rel_new(x->nevents);
+		rel_copy(s->rels[i], rels[i]);
+	}
+	s->iw = set_new(x->nevents);
+	set_copy(s->iw, x->iw);
+	for (int i = 0; i < x->nevents; i++)
+		for (int t = 0; t < x->events[i].ntags; t++)
+			sb_add(&s->tags, x->events[i].tags[t], strlen(x->events[i].tags[t]) + 1);
+	return s;
+}
+
+/* Run for every execution: most often the shape is the last one's. */
+static bool same_shape(const struct shape *s, const struct execution *x)
+{
+	const struct rel *rels[5];
+	const char *tag;
+
+	if (!s || s->nevents != x->nevents)
+		return false;
+	tag = s->tags.buf;
+	for (int i = 0; i < x->nevents; i++) {
+		const struct event *a = &s->events[i], *b = &x->events[i];
+
+		if (a->proc != b->proc || a->poi != b->poi || a->kind != b->kind ||
+		    a->atomic != b->atomic || a->has_val != b->has_val || a->loc != b->loc ||
+		    a->ntags != b->ntags)
+			return false;
+		for (int t = 0; t < b->ntags; t++) {
+			if (strcmp(tag, b->tags[t]))
+				return false;
+			tag += strlen(tag) + 1;
+		}
+	}
+	shape_rels(x, rels);
+	for (int i = 0; i < 5; i++)
+		if (rel_cmp(s->rels[i], rels[i]))
+			return false;
+	return !set_cmp(s->iw, x->iw);
+}
+
+/* Make x the execution at hand: its static values are kept if they hold. */
+static void enter(struct cat_model *m, const struct execution *x)
+{
+	m->x = x;
+	if ((x->structure && x->structure == m->structure) || same_shape(m->shape, x)) {
+		renew_levels(m, LEVEL_EXECUTION);
+	} else {
+		shape_free(m->shape);
+		m->shape = shape_of(x);
+		renew_levels(m, LEVEL_STATIC);
+		m->arena = LEVEL_STATIC;
+		m->all = run_alloc(m, set_bytes(x->nevents));
+		set_init(m->all, x->nevents);
+		set_fill(m->all);
+		cat_level_analyse(m, cat_slot_value);
+	}
+	m->structure = x->structure;
+}
+
+void cat_run(struct cat_model *m, const struct execution *x,
+	     const struct cat_visitor *v)
+{
+	enter(m, x);
+	m->visitor = v;
+	if (v->skip_rejected)
+		mono_analyse(m);
+	run_from(m, 0);
+}
+
+struct cat_value *cat_slot_value(struct cat_model *m, int slot)
+{
+	return slot_value(m, slot);
+}
+
+/* Which checks prune, for this event structure (catmono.c). */
+static void mono_analyse(struct cat_model *m)
+{
+	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
+		cat_mono_analyse(m);
+		m->mono_gen = m->gens[LEVEL_STATIC];
+		free(m->tallies);
+		m->tallies = xcalloc(m->x->nevents + 1, sizeof(*m->tallies));
+	}
+}
+
+/*
+ * The steps from `at` on, each later `with` bound to {}, below all its
+ * choices: whether a check catmono.c found monotone fails.
+ */
+static bool partial_steps_fail(struct cat_model *m, int at)
+{
+	for (; at < m->steps.len; at++) {
+		struct cat_stmt *s = m->steps.items[at];
+
+		if (s->kind == S_WITH) {
+			renew_levels(m, s->level);
+			set_slot(m, s->binds[0].slot, &empty_value);
+		} else if (s->prunes && !holds(m, s)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Each `with` is bound to {}, below all its choices, and only the checks
+ * catmono.c found monotone are run: if one fails here, it fails on
+ * every completion of x, whichever choices the withs make.
+ */
+bool cat_partial_fails(struct cat_model *m, const struct execution *x)
+{
+	enter(m, x);
+	mono_analyse(m);
+	return partial_steps_fail(m, 0);
+}
+
+/* ---- Ready to evaluate (after catload.c, modelimage.c), freed ---- */
+
+void cat_ready(struct cat_model *m)
+{
+	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
+	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
+	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
+	renew_levels(m, 0);	/* slots start at 0: not computed */
+}
+
+const char *cat_macros_file(const struct cat_model *m)
+{
+	return m->macros;
+}
+
+static void free_vec(struct vec *v)
+{
+	for (int i = 0; i < v->len; i++)
+		free(v->items[i]);
+	vec_free(v);
+}
+
+void cat_free(struct cat_model *m)
+{
+	vec_free(&m->names);
+	free(m->name_index);
+	vec_free(&m->files);
+	free_vec(&m->texts);
+	for (int i = 0; i < m->nlevels; i++)
+		free_vec(&m->arenas[i].blocks);
+	free(m->arenas);
+	free(m->gens);
+	shape_free(m->shape);
+	free(m->level_reads);
+	free(m->kept);
+	free(m->tallies);
+	vec_free(&m->bell_tags);
+	vec_free(&m->variants);
+	cat_free_syntax(m);
+	vec_free(&m->steps);
+	vec_free(&m->flag_stmts);
+	vec_free(&m->flags);
+	free(m->tag_sets);
+	free(m->slots);
+	free(m->vals);
+	free(m->dir);
+	free(m);
+}
+
+/* ---- Explanations ---- */
+
+/* The relation of the check being rejected, if it is a non-negated test of a relation. */
+static struct rel *failed_relation(struct cat_model *m)
+{
+	struct cat_stmt *s = m->failed;
+	struct cat_value *v;
+	int arena = m->arena;
+
+	if (!s || s->negated)
+		return NULL;
+	m->arena = s->level;
+	v = eval(m, s->e, NULL);
+	m->arena = arena;
+	return v->kind == V_REL ? v->u.rel : NULL;
+}
+
+int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
+{
+	struct rel *r;
+	int n;
+
+	if (!m->failed || m->failed->test == TEST_EMPTY || !(r = failed_relation(m)))
+		return 0;
+	if (m->failed->test == TEST_ACYCLIC)
+		return rel_find_cycle(r, cycle, max);
+	for (n = 0; n < r->n; n++) {
+		if (rel_has(r, n, n) && max > 0) {
+			cycle[0] = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const struct rel *cat_relation(struct cat_model *m, const char *name)
+{
+	/* The last binding of the name that this execution has computed. */
+	for (int i = m->nslots - 1; i >= 0; i--) {
+		struct cat_slot *sl = &m->slots[i];
+
+		if (strcmp(sl->name, name) || sl->gen != m->gens[sl->level])
+			continue;
+		return m->vals[i]->kind == V_REL ? m->vals[i]->u.rel : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Derivations: why the relation of an expression relates a to b, as a
+ * path of base steps.  Each operator is undone in turn: a union by the
+ * branch that holds, a sequence by intermediate events found from both
+ * ends, a closure by a shortest path, an inverse by turning the steps
+ * around, an intersection or difference by its first operand, a defined
+ * name by its definition (a function by its body), down to the relations
+ * the execution itself gives (po, rf, co and the like) and to herd's
+ * standard ones whose names a reader knows (fr, rfe, coi ...).  [S] on
+ * the way is kept as a step on one event: it says which kind of event
+ * (a release, a fence) made the order.
+ */
+static const char *const base_names[] = {
+	"po", "po-loc", "rf", "rfe", "rfi", "co", "coe", "coi", "fr", "fre", "fri",
+	"rmw", "addr", "data", "ctrl", "loc", "ext", "int", "id",
+};
+
+enum { DERIVE_DEPTH = 48 };
+
+/*
+ * A function's parameter, bound to the argument's expression and the
+ * bindings it is read in, so that a step through the parameter is
+ * derived from what the caller passed.
+ */
+struct derive_arg {
+	const char *name;
+	struct cat_expr *e;
+	struct cat_frame *env;
+	struct derive_arg *up;
+};
+
+struct derivation {
+	struct cat_model *m;
+	struct cat_step *steps;
+	int n, max;
+	struct derive_arg *args;	/* innermost first */
+};
+
+static bool is_base_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(base_names) / sizeof(*base_names); i++)
+		if (!strcmp(base_names[i], name))
+			return true;
+	return false;
+}
+
+static void add_step(struct derivation *d, int from, int to, const char *base,
+		     const char *context, bool filter)
+{
+	if (d->n < d->max)
+		d->steps[d->n] = (struct cat_step){ from, to, base, context, filter, false };
+	d->n++;
+}
+
+static struct rel *derive_rel(struct derivation *d, struct cat_expr *e, struct cat_frame *env)
+{
+	struct cat_value *v = eval(d->m, e, env);
+
+	return v->kind == V_REL ? v->u.rel : NULL;
+}
+
+/* The expression that defines global slot, or NULL. */
+static struct cat_expr *definition(struct cat_model *m, int slot)
+{
+	struct cat_stmt *s = m->slots[slot].definer;
+
+	if (!s || (s->kind != S_LET && s->kind != S_LETREC) || m->slots[slot].predef)
+		return NULL;
+	for (int i = 0; i < s->nbinds; i++)
+		if (s->binds[i].slot == slot && !s->binds[i].pat.tuple)
+			return s->binds[i].e;
+	return NULL;
+}
+
+static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		   int a, int b, const char *context, int depth);
+
+/* A shortest path from a to b of at least one step of r, into path; its length. */
+static int shortest_path(const struct rel *r, int a, int b, int *path)
+{
+	int n = r->n, prev[n + 1], queue[n + 1], head = 0, tail = 0;
+
+	if (a < 0 || b < 0 || a >= n || b >= n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		prev[i] = -2;
+	for (int y = 0; y < n; y++) {
+		if (rel_has(r, a, y) && prev[y] == -2) {
+			prev[y] = -1;
+			queue[tail++] = y;
+		}
+	}
+	while (head < tail && prev[b] == -2) {
+		int x = queue[head++];
+
+		for (int y = 0; y < n; y++) {
+			if (rel_has(r, x, y) && prev[y] == -2) {
+				prev[y] = x;
+				queue[tail++] = y;
+			}
+		}
+	}
+	if (prev[b] == -2)
+		return 0;
+	int len = 0;
+
+	for (int x = b; x != -1; x = prev[x])
+		len++;
+	path[0] = a;
+	for (int x = b, i = len; x != -1; x = prev[x])
+		path[i--] = x;
+	return len;
+}
+
+/* a ; ... ; b: the events between the operands, then each operand's own steps. */
+static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		       int a, int b, const char *context, int depth)
+{
+	int n = d->m->x->nevents, k = e->n;
+	struct rel *rels[k];
+	struct set *sets[k];
+	bool reach[k + 1][n];
+	int at[k + 1];
+
+	memset(reach, 0, sizeof(reach));
+	reach[0][a] = true;
+	for (int i = 0; i < k; i++) {
+		struct cat_expr *arg = e->args[i];
+		struct cat_value *v = eval(d->m, arg->kind == X_TOID ? arg->args[0] : arg, env);
+
+		rels[i] = arg->kind != X_TOID && v->kind == V_REL ? v->u.rel : NULL;
+		sets[i] = arg->kind == X_TOID && v->kind == V_SET ? v->u.set : NULL;
+		for (int x = 0; x < n; x++) {
+			if (!reach[i][x])
+				continue;
+			if (sets[i]) {
+				reach[i + 1][x] |= set_has(sets[i], x);
+				continue;
+			}
+			for (int y = 0; rels[i] && y < n; y++)
+				reach[i + 1][y] |= rel_has(rels[i], x, y);
+		}
+	}
+	if (!reach[k][b]) {
+		add_step(d, a, b, "?", context, false);
+		return;
+	}
+	at[k] = b;
+	for (int i = k - 1; i >= 0; i--) {
+		at[i] = at[i + 1];
+		if (sets[i])
+			continue;
+		for (int x = 0; x < n; x++) {
+			if (reach[i][x] && rels[i] && rel_has(rels[i], x, at[i + 1])) {
+				at[i] = x;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < k; i++) {
+		struct cat_expr *arg = e->args[i];
+
+		if (sets[i])
+			add_step(d, at[i], at[i], arg->args[0]->kind == X_VAR ?
+				 arg->args[0]->name : "[...]", context, true);
+		else
+			derive(d, arg, env, at[i], at[i + 1], context, depth + 1);
+	}
+}
+
+/* r+ from a to b: each step of a shortest path. */
+static void derive_closure(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+			   int a, int b, const char *context, int depth)
+{
+	struct rel *r = derive_rel(d, e->args[0], env);
+	int path[d->m->x->nevents + 1], len;
+
+	if (a == b && e->kind != X_PLUS)
+		return;
+	len = r ? shortest_path(r, a, b, path) : 0;
+	if (!len) {
+		add_step(d, a, b, "?", context, false);
+		return;
+	}
+	for (int i = 0; i < len; i++)
+		derive(d, e->args[0], env, path[i], path[i + 1], context, depth + 1);
+}
+
+static int pairs(const struct rel *r)
+{
+	int n = 0;
+
+	for (int a = 0; a < r->n; a++)
+		for (int b = 0; b < r->n; b++)
+			n += rel_has(r, a, b);
+	return n;
+}
+
+static bool symmetric(const struct rel *r)
+{
+	for (int a = 0; a < r->n; a++)
+		for (int b = 0; b < a; b++)
+			if (rel_has(r, a, b) != rel_has(r, b, a))
+				return false;
+	return true;
+}
+
+/*
+ * The operand of an intersection that says most: not a cartesian
+ * product or a symmetric relation (loc, int, ext), which only classify
+ * the pair, then the one with the fewest pairs.
+ */
+static struct cat_expr *telling_operand(struct derivation *d, struct cat_expr *e,
+					struct cat_frame *env)
+{
+	struct cat_expr *best = e->args[0];
+	int fewest = -1;
+	bool best_symmetric = true;
+
+	for (int i = 0; i < e->n; i++) {
+		struct rel *r = derive_rel(d, e->args[i], env);
+		int n = r ? pairs(r) : -1;
+		bool sym = r && symmetric(r);
+
+		if (n < 0 || (sym && !best_symmetric) || e->args[i]->kind == X_CART)
+			continue;
+		/* On a tie, a composite operand explains more than a name. */
+		if (fewest < 0 || (!sym && best_symmetric) || n < fewest ||
+		    (n == fewest && best->kind == X_VAR && e->args[i]->kind != X_VAR)) {
+			best = e->args[i];
+			fewest = n;
+			best_symmetric = sym;
+		}
+	}
+	return best;
+}
+
+static void derive_var(struct derivation *d, struct cat_expr *e, int a, int b,
+		       const char *context, int depth)
+{
+	struct cat_expr *def = e->slot >= 0 ? definition(d->m, e->slot) : NULL;
+	struct derive_arg *arg, *args = d->args;
+
+	for (arg = args; e->slot < 0 && arg; arg = arg->up) {
+		if (arg->name != e->name)
+			continue;
+		d->args = arg->up;	/* the caller's parameters */
+		derive(d, arg->e, arg->env, a, b, context, depth + 1);
+		d->args = args;
+		return;
+	}
+	if (!def || is_base_name(e->name) || depth > DERIVE_DEPTH) {
+		add_step(d, a, b, e->name, context, false);
+		return;
+	}
+	d->args = NULL;		/* a global's definition sees no parameter */
+	derive(d, def, NULL, a, b, e->name[0] == '(' ? context : e->name, depth + 1);
+	d->args = args;
+}
+
+static void derive_app(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		       int a, int b, const char *context, int depth)
+{
+	struct cat_value *f = eval(d->m, e->args[0], env);
+	struct cat_expr *fun;
+	struct derive_arg arg, *args = d->args;
+
+	if (f->kind != V_CLO || depth > DERIVE_DEPTH) {
+		add_step(d, a, b, e->args[0]->kind == X_VAR ? e->args[0]->name : "?", context,
+			 false);
+		return;
+	}
+	fun = f->u.clo.fun;
+	arg = (struct derive_arg){ fun->param.n == 1 && !fun->param.tuple ?
+				   fun->param.names[0] : NULL, e->args[1], env, args };
+	d->args = &arg;
+	derive(d, fun->args[0], bind(d->m, &fun->param, eval(d->m, e->args[1], env),
+				     f->u.clo.env, e->pos), a, b, context, depth + 1);
+	d->args = args;
+}
+
+static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+		   int a, int b, const char *context, int depth)
+{
+	int first = d->n;
+
+	switch (e->kind) {
+	case X_VAR:
+		derive_var(d, e, a, b, context, depth);
+		return;
+	case X_UNION:
+		for (int i = 0; i < e->n; i++) {
+			struct rel *r = derive_rel(d, e->args[i], env);
+
+			if (r && rel_has(r, a, b)) {
+				derive(d, e->args[i], env, a, b, context, depth + 1);
+				return;
+			}
+		}
+		break;
+	case X_SEQ:
+		derive_seq(d, e, env, a, b, context, depth);
+		return;
+	case X_INTER:
+		derive(d, telling_operand(d, e, env), env, a, b, context, depth + 1);
+		return;
+	case X_DIFF:
+		derive(d, e->args[0], env, a, b, context, depth + 1);
+		return;
+	case X_PLUS:
+	case X_STAR:
+	case X_OPT:
+		derive_closure(d, e, env, a, b, context, depth);
+		return;
+	case X_INV:
+		derive(d, e->args[0], env, b, a, context, depth + 1);
+		for (int i = first, j = (d->n < d->max ? d->n : d->max) - 1; i <= j; i++, j--) {
+			struct cat_step t = d->steps[i];
+
+			d->steps[i] = d->steps[j];
+			d->steps[j] = t;
+		}
+		for (int i = first; i < d->n && i < d->max; i++) {
+			int from = d->steps[i].from;
+
+			d->steps[i].from = d->steps[i].to;
+			d->steps[i].to = from;
+			d->steps[i].inverse = !d->steps[i].inverse;
+		}
+		return;
+	case X_TOID:
+		add_step(d, a, a, e->args[0]->kind == X_VAR ? e->args[0]->name : "[...]",
+			 context, true);
+		return;
+	case X_APP:
+		derive_app(d, e, env, a, b, context, depth);
+		return;
+	case X_TRY:
+		derive(d, e->args[e->use_handler], env, a, b, context, depth + 1);
+		return;
+	default:
+		break;
+	}
+	add_step(d, a, b, "?", context, false);
+}
+
+int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps, int max)
+{
+	struct cat_stmt *s = m->failed;
+	struct derivation d = { m, steps, 0, max, NULL };
+	int arena = m->arena;
+
+	if (!s)
+		return 0;
+	m->arena = s->level;
+	derive(&d, s->e, NULL, a, b, s->name, 0);
+	m->arena = arena;
+	return d.n <= max ? d.n : -1;
+}
+
+int cat_failed_pair(struct cat_model *m, int *a, int *b)
+{
+	struct rel *r;
+
+	if (!m->failed || m->failed->test != TEST_EMPTY || !(r = failed_relation(m)))
+		return 0;
+	for (*a = 0; *a < r->n; (*a)++)
+		for (*b = 0; *b < r->n; (*b)++)
+			if (rel_has(r, *a, *b))
+				return 1;
+	return 0;
+}

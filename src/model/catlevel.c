@@ -1,0 +1,350 @@
+/*
+ * catlevel.c - the level of each value, for one event structure.
+ *
+ * catresolve.c gives every statement the level of the last `with` its
+ * text reads.  For a given event structure many terms are empty
+ * whatever the choices: a sequence or an intersection with an operand
+ * about locks, in a test that takes none.  Such a term reads nothing, so
+ * a value whose only path to a `with` goes through it does not change
+ * with that with's choice here.  In the LKMM, lock.cat's last `rf` adds
+ * to rf a term through co that is empty without locks; read by the
+ * text, it would make everything built on rf (the fences, ppo,
+ * cumul-fence...) be computed again for every coherence order.
+ *
+ * So each time the event structure changes, the terms empty for it are
+ * marked (`empty_here`: evaluation returns {} without looking inside, an
+ * empty event set where the term is a set, for ~ to complement),
+ * and every slot and statement that is not a `with` gets the highest
+ * level of the terms it still reads.  A level can only go down from the
+ * text's, so the steps keep their order.
+ *
+ * The analysis is a function of the static values it reads (is this
+ * one empty?), in the order it reads them.  Structures in turn mostly
+ * answer alike (a test's runs differ in a branch, not in the kinds of
+ * access they make), so the answers are kept: when every one is the
+ * same again, the marks and levels already in place are the ones the
+ * analysis would make, and it is not run.  Each value read again is one
+ * the analysis would have read in that state, so nothing is evaluated
+ * at a level it would not have.
+ *
+ * A term that varies less than the term it is part of is kept apart
+ * (`kept`), computed once per generation of its own level: in the LKMM
+ * without locks, prop is computed for every coherence order, but its
+ * cumul-fence* only for every reads-from.  Not inside a function or a
+ * let, whose local names the levels do not follow, nor in a let rec,
+ * whose names change from one round of its fixpoint to the next.
+ */
+#include <stdlib.h>
+
+#include "catast.h"
+
+enum { UNSEEN, BUSY, DONE };
+
+struct levels {
+	struct cat_model *m;
+	cat_slot_reader slot_value;
+	unsigned char *state;	/* per slot */
+	bool *assumed_empty;	/* a let rec's names, on the first round */
+	int local;		/* > 0 where terms may read local names */
+};
+
+static int expr_level(struct levels *a, struct cat_expr *e);
+static int slot_level(struct levels *a, int slot);
+
+/* Whether a static value is empty, kept among the answers. */
+static bool read_empty(struct levels *a, int slot)
+{
+	struct cat_model *m = a->m;
+	bool empty = cat_is_empty(a->slot_value(m, slot));
+
+	m->level_reads = grow_array(m->level_reads, m->nlevel_reads, &m->level_reads_cap,
+				    sizeof(*m->level_reads));
+	m->level_reads[m->nlevel_reads++] = (struct level_read){ slot, empty };
+	return empty;
+}
+
+/* Whether the last analysis holds: its reads, in turn, answer as then. */
+static bool same_answers(struct cat_model *m, cat_slot_reader slot_value)
+{
+	if (!m->levels_known)
+		return false;
+	for (int i = 0; i < m->nlevel_reads; i++) {
+		const struct level_read *r = &m->level_reads[i];
+
+		if (cat_is_empty(slot_value(m, r->slot)) != r->empty)
+			return false;
+	}
+	return true;
+}
+
+/* Whether e's value is {}, an empty set or an empty relation here. */
+static bool empty_operand(struct levels *a, const struct cat_expr *e)
+{
+	const struct cat_slot *sl;
+
+	if (e->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY)
+		return true;
+	if (e->kind != X_VAR || e->slot < 0)
+		return false;
+	if (a->assumed_empty[e->slot])
+		return true;
+	sl = &a->m->slots[e->slot];
+	if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
+		return false;
+	return read_empty(a, e->slot);
+}
+
+/* Whether e's value is of its operands' kind: a set when they are sets. */
+static bool is_set_operation(const struct cat_expr *e)
+{
+	return e->kind == X_DIFF || e->kind == X_INTER || e->kind == X_UNION;
+}
+
+/* Whether e is an event set, as far as the marks and static values say. */
+static bool is_event_set(struct levels *a, const struct cat_expr *e)
+{
+	const struct cat_slot *sl;
+
+	switch (e->kind) {
+	case X_VAR:
+		if (e->slot < 0 || a->assumed_empty[e->slot])
+			return false;
+		sl = &a->m->slots[e->slot];
+		if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
+			return false;
+		return a->slot_value(a->m, e->slot)->kind == V_SET;
+	case X_UNIV:
+		return true;
+	default:
+		if (!is_set_operation(e))
+			return false;
+		return e->empty_here ? e->empty_set : is_event_set(a, e->args[0]);
+	}
+}
+
+/*
+ * Whether an operation whose operands' levels are known is empty here:
+ * as in evaluation, a sequence, an intersection or a product stops at
+ * any empty operand, a difference at an empty left one.
+ */
+static bool empty_term(struct levels *a, const struct cat_expr *e)
+{
+	int i;
+
+	switch (e->kind) {
+	case X_SEQ:
+	case X_INTER:
+	case X_CART:
+		for (i = 0; i < e->n; i++)
+			if (empty_operand(a, e->args[i]))
+				return true;
+		return false;
+	case X_DIFF:
+	case X_TOID:
+	case X_PLUS:
+	case X_INV:
+		return empty_operand(a, e->args[0]);
+	case X_UNION:
+		for (i = 0; i < e->n; i++)
+			if (!empty_operand(a, e->args[i]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* e, of `level`, is kept apart from a term of a higher one. */
+static void keep(struct levels *a, struct cat_expr *e, int level)
+{
+	struct cat_model *m = a->m;
+
+	m->kept = grow_array(m->kept, m->nkept, &m->kept_cap, sizeof(*m->kept));
+	m->kept[m->nkept] = (struct cat_kept){ level, 0, NULL };
+	e->kept = ++m->nkept;
+}
+
+/*
+ * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
+ * operands of a lower level than the highest are kept apart.
+ */
+static int operands_level(struct levels *a, struct cat_expr **args, int n)
+{
+	int level = LEVEL_STATIC, levels[n + 1];
+
+	for (int i = 0; i < n; i++) {
+		levels[i] = expr_level(a, args[i]);
+		if (levels[i] > level)
+			level = levels[i];
+	}
+	for (int i = 0; i < n && !a->local; i++)
+		if (levels[i] < level && !args[i]->empty_here && cat_worth_keeping(args[i]))
+			keep(a, args[i], levels[i]);
+	return level;
+}
+
+static int binds_level(struct levels *a, struct cat_bind *binds, int n)
+{
+	int level = LEVEL_STATIC;
+
+	for (int i = 0; i < n; i++) {
+		int l = expr_level(a, binds[i].e);
+
+		if (l > level)
+			level = l;
+	}
+	return level;
+}
+
+static int let_level(struct levels *a, struct cat_expr *e)
+{
+	int level, l;
+
+	a->local++;
+	level = expr_level(a, e->args[0]);
+	l = binds_level(a, e->binds, e->nbinds);
+	a->local--;
+	return l > level ? l : level;
+}
+
+/* Every node below e is marked, so that evaluation never meets a stale mark. */
+static int expr_level(struct levels *a, struct cat_expr *e)
+{
+	int level;
+
+	e->empty_here = false;
+	e->empty_set = false;
+	e->kept = 0;
+	switch (e->kind) {
+	case X_VAR:
+		return e->slot < 0 ? LEVEL_STATIC : slot_level(a, e->slot);
+	case X_FUN:
+		a->local++;
+		level = expr_level(a, e->args[0]);
+		a->local--;
+		return level;
+	case X_LET:
+	case X_LETREC:
+		return let_level(a, e);
+	case X_TRY:
+		return expr_level(a, e->args[e->use_handler]);
+	default:
+		level = operands_level(a, e->args, e->n);
+		e->empty_here = empty_term(a, e);
+		e->empty_set = e->empty_here && is_set_operation(e) && is_event_set(a, e->args[0]);
+		return e->empty_here ? LEVEL_STATIC : level;
+	}
+}
+
+/* The first slot a let binds (an enum binds its name alone). */
+static int first_slot(const struct cat_stmt *s)
+{
+	return s->nbinds ? s->binds[0].slot : s->end_slot;
+}
+
+static void set_level(struct levels *a, struct cat_stmt *s, int level, int state)
+{
+	s->level = level;
+	for (int slot = first_slot(s); slot < s->end_slot; slot++) {
+		a->m->slots[slot].level = level;
+		a->state[slot] = state;
+	}
+}
+
+/*
+ * A let rec is first read with its names empty: if every binding is
+ * then empty, so is the least fixpoint.  Otherwise the names take the
+ * level of their bindings, round after round until it holds still;
+ * until then they are busy, never evaluated.
+ */
+static void letrec_level(struct levels *a, struct cat_stmt *s)
+{
+	bool all_empty = true;
+	int level;
+
+	a->local++;
+	for (int slot = first_slot(s); slot < s->end_slot; slot++)
+		a->assumed_empty[slot] = true;
+	set_level(a, s, LEVEL_STATIC, BUSY);
+	binds_level(a, s->binds, s->nbinds);
+	for (int i = 0; i < s->nbinds; i++)
+		all_empty &= empty_operand(a, s->binds[i].e);
+	for (int slot = first_slot(s); slot < s->end_slot; slot++)
+		a->assumed_empty[slot] = false;
+	/* Empty, the marks made with the names empty hold. */
+	if (!all_empty) {
+		do {
+			int grown = binds_level(a, s->binds, s->nbinds);
+
+			level = s->level;
+			set_level(a, s, grown > level ? grown : level, BUSY);
+		} while (s->level != level);
+	}
+	set_level(a, s, s->level, DONE);
+	a->local--;
+}
+
+static int slot_level(struct levels *a, int slot)
+{
+	struct cat_slot *sl = &a->m->slots[slot];
+	struct cat_stmt *s = sl->definer;
+	int local = a->local;
+
+	if (a->state[slot] != UNSEEN || sl->predef || s->kind == S_WITH)
+		return sl->level;
+	a->state[slot] = BUSY;
+	a->local = 0;	/* a statement of its own, wherever it is first read */
+	if (s->kind == S_LETREC)
+		letrec_level(a, s);
+	else
+		set_level(a, s, binds_level(a, s->binds, s->nbinds), DONE);
+	a->local = local;
+	return sl->level;
+}
+
+static void analyse_each(void *arg)
+{
+	struct levels *a = arg;
+	struct cat_model *m = a->m;
+
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+
+		if (s->kind == S_CHECK || s->kind == S_FLAG)
+			s->level = expr_level(a, s->e);
+		else if (s->kind == S_WITH)
+			binds_level(a, s->binds, s->nbinds);
+		else if (first_slot(s) < s->end_slot)
+			slot_level(a, first_slot(s));
+	}
+	for (int i = 0; i < m->invariants.len; i++) {
+		struct cat_stmt *s = m->invariants.items[i];
+
+		slot_level(a, s->binds[0].slot);
+	}
+}
+
+/*
+ * Mark the terms empty for the event structure of m->x, and set the
+ * levels.  A type error found on the way ends the load: the analysis's
+ * tables are freed first.
+ */
+void cat_level_analyse(struct cat_model *m, cat_slot_reader slot_value)
+{
+	struct levels a;
+	int status;
+
+	if (same_answers(m, slot_value))
+		return;
+	m->levels_known = false;	/* until the analysis is whole */
+	m->nlevel_reads = 0;
+	m->nkept = 0;
+	a = (struct levels){ m, slot_value, xcalloc(m->nslots + 1, 1),
+			     xcalloc(m->nslots + 1, sizeof(bool)), 0 };
+	status = catch_die(analyse_each, &a);
+	free(a.state);
+	free(a.assumed_empty);
+	if (status)
+		die_again(status);
+	m->levels_known = true;
+}

@@ -1,0 +1,411 @@
+/*
+ * catresolve.c - prepare the statement list for fast evaluation.
+ *
+ * Every top-level binding gets its own slot (a redefinition such as
+ * "let rf = rf | rf-lf" makes a new one), and every name is resolved to
+ * the slot visible where it is written.  The statements then only depend
+ * on each other through slots, so a slot can be computed when first
+ * needed (see cateval.c) and kept as long as its level says: what does
+ * not depend on a `with` choice is computed once for all choices, and
+ * what depends on the event structure only (see catprim.c for which
+ * predefined names do) once for all its executions.  The checks run by
+ * level, each right after the last `with` it depends on.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catast.h"
+
+struct resolver {
+	struct cat_model *m;
+	struct vec locals;	/* local names in scope, innermost last */
+	int probing;		/* inside the body of a `try` */
+	bool unbound;		/* a probed name was unbound */
+	struct vec reads;	/* slots read by the current statement */
+};
+
+static int new_slot(struct cat_model *m, const char *name)
+{
+	m->slots = xrealloc(m->slots, (m->nslots + 1) * sizeof(*m->slots));
+	memset(&m->slots[m->nslots], 0, sizeof(*m->slots));
+	m->slots[m->nslots].name = name;
+	return m->nslots++;
+}
+
+static int find_slot(struct cat_model *m, const char *name)
+{
+	for (int i = m->nslots - 1; i >= 0; i--)
+		if (m->slots[i].name == name)
+			return i;
+	return -1;
+}
+
+static bool is_local(struct resolver *r, const char *name)
+{
+	for (int i = r->locals.len - 1; i >= 0; i--)
+		if (r->locals.items[i] == name)
+			return true;
+	return false;
+}
+
+static void push_pat(struct resolver *r, const struct cat_pat *pat)
+{
+	for (int i = 0; i < pat->n; i++)
+		vec_push(&r->locals, (void *)pat->names[i]);
+}
+
+static void pop_pat(struct resolver *r, const struct cat_pat *pat)
+{
+	r->locals.len -= pat->n;
+}
+
+static void resolve_expr(struct resolver *r, struct cat_expr *e);
+
+static void resolve_var(struct resolver *r, struct cat_expr *e)
+{
+	if (is_local(r, e->name))
+		return;
+	e->slot = find_slot(r->m, e->name);
+	if (e->slot >= 0) {
+		vec_push(&r->reads, (void *)(intptr_t)e->slot);
+		return;
+	}
+	if (!r->probing)
+		die_at(e->pos, "unbound name '%s'", e->name);
+	r->unbound = true;
+}
+
+static void resolve_let(struct resolver *r, struct cat_expr *e)
+{
+	bool rec = e->kind == X_LETREC;
+
+	if (rec)
+		for (int i = 0; i < e->nbinds; i++)
+			push_pat(r, &e->binds[i].pat);
+	for (int i = 0; i < e->nbinds; i++)
+		resolve_expr(r, e->binds[i].e);
+	if (!rec)
+		for (int i = 0; i < e->nbinds; i++)
+			push_pat(r, &e->binds[i].pat);
+	resolve_expr(r, e->args[0]);
+	for (int i = 0; i < e->nbinds; i++)
+		pop_pat(r, &e->binds[i].pat);
+}
+
+/* try e1 with e2: e2 stands in when e1 names something undefined. */
+static void resolve_try(struct resolver *r, struct cat_expr *e)
+{
+	bool unbound = r->unbound;
+	int nreads = r->reads.len;
+
+	r->probing++;
+	r->unbound = false;
+	resolve_expr(r, e->args[0]);
+	r->probing--;
+	e->use_handler = r->unbound;
+	r->unbound = unbound;
+	if (e->use_handler) {
+		r->reads.len = nreads;
+		resolve_expr(r, e->args[1]);
+	}
+}
+
+static void resolve_expr(struct resolver *r, struct cat_expr *e)
+{
+	switch (e->kind) {
+	case X_VAR:
+		resolve_var(r, e);
+		return;
+	case X_FUN:
+		push_pat(r, &e->param);
+		resolve_expr(r, e->args[0]);
+		pop_pat(r, &e->param);
+		return;
+	case X_LET:
+	case X_LETREC:
+		resolve_let(r, e);
+		return;
+	case X_TRY:
+		resolve_try(r, e);
+		return;
+	default:
+		for (int i = 0; i < e->n; i++)
+			resolve_expr(r, e->args[i]);
+	}
+}
+
+/* Give the names of the bindings slots; a tuple pattern takes several. */
+static void bind_slots(struct cat_model *m, struct cat_stmt *s)
+{
+	for (int i = 0; i < s->nbinds; i++) {
+		const struct cat_pat *pat = &s->binds[i].pat;
+
+		s->binds[i].slot = m->nslots;
+		for (int j = 0; j < pat->n; j++)
+			new_slot(m, pat->names[j] ? pat->names[j]
+						  : cat_intern(m, "_", 1));
+	}
+}
+
+static int resolve_stmt(struct resolver *r, struct cat_stmt *s)
+{
+	struct cat_model *m = r->m;
+
+	if (s->kind == S_LETREC)
+		bind_slots(m, s);
+	for (int i = 0; i < s->nbinds; i++)
+		resolve_expr(r, s->binds[i].e);
+	if (s->e)
+		resolve_expr(r, s->e);
+	if (s->kind != S_LETREC)
+		bind_slots(m, s);
+	return m->nslots;
+}
+
+/* The level of a statement: the highest of the slots it reads. */
+static int read_level(struct cat_model *m, struct vec *reads)
+{
+	int level = LEVEL_STATIC;
+
+	for (int i = 0; i < reads->len; i++) {
+		int slot = (int)(intptr_t)reads->items[i];
+
+		if (m->slots[slot].level > level)
+			level = m->slots[slot].level;
+	}
+	return level;
+}
+
+static void predefine(struct cat_model *m)
+{
+	struct vec defs = { 0 };
+
+	cat_predefine(m, &defs);
+	for (int i = 0; i < defs.len; i++) {
+		const struct cat_predef *def = defs.items[i];
+		int slot = new_slot(m, cat_intern(m, def->name, strlen(def->name)));
+
+		m->slots[slot].predef = def;
+		m->slots[slot].level = def->level;
+	}
+	vec_free(&defs);
+}
+
+/* ---- Hoisting ---- */
+
+/*
+ * The level e's value belongs to, or -1 when e cannot be kept apart
+ * (it reads or binds local names).
+ */
+static int closed_level(struct cat_model *m, struct cat_expr *e)
+{
+	int level = LEVEL_STATIC;
+
+	switch (e->kind) {
+	case X_VAR:
+		return e->slot < 0 ? -1 : m->slots[e->slot].level;
+	case X_FUN:
+	case X_LET:
+	case X_LETREC:
+		return -1;
+	case X_TRY:
+		return closed_level(m, e->args[e->use_handler]);
+	default:
+		break;
+	}
+	for (int i = 0; i < e->n; i++) {
+		int arg = closed_level(m, e->args[i]);
+
+		if (arg < 0)
+			return -1;
+		if (arg > level)
+			level = arg;
+	}
+	return level;
+}
+
+/* A new slot of `level` bound to e, and a reference to it. */
+static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
+{
+	struct cat_stmt *s = arena_alloc(&m->syntax, sizeof(*s));
+	struct cat_expr *var = arena_alloc(&m->syntax, sizeof(*var));
+	const char *name = cat_intern(m, "(invariant)", 11);
+
+	s->kind = S_LET;
+	s->pos = e->pos;
+	s->level = level;
+	s->nbinds = 1;
+	s->binds = arena_alloc(&m->syntax, sizeof(*s->binds));
+	s->binds->pos = e->pos;
+	s->binds->e = e;
+	s->binds->pat.n = 1;
+	s->binds->pat.names = arena_alloc(&m->syntax, sizeof(char *));
+	s->binds->pat.names[0] = name;
+	s->binds->slot = new_slot(m, name);
+	s->end_slot = s->binds->slot + 1;
+	m->slots[s->binds->slot].level = level;
+	m->slots[s->binds->slot].definer = s;
+	vec_push(&m->invariants, s);
+	var->kind = X_VAR;
+	var->pos = e->pos;
+	var->name = name;
+	var->slot = s->binds->slot;
+	return var;
+}
+
+/* Gather the operands of e[from..to) into one operand of e's kind. */
+static void group(struct cat_model *m, struct cat_expr *e, int from, int to)
+{
+	struct cat_expr *g = arena_alloc(&m->syntax, sizeof(*g));
+
+	g->kind = e->kind;
+	g->pos = e->args[from]->pos;
+	g->slot = -1;
+	g->n = to - from;
+	g->args = arena_alloc(&m->syntax, g->n * sizeof(*g->args));
+	memcpy(g->args, e->args + from, g->n * sizeof(*g->args));
+	e->args[from] = g;
+	memmove(e->args + from + 1, e->args + to, (e->n - to) * sizeof(*e->args));
+	e->n -= to - from - 1;
+}
+
+/*
+ * In a union, the operands that vary less than `level` make one group;
+ * in a sequence, each run of consecutive such operands does.
+ */
+static void group_invariants(struct cat_model *m, struct cat_expr *e, int level)
+{
+	for (int i = 0; i < e->n; i++) {
+		int end = i, l;
+
+		if (e->kind == X_UNION) {
+			for (int j = i; j < e->n; j++) {
+				l = closed_level(m, e->args[j]);
+				if (l >= 0 && l < level) {
+					struct cat_expr *t = e->args[end];
+
+					e->args[end++] = e->args[j];
+					e->args[j] = t;
+				}
+			}
+		} else {
+			while (end < e->n && (l = closed_level(m, e->args[end])) >= 0 &&
+			       l < level)
+				end++;
+		}
+		if (end - i >= 2)
+			group(m, e, i, end);
+		if (e->kind == X_UNION)
+			return;
+	}
+}
+
+/*
+ * Give the parts of *ep that vary less than `level` slots of their own,
+ * computed once per generation of their level rather than of `level`:
+ * e.g. the fence parts of mb do not depend on a coherence order.
+ */
+static void hoist(struct cat_model *m, struct cat_expr **ep, int level)
+{
+	struct cat_expr *e = *ep;
+	int l;
+
+	if (e->kind == X_FUN || e->kind == X_LET || e->kind == X_LETREC)
+		return;
+	if (e->kind == X_TRY) {
+		hoist(m, &e->args[e->use_handler], level);
+		return;
+	}
+	l = closed_level(m, e);
+	if (l >= 0 && l < level && cat_worth_keeping(e)) {
+		*ep = keep(m, e, l);
+		return;
+	}
+	if (e->kind == X_UNION || e->kind == X_SEQ)
+		group_invariants(m, e, level);
+	for (int i = 0; i < e->n; i++)
+		hoist(m, &e->args[i], level);
+}
+
+static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
+{
+	if (s->kind == S_WITH || s->level == LEVEL_STATIC)
+		return;
+	for (int i = 0; i < s->nbinds; i++)
+		hoist(m, &s->binds[i].e, s->level);
+	if (s->e)
+		hoist(m, &s->e, s->level);
+}
+
+/* Resolve every statement, giving it and the slots it binds a level. */
+static void resolve_each(void *arg)
+{
+	struct resolver *r = arg;
+	struct cat_model *m = r->m;
+	int withs = LEVEL_EXECUTION;
+
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+		int first;
+
+		s->index = i;
+		r->reads.len = 0;
+		first = s->nbinds ? -1 : m->nslots;
+		s->end_slot = resolve_stmt(r, s);
+		s->level = s->kind == S_WITH ? ++withs : read_level(m, &r->reads);
+		if (first < 0)
+			first = s->binds[0].slot;
+		for (int slot = first; slot < s->end_slot; slot++) {
+			m->slots[slot].level = s->level;
+			m->slots[slot].definer = s;
+		}
+		hoist_stmt(m, s);
+	}
+}
+
+/* The resolver's scopes are freed when an unbound name ends the load too. */
+static void resolve_all(struct cat_model *m)
+{
+	struct resolver r = { .m = m };
+	int status = catch_die(resolve_each, &r);
+
+	vec_free(&r.locals);
+	vec_free(&r.reads);
+	if (status)
+		die_again(status);
+}
+
+static int by_level(const void *a, const void *b)
+{
+	const struct cat_stmt *const *x = a, *const *y = b;
+
+	if ((*x)->level != (*y)->level)
+		return (*x)->level - (*y)->level;
+	return (*x)->index - (*y)->index;	/* else keep the source order */
+}
+
+static void sort_by_level(struct vec *stmts)
+{
+	if (stmts->len)
+		qsort(stmts->items, stmts->len, sizeof(void *), by_level);
+}
+
+void cat_resolve(struct cat_model *m)
+{
+	predefine(m);
+	resolve_all(m);
+	for (int i = 0; i < m->stmts.len; i++) {
+		struct cat_stmt *s = m->stmts.items[i];
+
+		if (s->kind == S_CHECK || s->kind == S_WITH)
+			vec_push(&m->steps, s);
+		else if (s->kind == S_FLAG)
+			vec_push(&m->flag_stmts, s);
+		if (s->level >= m->nlevels)
+			m->nlevels = s->level + 1;
+	}
+	sort_by_level(&m->steps);
+	sort_by_level(&m->flag_stmts);
+	if (m->nlevels <= LEVEL_EXECUTION)
+		m->nlevels = LEVEL_EXECUTION + 1;
+}
