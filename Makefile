@@ -4,7 +4,7 @@
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Isrc
+CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Iinclude -Isrc
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # One folder per layer (docs/hacking.md); the command line (src/cli/) and
@@ -32,7 +32,7 @@ $(RUNTIME_C): $(RUNTIME_H)
 $(RUNTIME_OBJ): $(RUNTIME_C)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-all: bin/lkmm bin/herd7 bin/lkmm-code
+all: bin/lkmm bin/herd7 bin/lkmm-code build/liblkmm.a
 
 # The build ID is the binary's identity for the model cache (modelcache.c):
 # without one, lkmm uses no cache.
@@ -70,6 +70,33 @@ build/asan/lkmm-code: $(CODE_ASAN_OBJS) $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME
 build/asan/code/%.o: src/code/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SANITIZE) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The library (include/lkmm.h): every layer below the programs in one
+# relocatable object, in which only the names the header declares stay
+# global, so that a program linking it meets none of our internal names.
+build/liblkmm.a: $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ) include/lkmm.h
+	sed -n 's/^[a-z].*[ *]\(lkmm_[a-z_]*\)(.*/\1/p' include/lkmm.h > build/liblkmm.syms
+	ld -r -o build/liblkmm.o $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	objcopy --keep-global-symbols=build/liblkmm.syms build/liblkmm.o
+	rm -f $@ && ar rcs $@ build/liblkmm.o
+
+# `make install PREFIX=DIR`: the programs, the header and the library, the
+# man page, the kernel's model (found beside the installed binary) and
+# the kernel half that `lkmm run` drives (its builds go to the user's cache).
+PREFIX ?= /usr/local
+MODEL_FILES := $(wildcard build/kernel-model/tools/memory-model/*.cfg \
+	build/kernel-model/tools/memory-model/*.def build/kernel-model/tools/memory-model/*.bell \
+	build/kernel-model/tools/memory-model/*.cat)
+install: all build/liblkmm.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/lkmm/model
+	install -m 755 bin/lkmm bin/lkmm-code $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/lkmm.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 build/liblkmm.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 docs/lkmm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MODEL_FILES) $(DESTDIR)$(PREFIX)/share/lkmm/model/
+	rm -rf $(DESTDIR)$(PREFIX)/share/lkmm/kernel
+	cp -R kernel $(DESTDIR)$(PREFIX)/share/lkmm/kernel
 
 # Invoked as herd7, lkmm behaves as `lkmm check`, for the kernel's scripts.
 bin/herd7: bin/lkmm
@@ -132,7 +159,7 @@ check:
 FUZZ_TARGETS := parse cat check cache log module
 FUZZ_BINS := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Isrc \
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Iinclude -Isrc \
 	-DFUZZ_MODEL_DIR='"$(CURDIR)/build/kernel-model/tools/memory-model"' \
 	-DFUZZ_TESTS_DIR='"$(CURDIR)/tests/src"'
 FUZZ_OBJS := $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) \
@@ -192,7 +219,7 @@ paulmck-sweep: all
 bench: all build/randlitmus
 	scripts/bench.sh
 
-.PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep
+.PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep install
 clean:
 	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.* \
 		build/test-cache build/bench-cache build/paulmck-sweep

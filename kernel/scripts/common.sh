@@ -13,7 +13,13 @@ KSRC_TOPDIR=linux-source-6.12
 # build/ is ignored by git.  The source tree is a git repository whose tag
 # "pristine" is the unpacked tarball; objects go to a separate O= directory
 # so resetting the sources never throws away compiled objects.
-KBUILD_ROOT=${KBUILD_ROOT:-$LKMM_ROOT/build/kernel}
+# In the source tree, builds go to build/kernel; an installed copy
+# (PREFIX/share/lkmm, read-only to its users) builds in the user's cache.
+if [ -f "$LKMM_ROOT/Makefile" ]; then
+	KBUILD_ROOT=${KBUILD_ROOT:-$LKMM_ROOT/build/kernel}
+else
+	KBUILD_ROOT=${KBUILD_ROOT:-${LKMM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lkmm}/kernel}
+fi
 KSRC=${KSRC:-$KBUILD_ROOT/src}
 KOBJ=${KOBJ:-$KBUILD_ROOT/obj}
 KGUEST=${KGUEST:-$KBUILD_ROOT/guest}

@@ -9,7 +9,7 @@
  *
  *	struct lkmm ctx;
  *	struct lkmm_result *r;
- *	struct model_spec spec = { "tools/memory-model", "linux-kernel.cfg", NULL };
+ *	struct model_spec spec = { .dir = "tools/memory-model", .cfg_name = "linux-kernel.cfg" };
  *	int status = lkmm_open(&ctx, &spec, NULL);
  *
  *	if (!status) {
@@ -73,6 +73,8 @@ struct lkmm_result {
 	struct outcomes outcomes;	/* outcomes.limit: why a limit ended it */
 	struct strbuf out;		/* herd7's output, then --explain's and --suggest's */
 	size_t herd_len;		/* herd7's output: the start of out */
+	struct strbuf herd;		/* herd7's output alone */
+	struct strbuf stats;		/* --stats */
 	struct strbuf explanation;	/* --explain or --html */
 	struct strbuf suggestion;	/* --suggest */
 	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
@@ -91,6 +93,9 @@ int lkmm_check_file(const struct lkmm *ctx, const char *path, const struct check
 int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
 		    const struct check_options *opts, struct lkmm_result **result);
 void lkmm_result_free(struct lkmm_result *r);
+
+/* The options of `lkmm check` given none: herd7's limits, --suggest's budget. */
+void check_options_init(struct check_options *opts);
 
 /* Check each file on its own; the worst exit status of all (util.h). */
 int check_files(char **files, int nfiles, const struct check_options *opts);

@@ -62,6 +62,8 @@ void lkmm_result_free(struct lkmm_result *r)
 {
 	outcomes_free(&r->outcomes);
 	sb_free(&r->out);
+	sb_free(&r->herd);
+	sb_free(&r->stats);
 	sb_free(&r->explanation);
 	sb_free(&r->suggestion);
 	sb_free(&r->dot);
@@ -92,6 +94,17 @@ static int open_copies(struct lkmm_threads *t)
 	}
 	t->n = t->nopen;	/* one that failed is not tried again */
 	return t->nopen;
+}
+
+void check_options_init(struct check_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->speedcheck = SPEEDCHECK_FALSE;
+	opts->max_executions = 10000000;
+	opts->limits.max_traces = 100000;
+	opts->limits.max_values = 256;
+	opts->max_variants = 0;		/* the time budget bounds the search */
+	opts->suggest_timeout = SUGGEST_TIMEOUT;
 }
 
 /* Parse, expand, generate and enumerate r->text. */
@@ -125,10 +138,13 @@ static void run_test(void *arg)
 		job->status = EXIT_LIMIT;	/* the reason is printed in order, by finish_one() */
 		return;
 	}
-	report(r->prog, &r->outcomes, monotonic_seconds() - start, &r->out);
+	report(r->prog, &r->outcomes, monotonic_seconds() - start, &r->herd);
+	sb_add(&r->out, r->herd.buf, r->herd.len);
 	r->herd_len = r->out.len;
-	if (opts->stats)
-		stats_print(&r->outcomes, &r->out);
+	if (opts->stats) {
+		stats_print(&r->outcomes, &r->stats);
+		sb_add(&r->out, r->stats.buf, r->stats.len);
+	}
 	if (opts->explain || opts->html_file)
 		explain(r->prog, &r->outcomes, opts->suggest, &r->explanation);
 	if (opts->explain)
@@ -137,7 +153,7 @@ static void run_test(void *arg)
 		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
 		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	}
-	if (opts->graph_dir || opts->html_file)
+	if (opts->graph)
 		explain_graph(r->prog, &r->outcomes, &r->dot);
 }
 

@@ -11,8 +11,12 @@
 
 #include "base/base.h"
 
-/* Relative to the directory of the binary (bin/): the setup step's tree. */
+/*
+ * Relative to the directory of the binary: the setup step's tree (for
+ * bin/lkmm), and the model `make install` copies (for PREFIX/bin/lkmm).
+ */
 #define UNPACKED_MODEL "../build/kernel-model/tools/memory-model"
+#define INSTALLED_MODEL "../share/lkmm/model"
 
 const char model_dir_help[] =
 	"The model directory (holding linux-kernel.cfg, .def, .bell, .cat and\n"
@@ -22,7 +26,8 @@ const char model_dir_help[] =
 	"  3. the current directory, if it holds linux-kernel.cfg (herd7's way\n"
 	"     of running from a kernel tree's tools/memory-model);\n"
 	"  4. build/kernel-model/tools/memory-model beside bin/, unpacked from\n"
-	"     Debian's linux-source-6.12 by scripts/setup.sh.\n";
+	"     Debian's linux-source-6.12 by scripts/setup.sh;\n"
+	"  5. share/lkmm/model beside the installed bin/ (make install).\n";
 
 static bool has_file(const char *dir, const char *name)
 {
@@ -35,7 +40,8 @@ static bool has_file(const char *dir, const char *name)
 	return found;
 }
 
-static char *unpacked_model_dir(void)
+/* The directory at `relative` to the binary's own, if there is one. */
+static char *beside_binary(const char *relative)
 {
 	char exe[PATH_MAX], *slash, *dir;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -48,10 +54,29 @@ static char *unpacked_model_dir(void)
 	if (!slash)
 		return NULL;
 	*slash = '\0';
-	sb_addf(&path, "%s/%s", exe, UNPACKED_MODEL);
+	sb_addf(&path, "%s/%s", exe, relative);
 	dir = realpath(path.buf, NULL);
 	sb_free(&path);
 	return dir;
+}
+
+char *model_dir_lookup(const char *cfg_name)
+{
+	const char *env = getenv("LKMM_MODEL_DIR");
+	const char *beside[] = { UNPACKED_MODEL, INSTALLED_MODEL };
+
+	if (env && *env)
+		return has_file(env, cfg_name) ? xstrdup(env) : NULL;
+	if (has_file(".", cfg_name))
+		return xstrdup(".");
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		char *dir = beside_binary(beside[i]);
+
+		if (dir && has_file(dir, cfg_name))
+			return dir;
+		free(dir);
+	}
+	return NULL;
 }
 
 char *model_dir_find(const char *explicit, const char *cfg_name)
@@ -65,18 +90,12 @@ char *model_dir_find(const char *explicit, const char *cfg_name)
 			    cfg_name, explicit);
 		return xstrdup(explicit);
 	}
-	if (env && *env) {
-		if (!has_file(env, cfg_name))
-			die(EXIT_BAD_INPUT, "no %s in model directory %s (given by $LKMM_MODEL_DIR)",
-			    cfg_name, env);
-		return xstrdup(env);
-	}
-	if (has_file(".", cfg_name))
-		return xstrdup(".");
-	dir = unpacked_model_dir();
-	if (dir && has_file(dir, cfg_name))
+	if (env && *env && !has_file(env, cfg_name))
+		die(EXIT_BAD_INPUT, "no %s in model directory %s (given by $LKMM_MODEL_DIR)",
+		    cfg_name, env);
+	dir = model_dir_lookup(cfg_name);
+	if (dir)
 		return dir;
-	free(dir);
 	die(EXIT_BAD_INPUT,
 	    "cannot find the memory model (%s).\n"
 	    "Run scripts/setup.sh to unpack it from Debian's linux-source-6.12,\n"

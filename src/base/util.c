@@ -15,10 +15,17 @@
 
 _Thread_local jmp_buf *die_jump;
 
+/*
+ * A limit like any other: the library's caller gets EXIT_LIMIT back (no
+ * message is formatted: that would allocate).
+ */
 static _Noreturn void out_of_memory(void)
 {
-	fputs("lkmm: out of memory\n", stderr);
-	exit(EXIT_LIMIT);
+	if (die_record && !die_record->status)
+		die_record->status = EXIT_LIMIT;	/* message NULL: out of memory */
+	if (!die_output)
+		fputs("lkmm: out of memory\n", stderr);
+	die_again(EXIT_LIMIT);
 }
 
 void *xmalloc(size_t size)
@@ -88,12 +95,35 @@ static void format_message(struct strbuf *msg, const struct srcpos *pos, const c
 	sb_addf(msg, "\n");
 }
 
+_Thread_local struct die_record *die_record;
+
+/* The first error into die_record, when it is set. */
+static void record(int status, const struct srcpos *pos, const char *fmt, va_list ap)
+{
+	struct strbuf msg = { 0 };
+
+	if (!die_record || die_record->status)
+		return;
+	sb_vaddf(&msg, fmt, ap);
+	die_record->status = status;
+	die_record->message = msg.buf ? msg.buf : xstrdup("");
+	if (pos && pos->file) {
+		die_record->file = xstrdup(pos->file);
+		die_record->line = pos->line;
+		die_record->col = pos->col;
+	}
+}
+
 /* The message where put_message() puts it; then exit (or jump, see die_jump). */
 static _Noreturn void vdie(int status, const struct srcpos *pos, const char *what,
 			   const char *fmt, va_list ap)
 {
 	struct strbuf msg = { 0 };
+	va_list copy;
 
+	va_copy(copy, ap);
+	record(status, pos, fmt, copy);
+	va_end(copy);
 	format_message(&msg, pos, what, fmt, ap);
 	die_with_message(status, &msg);
 }

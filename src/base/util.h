@@ -90,6 +90,19 @@ _Noreturn void die_with_message(int status, struct strbuf *msg);
  */
 extern _Thread_local struct strbuf *die_output;
 
+/*
+ * Where die_at() and die() also keep the first error while it is set:
+ * its place and message apart, for the library's callers (include/lkmm.h).
+ * One per thread.
+ */
+struct die_record {
+	int status;
+	char *file;		/* NULL when the error has no place */
+	int line, col;
+	char *message;		/* without the place: "expression expected"; NULL: out of memory */
+};
+extern _Thread_local struct die_record *die_record;
+
 /* Print "FILE:LINE:COL: error: ..." and exit with EXIT_BAD_INPUT. */
 _Noreturn void die_at(struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

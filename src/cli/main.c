@@ -100,6 +100,8 @@ static const char usage[] =
 	"  --compare LOG         run nothing: hold the results in LOG (run.sh's\n"
 	"                        output, a console log, or klitmus7's own log)\n"
 	"                        against the model\n"
+	"  --where               print where the kernel half (patches, QEMU\n"
+	"                        harness) is taken from, and run nothing\n"
 	"  -I DIR, -conf FILE, -variant NAMES, --no-model-cache\n"
 	"                        the model, as for check\n"
 	"\n"
@@ -262,17 +264,6 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 	return nfiles;
 }
 
-static void default_options(struct check_options *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-	opts->speedcheck = SPEEDCHECK_FALSE;
-	opts->max_executions = 10000000;
-	opts->limits.max_traces = 100000;
-	opts->limits.max_values = 256;
-	opts->max_variants = 0;		/* the time budget bounds the search */
-	opts->suggest_timeout = SUGGEST_TIMEOUT;
-}
-
 /* Parse and expand a test; the macros must outlive it. */
 static struct litmus *load_test(const char *path, const struct macro_table *macros)
 {
@@ -297,7 +288,7 @@ static int cmd_parse(int argc, char **argv)
 	struct program *prog;
 	int status;
 
-	default_options(&opts);
+	check_options_init(&opts);
 	if (parse_options(argc, argv, 2, &opts, &mo, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
 	find_model(&mo, &opts);
@@ -376,7 +367,7 @@ static int cmd_check(int argc, char **argv, int first)
 	char **args;
 	int nargs, status, i;
 
-	default_options(&opts);
+	check_options_init(&opts);
 	/*
 	 * Every CPU by default; as herd7, one, since the kernel's scripts run
 	 * several herd7 processes at once (LKMM_JOBS).
@@ -391,7 +382,8 @@ static int cmd_check(int argc, char **argv, int first)
 		bad_usage("%s", "no litmus test given");
 	if (opts.svg && !opts.graph_dir)
 		bad_usage("%s", "--svg renders the graphs of --graph DIR; give --graph DIR too");
-	opts.keep_executions = opts.explain || opts.graph_dir || opts.html_file || opts.suggest;
+	opts.graph = opts.graph_dir || opts.html_file;
+	opts.keep_executions = opts.explain || opts.graph || opts.suggest;
 
 	find_model(&mo, &opts);
 	status = check_files((char **)paths.items, paths.len, &opts);
@@ -418,7 +410,7 @@ static int cmd_run(int argc, char **argv)
 	char **args = xcalloc(argc, sizeof(*args));
 	int nargs = 0, status, i;
 
-	default_options(&opts.check);
+	check_options_init(&opts.check);
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -442,6 +434,8 @@ static int cmd_run(int argc, char **argv)
 			opts.emit_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "--compare"))
 			opts.compare_log = option_arg(argc, argv, &i);
+		else if (!strcmp(a, "--where"))
+			opts.where = true;
 		else if (a[0] == '-' && a[1])
 			bad_usage("unknown run option '%s'", a);
 		else
@@ -451,7 +445,7 @@ static int cmd_run(int argc, char **argv)
 		bad_usage("%s", "--emit and --compare each do half of a run; give one");
 	collect_paths(args, nargs, &paths);
 	free(args);
-	if (!paths.len)
+	if (!paths.len && !opts.where)
 		bad_usage("%s", "no litmus test given");
 	find_model(&mo, &opts.check);
 	status = run_files((char **)paths.items, paths.len, &opts);

@@ -271,7 +271,8 @@ int main(int argc, char **argv)
 	}
 	if (opts.svg && !opts.graph_dir)
 		bad_usage("--svg needs --graph DIR", NULL);
-	opts.keep_executions = opts.explain || opts.suggest || opts.graph_dir || opts.html_file;
+	opts.graph = opts.graph_dir || opts.html_file;
+	opts.keep_executions = opts.explain || opts.suggest || opts.graph;
 	opts.model.cfg_name = cfg;
 	if (!model_dir && !getenv("LKMM_MODEL_DIR"))
 		model_dir = tree_model(tree, cfg);	/* the model of the kernel being read */

@@ -15,6 +15,7 @@ struct run_options {
 	long boot_timeout;		/* seconds; 0: the harness' default */
 	const char *emit_dir;		/* --emit: write the modules, run nothing */
 	const char *compare_log;	/* --compare: read this log, run nothing */
+	bool where;			/* --where: print the kernel half's root, run nothing */
 };
 
 /*

@@ -195,8 +195,24 @@ static int emit_all(struct runner *rn)
 
 static const char harness[] = "kernel/scripts/run-litmus.sh";
 
-/* The source tree this binary was built in: the nearest parent with the harness. */
-static char *source_root(void)
+/* Whether dir/relative is the harness, runnable. */
+static bool has_harness(const char *dir, const char *relative)
+{
+	struct strbuf path = { 0 };
+	bool found;
+
+	sb_addf(&path, "%s/%s%s", dir, relative, harness);
+	found = !access(path.buf, X_OK);
+	sb_free(&path);
+	return found;
+}
+
+/*
+ * The kernel half's root: the source tree this binary was built in (the
+ * nearest parent with the harness), else the copy `make install` put in
+ * PREFIX/share/lkmm beside PREFIX/bin.
+ */
+static char *harness_root(void)
 {
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -206,18 +222,43 @@ static char *source_root(void)
 		die(EXIT_BAD_INPUT, "cannot find lkmm's own path: %s", strerror(errno));
 	exe[len] = '\0';
 	while ((slash = strrchr(exe, '/'))) {
-		struct strbuf path = { 0 };
-		bool found;
+		struct strbuf root = { 0 };
 
 		*slash = '\0';
-		sb_addf(&path, "%s/%s", exe, harness);
-		found = !access(path.buf, X_OK);
-		sb_free(&path);
-		if (found)
+		if (has_harness(exe, ""))
 			return xstrdup(exe);
+		if (has_harness(exe, "share/lkmm/")) {
+			sb_addf(&root, "%s/share/lkmm", exe);
+			return root.buf;
+		}
 	}
-	die(EXIT_BAD_INPUT, "lkmm run needs the lkmm source tree it was built in (with %s); "
-	    "elsewhere, use --emit DIR and --compare LOG", harness);
+	die(EXIT_BAD_INPUT, "lkmm run needs the lkmm source tree it was built in, or an "
+	    "installed one (with %s); elsewhere, use --emit DIR and --compare LOG", harness);
+}
+
+/*
+ * Where a run writes its modules and the guest's console: build/run in
+ * the source tree; for an installed lkmm, the user's cache (the harness
+ * builds its kernel there too: kernel/scripts/common.sh).
+ */
+static char *run_dir(const char *root)
+{
+	struct strbuf dir = { 0 }, makefile = { 0 };
+	char *cache;
+
+	sb_addf(&makefile, "%s/Makefile", root);
+	if (!access(makefile.buf, R_OK)) {
+		sb_addf(&dir, "%s/build/run", root);
+	} else {
+		cache = model_cache_dir();
+		if (!cache)
+			die(EXIT_BAD_INPUT, "lkmm run needs a directory to build in: set "
+			    "$LKMM_CACHE_DIR, $XDG_CACHE_HOME or $HOME");
+		sb_addf(&dir, "%s/run", cache);
+		free(cache);
+	}
+	sb_free(&makefile);
+	return dir.buf;
 }
 
 /* kernel/scripts/run-litmus.sh DIR, with the run's settings in its environment. */
@@ -814,17 +855,21 @@ int run_files(char **files, int nfiles, const struct run_options *opts)
 	struct runner rn = { .opts = opts, .ntests = nfiles };
 	struct run_options local = *opts;
 	char *root = NULL;
-	int i, worst = lkmm_open(&rn.ctx, &opts->check.model, opts->check.cache_dir);
+	int i, worst;
 
+	if (opts->where) {
+		root = harness_root();
+		puts(root);
+		free(root);
+		return 0;
+	}
+	worst = lkmm_open(&rn.ctx, &opts->check.model, opts->check.cache_dir);
 	if (worst)
 		return worst;
 	rn.tests = xcalloc(nfiles, sizeof(*rn.tests));
 	if (!opts->emit_dir && !opts->compare_log) {
-		struct strbuf dir = { 0 };
-
-		root = source_root();
-		sb_addf(&dir, "%s/build/run", root);
-		local.emit_dir = dir.buf;
+		root = harness_root();
+		local.emit_dir = run_dir(root);
 		rn.opts = &local;
 	}
 	for (i = 0; i < nfiles; i++) {

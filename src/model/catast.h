@@ -196,6 +196,7 @@ struct level_read {
  */
 struct cat_model {
 	char *dir;
+	const struct model_spec *spec;	/* while cat_load() reads the files, else NULL */
 	char *macros;		/* the cfg's macros file, as a path */
 	struct vec names;	/* interned strings */
 	int *name_index;	/* hash table of names: index + 1, 0 when free */

@@ -28,7 +28,9 @@ struct cat_model *cat_load(const struct model_spec *spec)
 	int status;
 
 	m->dir = xstrdup(spec->dir);
+	m->spec = spec;
 	status = catch_die(load_model, &job);
+	m->spec = NULL;
 	if (status) {
 		cat_free(m);
 		die_again(status);

@@ -1040,6 +1040,22 @@ static void if_statements(struct parser *ps)
 
 /* ---- Files ---- */
 
+char *model_file_read(const struct model_spec *spec, const char *path)
+{
+	size_t dir_len = strlen(spec->dir);
+	const char *name = path;
+
+	if (!spec->files)
+		return read_file(path, NULL);
+	if (!strncmp(path, spec->dir, dir_len) && path[dir_len] == '/')
+		name = path + dir_len + 1;
+	for (int i = 0; i < spec->nfiles; i++)
+		if (!strcmp(spec->files[i].name, name))
+			return xstrdup(spec->files[i].text);
+	errno = ENOENT;
+	return NULL;
+}
+
 static const char *find_lib(const char *name)
 {
 	for (int i = 0; i < cat_lib_nfiles; i++)
@@ -1071,7 +1087,7 @@ static char *load_text(struct cat_model *m, const char *name,
 	char *text;
 
 	*path = in_dir(m, name);
-	text = read_file(*path, NULL);
+	text = model_file_read(m->spec, *path);
 	if (text)
 		return text;
 	lib = find_lib(name);
@@ -1202,7 +1218,7 @@ void cat_parse_cfg(struct cat_model *m, const struct model_spec *spec)
 	if (spec->variants)
 		add_variants(m, spec->variants);
 	vec_push(&m->files, path);
-	text = read_file(path, NULL);
+	text = model_file_read(spec, path);
 	if (!text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
 	vec_push(&m->texts, text);

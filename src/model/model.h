@@ -24,7 +24,21 @@ struct model_spec {
 	const char *dir;
 	const char *cfg_name;
 	const char *variants;
+	/*
+	 * The model's files given in memory (a browser has no file system),
+	 * looked up by their names in dir; NULL: read them from dir.
+	 */
+	const struct model_file *files;
+	int nfiles;
 };
+
+struct model_file {
+	const char *name;	/* as the cfg or an include names it */
+	const char *text;
+};
+
+/* The model file at path (dir/NAME) as spec gives it, allocated; NULL with errno set if none. */
+char *model_file_read(const struct model_spec *spec, const char *path);
 
 /*
  * Read the cfg and the bell and cat files it names.  Includes are looked

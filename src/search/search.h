@@ -22,6 +22,7 @@ struct check_options {
 	bool quiet;			/* -q */
 	bool explain;			/* --explain */
 	bool suggest;			/* --suggest */
+	bool graph;			/* the graph's texts: --graph, --html, the library's */
 	const char *graph_dir;		/* --graph DIR */
 	bool svg;			/* --svg */
 	const char *html_file;		/* --html FILE */

@@ -31,7 +31,7 @@ static const char *model_dir(void)
 /* The model in dir/cfg_name, under variants (NULL: the cfg's only). */
 static struct cat_model *load_model(const char *dir, const char *cfg_name, const char *variants)
 {
-	const struct model_spec spec = { dir, cfg_name, variants };
+	const struct model_spec spec = { .dir = dir, .cfg_name = cfg_name, .variants = variants };
 
 	return cat_load(&spec);
 }

@@ -29,7 +29,7 @@
 #include "fuzz.h"
 #include "api/api.h"
 
-static const struct model_spec spec = { FUZZ_MODEL_DIR, "linux-kernel.cfg", NULL };
+static const struct model_spec spec = { .dir = FUZZ_MODEL_DIR, .cfg_name = "linux-kernel.cfg" };
 static char *cache_dir, *cache_file;
 static char *original;		/* the file as stored */
 static size_t original_len;

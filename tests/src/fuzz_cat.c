@@ -95,8 +95,9 @@ static void run_tests(struct cat_model *model)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_text(data, size);
-	struct load_job job = { { fuzz_scratch(), strstr(text, "instructions") ? "bell.cfg" :
-				  "cat.cfg", NULL }, NULL };
+	struct load_job job = { { .dir = fuzz_scratch(),
+				  .cfg_name = strstr(text, "instructions") ? "bell.cfg" : "cat.cfg" },
+				NULL };
 	int status;
 
 	free(fuzz_write("fuzz.cat", data, size));

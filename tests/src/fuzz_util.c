@@ -85,7 +85,7 @@ char *fuzz_read(const char *path, size_t *len)
 
 void fuzz_open_model(struct lkmm *ctx, const char *cache_dir)
 {
-	const struct model_spec spec = { FUZZ_MODEL_DIR, "linux-kernel.cfg", NULL };
+	const struct model_spec spec = { .dir = FUZZ_MODEL_DIR, .cfg_name = "linux-kernel.cfg" };
 
 	if (lkmm_open(ctx, &spec, cache_dir)) {
 		fprintf(stderr, "fuzz: cannot load the model in %s\n", FUZZ_MODEL_DIR);
@@ -95,7 +95,7 @@ void fuzz_open_model(struct lkmm *ctx, const char *cache_dir)
 
 struct check_options fuzz_options(void)
 {
-	struct check_options o = { .model = { FUZZ_MODEL_DIR, "linux-kernel.cfg", NULL } };
+	struct check_options o = { .model = { .dir = FUZZ_MODEL_DIR, .cfg_name = "linux-kernel.cfg" } };
 
 	o.jobs = 1;
 	o.timeout = 1;

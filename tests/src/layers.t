@@ -48,7 +48,7 @@ for path in sources:
         inc = m.group(1)
         if '/' not in inc:
             ok = os.path.exists(os.path.join('src', folder, inc)) or \
-                (inc == PUBLIC and RANK[folder] > RANK['api'])
+                (inc == PUBLIC and RANK[folder] >= RANK['api'])
         else:
             target = inc.split('/')[0]
             ok = target in RANK and inc == DOORS[target] and RANK[target] < RANK[folder]

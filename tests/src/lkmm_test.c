@@ -31,7 +31,7 @@ static const char *model_dir(void)
 static int open_model(struct lkmm *ctx, const char *dir, const char *cfg_name,
 		      const char *cache_dir)
 {
-	const struct model_spec spec = { dir, cfg_name, NULL };
+	const struct model_spec spec = { .dir = dir, .cfg_name = cfg_name };
 
 	return lkmm_open(ctx, &spec, cache_dir);
 }
@@ -39,7 +39,7 @@ static int open_model(struct lkmm *ctx, const char *dir, const char *cfg_name,
 /* `lkmm check`'s defaults (main.c), with no -j. */
 static struct check_options defaults(void)
 {
-	return (struct check_options){ .model = { model_dir(), "linux-kernel.cfg", NULL },
+	return (struct check_options){ .model = { .dir = model_dir(), .cfg_name = "linux-kernel.cfg" },
 				       .max_executions = 10000000,
 				       .limits = { .max_traces = 100000, .max_values = 256 },
 				       .jobs = 1 };

@@ -1,0 +1,234 @@
+/*
+ * lkmm.c - the public library (include/lkmm.h) over the pipeline of
+ * check.c: its handles, its options, and errors returned rather than
+ * printed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "lkmm.h"
+
+struct lkmm_model {
+	struct lkmm ctx;
+};
+
+/*
+ * What a call of the library does under catch_die(): the messages go to
+ * msgs and the first error's place to rec, not to standard error, for
+ * the caller's struct lkmm_error.  Restored after, as a caller may have
+ * set them (a -j worker of the command line).
+ */
+struct capture {
+	struct die_record rec;
+	struct strbuf msgs;
+	struct die_record *saved_record;
+	struct strbuf *saved_output;
+};
+
+static void capture_start(struct capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->saved_record = die_record;
+	c->saved_output = die_output;
+	die_record = &c->rec;
+	die_output = &c->msgs;
+}
+
+/* The error caught, into *err (status the call's), or nothing when status is 0. */
+static int capture_end(struct capture *c, int status, struct lkmm_error **err)
+{
+	struct lkmm_error *e;
+
+	die_record = c->saved_record;
+	die_output = c->saved_output;
+	if (!status) {
+		free(c->rec.file);
+		free(c->rec.message);
+		sb_free(&c->msgs);
+		return 0;
+	}
+	e = xcalloc(1, sizeof(*e));
+	e->status = status;
+	e->file = c->rec.file;
+	e->line = c->rec.line;
+	e->column = c->rec.col;
+	e->message = c->rec.message ? c->rec.message : xstrdup("out of memory");
+	e->text = c->msgs.buf ? c->msgs.buf : xstrdup("");
+	if (err)
+		*err = e;
+	else
+		lkmm_error_free(e);
+	return status;
+}
+
+void lkmm_error_free(struct lkmm_error *err)
+{
+	if (!err)
+		return;
+	free(err->file);
+	free(err->message);
+	free(err->text);
+	free(err);
+}
+
+char *lkmm_model_find(const char *cfg)
+{
+	return model_dir_lookup(cfg ? cfg : "linux-kernel.cfg");
+}
+
+char *lkmm_cache_dir(void)
+{
+	return model_cache_dir();
+}
+
+static int open_spec(struct lkmm_model **model, const struct model_spec *spec,
+		     const char *cache_dir, struct lkmm_error **err)
+{
+	struct lkmm_model *m = xcalloc(1, sizeof(*m));
+	struct capture c;
+	int status;
+
+	capture_start(&c);
+	status = lkmm_open(&m->ctx, spec, cache_dir);
+	if (capture_end(&c, status, err)) {
+		free(m);
+		m = NULL;
+	}
+	*model = m;
+	return status;
+}
+
+int lkmm_model_open(struct lkmm_model **model, const char *dir,
+		    const struct lkmm_model_options *opts, struct lkmm_error **err)
+{
+	const struct lkmm_model_options none = { 0 };
+	struct model_spec spec = { 0 };
+
+	if (!opts)
+		opts = &none;
+	spec.dir = dir;
+	spec.cfg_name = opts->cfg ? opts->cfg : "linux-kernel.cfg";
+	spec.variants = opts->variants;
+	return open_spec(model, &spec, opts->cache_dir, err);
+}
+
+int lkmm_model_open_files(struct lkmm_model **model, const struct lkmm_file *files,
+			  int nfiles, const struct lkmm_model_options *opts,
+			  struct lkmm_error **err)
+{
+	const struct lkmm_model_options none = { 0 };
+	struct model_file *given = xcalloc(nfiles, sizeof(*given));
+	struct model_spec spec = { 0 };
+	int status;
+
+	if (!opts)
+		opts = &none;
+	for (int i = 0; i < nfiles; i++)
+		given[i] = (struct model_file){ files[i].name, files[i].text };
+	/* A directory no file is read from: its name only places the files in messages. */
+	spec.dir = "<memory>";
+	spec.cfg_name = opts->cfg ? opts->cfg : "linux-kernel.cfg";
+	spec.variants = opts->variants;
+	spec.files = given;
+	spec.nfiles = nfiles;
+	status = open_spec(model, &spec, NULL, err);
+	free(given);
+	return status;
+}
+
+void lkmm_model_close(struct lkmm_model *model)
+{
+	if (!model)
+		return;
+	lkmm_close(&model->ctx);
+	free(model);
+}
+
+void lkmm_options_init(struct lkmm_options *opts)
+{
+	struct check_options defaults;
+
+	check_options_init(&defaults);
+	memset(opts, 0, sizeof(*opts));
+	opts->max_executions = defaults.max_executions;
+	opts->max_traces = defaults.limits.max_traces;
+	opts->max_values = defaults.limits.max_values;
+	opts->suggest_timeout = defaults.suggest_timeout;
+}
+
+/* The pipeline's options for the library's. */
+static void check_options_from(const struct lkmm_options *o, struct check_options *co)
+{
+	check_options_init(co);
+	co->speedcheck = o->speedcheck ? SPEEDCHECK_TRUE : SPEEDCHECK_FALSE;
+	co->timeout = o->timeout;
+	co->max_executions = o->max_executions;
+	co->limits.max_traces = o->max_traces;
+	co->limits.max_values = o->max_values;
+	co->explain = o->explain;
+	co->suggest = o->suggest;
+	co->suggest_timeout = o->suggest_timeout;
+	co->max_variants = o->suggest_max;
+	co->suggest_edits = o->suggest_edits;
+	co->graph = o->graph;
+	co->stats = o->stats;
+	co->keep_executions = o->explain || o->suggest || o->graph;
+	co->jobs = 1;
+}
+
+int lkmm_check(struct lkmm_model *model, const char *name, const char *text, size_t len,
+	       const struct lkmm_options *opts, struct lkmm_result **result,
+	       struct lkmm_error **err)
+{
+	struct check_options co;
+	struct lkmm_result *r;
+	struct capture c;
+	char *copy = xstrndup(text, len);
+	int status;
+
+	check_options_from(opts, &co);
+	capture_start(&c);
+	status = lkmm_check_text(&model->ctx, name, copy, &co, &r);
+	free(copy);
+	if (status == EXIT_LIMIT && r->outcomes.limit && !c.rec.status) {
+		/* A limit stops the search rather than dying: its reason is the message. */
+		c.rec.status = status;
+		c.rec.message = xstrdup(r->outcomes.limit);
+		sb_addf(&c.msgs, "%s: %s\n", name, r->outcomes.limit);
+	}
+	if (capture_end(&c, status, err)) {
+		lkmm_result_free(r);
+		r = NULL;
+	}
+	*result = r;
+	return status;
+}
+
+void lkmm_verdict(const struct lkmm_result *result, long *positive, long *negative)
+{
+	*positive = result->outcomes.positive;
+	*negative = result->outcomes.negative;
+}
+
+const char *lkmm_observation(const struct lkmm_result *result)
+{
+	return observation(&result->outcomes);
+}
+
+const char *lkmm_text(const struct lkmm_result *result, enum lkmm_text which)
+{
+	const struct strbuf *texts[] = {
+		[LKMM_HERD] = &result->herd,
+		[LKMM_EXPLAIN] = &result->explanation,
+		[LKMM_SUGGEST] = &result->suggestion,
+		[LKMM_DOT] = &result->dot,
+		[LKMM_SVG] = NULL,
+		[LKMM_STATS] = &result->stats,
+	};
+
+	if ((unsigned int)which >= sizeof(texts) / sizeof(texts[0]) || !texts[which] ||
+	    !texts[which]->buf)
+		return "";
+	return texts[which]->buf;
+}
