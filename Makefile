@@ -123,10 +123,11 @@ demo:
 
 check:
 	scripts/setup.sh all
-	$(MAKE) all build/asan/lkmm build/asan/lkmm-code $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS)
+	$(MAKE) all build/asan/lkmm build/asan/lkmm-code $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS) \
+		$(WEB_CHECK)
 	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
-		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
+		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t tests/web/*.t
 
 # The web playground (docs/web.md): the library and src/web/playground.c
 # built by emscripten into WebAssembly, the model's files embedded, and the
@@ -147,6 +148,9 @@ WEB_LDFLAGS := -O2 -sMODULARIZE=1 -sEXPORT_NAME=createLkmm -sENVIRONMENT=web,wor
 	$(foreach f,$(WEB_MODEL_FILES),--embed-file $(WEB_MODEL)/$(f)@/model/$(f))
 
 web: build/web/index.html
+# What `make check` builds of it: the page, when emcc is there (else
+# tests/web/web.t says it skips).
+WEB_CHECK := $(if $(shell command -v $(EMCC) 2>/dev/null),web)
 
 build/web-obj/%.o: src/%.c
 	@mkdir -p $(@D)

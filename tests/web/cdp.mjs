@@ -1,7 +1,8 @@
-// A small client of Chromium's DevTools protocol, with nothing but Node
-// (20, run with --experimental-websocket for its WebSocket): start a
-// headless Chromium with a profile of its own, open one page, and talk to
-// it (evaluate, navigate, screenshots).
+// A small client of Chromium's DevTools protocol, with nothing but Node:
+// start a headless Chromium with a profile of its own and speak to it
+// over --remote-debugging-pipe (JSON messages, each ended by a NUL byte,
+// written to its fd 3 and read from its fd 4: no port, no WebSocket), open
+// pages and talk to them (evaluate, navigate, screenshots).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,63 +14,66 @@ export async function launch(binary = process.env.CHROMIUM || 'chromium') {
 	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'lkmm-web-'));
 	const args = ['--headless=new', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
 		'--disable-extensions', '--disable-background-networking', '--disable-sync',
-		'--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'];
+		'--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'];
 	if (process.getuid && process.getuid() === 0)
 		args.unshift('--no-sandbox');	// Chromium's sandbox refuses root
-	const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-	let stderr = '';
+	const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+	let stderr = '', exited = false;
 	proc.stderr.on('data', (d) => { stderr += d; });
-	let exited = false;
-	proc.on('exit', () => { exited = true; });
-	const portFile = path.join(profile, 'DevToolsActivePort');
-	for (let i = 0; !fs.existsSync(portFile) || !fs.readFileSync(portFile, 'utf8').includes('\n'); i++) {
-		if (exited || i > 300) {
-			proc.kill();
-			throw new Error('chromium did not start: ' + stderr.slice(-500));
-		}
-		await sleep(100);
+	const gone = new Promise((r) => proc.on('exit', () => { exited = true; r(); }));
+	const browser = new Connection(proc.stdio[3], proc.stdio[4]);
+	const version = await Promise.race([browser.send('Browser.getVersion'), gone, sleep(30000)]);
+	if (!version) {
+		proc.kill();
+		fs.rmSync(profile, { recursive: true, force: true });
+		throw new Error('chromium did not start: ' + stderr.slice(-500));
 	}
-	const [port, wsPath] = fs.readFileSync(portFile, 'utf8').split('\n');
-	const browser = new Connection(`ws://127.0.0.1:${port}${wsPath}`);
-	await browser.opened;
 	const close = async () => {
 		try {
-			await Promise.race([browser.send('Browser.close'), sleep(2000)]);
+			await Promise.race([browser.send('Browser.close'), gone, sleep(3000)]);
 		} catch (e) { /* gone already */ }
-		browser.ws.close();
 		if (!exited)
 			proc.kill();
-		await Promise.race([new Promise((r) => proc.on('exit', r)), sleep(3000)]);
+		await Promise.race([gone, sleep(3000)]);
 		fs.rmSync(profile, { recursive: true, force: true });
 	};
-	return { browser, close, stderr: () => stderr };
+	return { browser, close, version, stderr: () => stderr };
 }
 
-// One WebSocket to the browser; pages are sessions on it (flatten mode).
+// The browser's end of the pipe; pages are sessions on it (flatten mode).
 class Connection {
-	constructor(url) {
-		this.ws = new WebSocket(url);
+	constructor(toChrome, fromChrome) {
+		this.out = toChrome;
 		this.next = 1;
 		this.calls = new Map();
 		this.listeners = [];
-		this.opened = new Promise((resolve, reject) => {
-			this.ws.onopen = resolve;
-			this.ws.onerror = (e) => reject(new Error('DevTools connection failed: ' + (e.message || e.type)));
-		});
-		this.ws.onmessage = (e) => {
-			const m = JSON.parse(e.data);
-			if (m.id && this.calls.has(m.id)) {
-				const { resolve, reject, method } = this.calls.get(m.id);
-				this.calls.delete(m.id);
-				if (m.error)
-					reject(new Error(`${method}: ${m.error.message}`));
-				else
-					resolve(m.result);
-			} else if (m.method) {
-				for (const l of this.listeners)
-					l(m);
+		let buffered = [];
+		fromChrome.on('data', (chunk) => {
+			let at;
+			while ((at = chunk.indexOf(0)) >= 0) {
+				buffered.push(chunk.subarray(0, at));
+				this.receive(JSON.parse(Buffer.concat(buffered).toString('utf8')));
+				buffered = [];
+				chunk = chunk.subarray(at + 1);
 			}
-		};
+			if (chunk.length)
+				buffered.push(chunk);
+		});
+		toChrome.on('error', () => {});
+	}
+
+	receive(m) {
+		if (m.id && this.calls.has(m.id)) {
+			const { resolve, reject, method } = this.calls.get(m.id);
+			this.calls.delete(m.id);
+			if (m.error)
+				reject(new Error(`${method}: ${m.error.message}`));
+			else
+				resolve(m.result);
+		} else if (m.method) {
+			for (const l of this.listeners)
+				l(m);
+		}
 	}
 
 	send(method, params = {}, sessionId) {
@@ -79,7 +83,7 @@ class Connection {
 			msg.sessionId = sessionId;
 		return new Promise((resolve, reject) => {
 			this.calls.set(id, { resolve, reject, method });
-			this.ws.send(JSON.stringify(msg));
+			this.out.write(JSON.stringify(msg) + '\0');
 		});
 	}
 
