@@ -214,8 +214,12 @@ onmessage = (e) => ready.then(() => {
 		return engine;
 	}
 
+	// ?engine=page runs the checker in the page (as where no Worker can be made).
+	const inPage = new URLSearchParams(location.search).get('engine') === 'page';
 	let engine;
 	try {
+		if (inPage)
+			throw new Error('asked to run in the page');
 		engine = workerEngine();
 		engine.start();
 		page.engineMode = 'worker';
@@ -225,6 +229,16 @@ onmessage = (e) => ready.then(() => {
 		page.engineMode = 'page';
 	}
 	page.engine = engine;
+	// A worker that cannot run (a browser's policy on blob: workers): the page.
+	if (page.engineMode === 'worker') {
+		engine.ready.catch(() => {
+			engine.worker.terminate();
+			engine = page.engine = pageEngine();
+			page.engineMode = 'page';
+			engine.start();
+			checkNow();
+		});
+	}
 
 	/* ---- The editor: line numbers, the error's line ---- */
 
@@ -527,8 +541,9 @@ onmessage = (e) => ready.then(() => {
 		$('explanation').textContent = r.explanation.replace(/^Explanation:\n/, '');
 		showFixes(r, withSuggestions);
 		showGraph(r);
-		status((withSuggestions ? 'Checked with fixes searched in ' : 'Checked in ') +
-		       Math.round(ms) + ' ms (Positive: ' + r.positive + ' Negative: ' + r.negative + ').');
+		status(r.observation + ' (Positive: ' + r.positive + ' Negative: ' + r.negative + '): ' +
+		       (withSuggestions ? 'checked, fixes searched, in ' : 'checked in ') +
+		       Math.round(ms) + ' ms' + (withSuggestions ? '.' : '; searching for fixes…'));
 		if (page.firstVerdictMs === null)
 			page.firstVerdictMs = performance.now();
 		setPhase(withSuggestions ? 'done' : 'verdict');

@@ -143,9 +143,11 @@ export async function openPage(browser) {
 		while (page.loads === before && Date.now() < end)
 			await sleep(10);
 	};
-	page.screenshot = async (file) => {
-		const { data } = await page.send('Page.captureScreenshot', { format: 'png',
-									     captureBeyondViewport: false });
+	// The viewport, or clip ({ x, y, width, height, scale }) of the whole page.
+	page.screenshot = async (file, clip) => {
+		const { data } = await page.send('Page.captureScreenshot', clip ?
+			{ format: 'png', clip, captureBeyondViewport: true } :
+			{ format: 'png', captureBeyondViewport: false });
 		fs.writeFileSync(file, Buffer.from(data, 'base64'));
 	};
 	page.viewport = (width, height, mobile = false) =>

@@ -165,6 +165,10 @@ try {
 	await page.eval(pick('MP+poonceonces.litmus'));
 	const searched = await page.waitFor(DONE, 60000);
 	const before = await page.eval(STATE);
+	// The page as it shows the test, its verdict, explanation, fixes and graph.
+	const { cssContentSize } = await page.send('Page.getLayoutMetrics');
+	await page.screenshot(path.join(top, 'build/web/screenshot.png'),
+			      { x: 0, y: 0, width: 1280, height: Math.ceil(cssContentSize.height), scale: 1 });
 	await page.eval(`document.querySelector('#fixes .fix button.apply').click(), true`);
 	await page.waitFor(`document.getElementById('editor').value !== ${JSON.stringify(mp)}`, 5000);
 	await page.waitFor(SHOWN, 30000);
@@ -173,14 +177,47 @@ try {
 	   after.text.includes('smp_store_release') && after.text !== mp,
 	   'applying the first suggestion to MP+poonceonces makes it Never',
 	   JSON.stringify({ searched, before: [before.obs, before.fixes], after: after.obs }));
-	await page.viewport(1280, 1000);
-	await page.waitFor(DONE, 60000);
-	await page.screenshot(path.join(top, 'build/web/screenshot.png'));
 	await page.viewport(390, 844, true);
 	await page.screenshot(path.join(top, 'build/web/screenshot-phone.png'));
 	const phone = await page.eval(`document.documentElement.scrollWidth <= window.innerWidth + 1`);
 	ok(phone, 'on a phone-sized screen (390 px) the page does not scroll sideways');
 	await page.viewport(1280, 1000);
+
+	// The keyboard: Tab indents in the editor, Esc then Tab leaves it;
+	// every field has a label.
+	const key = async (k, code, vk) => {
+		await page.send('Input.dispatchKeyEvent', { type: 'keyDown', key: k, code, windowsVirtualKeyCode: vk });
+		await page.send('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: vk });
+	};
+	await page.eval(`(() => { const e = document.getElementById('editor');
+		e.focus(); e.setSelectionRange(0, 0); return true; })()`);
+	await key('Tab', 'Tab', 9);
+	const tabbed = await page.eval(`document.activeElement.id === 'editor' &&
+		document.getElementById('editor').value.startsWith('\\t')`);
+	await key('Escape', 'Escape', 27);
+	await key('Tab', 'Tab', 9);
+	const left = await page.eval(`document.activeElement.id !== 'editor' &&
+		!document.getElementById('editor').value.startsWith('\\t\\t')`);
+	const labelled = await page.eval(`[...document.querySelectorAll('select, textarea')].every((e) =>
+		e.labels.length > 0) && [...document.querySelectorAll('button')].every((b) => b.textContent.trim())`);
+	ok(tabbed && left && labelled, 'Tab indents in the editor, Esc then Tab moves on; every field is labelled',
+	   JSON.stringify({ tabbed, left, labelled }));
+
+	// An edit during a long search of fixes (DCL-broken's takes seconds):
+	// the search is abandoned and the new text's verdict comes at once.
+	await page.eval(pick('DCL-broken.litmus'));
+	await page.waitFor(SHOWN, 30000);
+	const searching = await page.eval(`document.body.dataset.phase === 'verdict'`);
+	t0 = Date.now();
+	await page.eval(pick('MP+poonceonces.litmus'));
+	const switched = await page.waitFor(SHOWN, 30000);
+	const switchMs = Date.now() - t0;
+	const sw = await page.eval(STATE);
+	ok(switched && sw.obs === 'Sometimes' && searching,
+	   'a new test during a long search of fixes gets its verdict (the search abandoned)',
+	   JSON.stringify({ searching, switched, obs: sw.obs }));
+	note(`verdict of a new test while the old one's fixes were searched: ${switchMs} ms ` +
+	     `(a new worker, the model loaded again)`);
 
 	// The link: the text in the fragment, back in a fresh page.
 	const own = '// A test of my own: é ✓\n' + mp.replace('C MP+poonceonces', 'C MP+mine');
@@ -210,6 +247,13 @@ try {
 	const served = await page.waitFor(SHOWN, 60000);
 	ok(served && (await page.eval(STATE)).obs === 'Sometimes', 'served over http, the page checks its first test');
 
+	// Where no Worker can be made, the checker runs in the page itself.
+	await page.navigate(pageUrl + '?engine=page');
+	const pageRun = await page.waitFor(SHOWN, 60000);
+	const ip = await page.eval(STATE);
+	ok(pageRun && ip.mode === 'page' && ip.obs === 'Sometimes', 'without a worker, the page checks in itself',
+	   JSON.stringify({ pageRun, mode: ip.mode, obs: ip.obs }));
+
 	ok(!page.errors.length, 'no uncaught error or console error in the page', page.errors);
 
 	// Timings: each test checked by the page's engine (the worker's own
@@ -229,6 +273,8 @@ try {
 	}
 	note(`time, all ${timings.length} tests: page ${pageTotal.toFixed(0)} ms, native ${nativeTotal.toFixed(0)} ms ` +
 	     `(page: the check in WebAssembly; native: bin/lkmm check --explain --graph, one process each)`);
+	const one = native(timings[0].file, ['--explain', '--graph', work, ...timings.slice(1).map((t) => t.file)]);
+	note(`time, all ${timings.length} tests in one bin/lkmm check --explain --graph: ${one.ms.toFixed(0)} ms`);
 	const mpFile = path.join(tree, 'tools/memory-model/litmus-tests/MP+poonceonces.litmus');
 	const sug = await page.eval(`window.lkmmPlayground.engine.check('MP+poonceonces.litmus',
 		${JSON.stringify(mp)}, 1).then((r) => r.ms)`);
