@@ -525,6 +525,7 @@ onmessage = (e) => ready.then(() => {
 				err.append(go);
 			}
 			err.hidden = false;
+			$('messages').hidden = true;
 			setErrorLine(e.line || 0);
 			$('observation').textContent = '—';
 			delete document.body.dataset.observation;
@@ -534,6 +535,8 @@ onmessage = (e) => ready.then(() => {
 		}
 		err.hidden = true;
 		err.textContent = '';
+		$('messages').textContent = r.messages;	// warnings, if any
+		$('messages').hidden = !r.messages;
 		setErrorLine(0);
 		$('observation').textContent = r.observation;
 		document.body.dataset.observation = r.observation;
