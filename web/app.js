@@ -562,8 +562,10 @@ onmessage = (e) => ready.then(() => {
 		}
 		if (e.key === 'Tab' && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !escaped) {
 			e.preventDefault();
-			document.execCommand('insertText', false, '\t') ||
+			if (!document.execCommand('insertText', false, '\t')) {
 				editor.setRangeText('\t', editor.selectionStart, editor.selectionEnd, 'end');
+				editor.dispatchEvent(new Event('input'));
+			}
 		}
 		escaped = false;
 	});

@@ -230,7 +230,7 @@ PLAYGROUND_EXPORT const char *lkmm_playground_check(const char *name, const char
 		json_key(&out, "suggestion", r->suggestion.buf);
 		json_fixes(&out, r->suggestion.buf);
 		json_key(&out, "dot", r->dot.buf);
-		json_key(&out, "svg", "");
+		json_key(&out, "svg", "");	/* the library's own SVG, when it has one */
 		sb_adds(&out, ",\n\"error\": null");
 	} else {
 		json_key(&out, "herd", "");
