@@ -247,6 +247,33 @@ try {
 	const served = await page.waitFor(SHOWN, 60000);
 	ok(served && (await page.eval(STATE)).obs === 'Sometimes', 'served over http, the page checks its first test');
 
+	// The page's diff applier agrees with patch(1), and each fix forbids
+	// the outcome by bin/lkmm too.
+	const fixBad = [];
+	let nfixes = 0;
+	for (const name of ['MP+poonceonces', 'SB+poonceonces', 'LB+poonceonces', 'ISA2+poonceonces',
+			    'WRC+poonceonces+Once', 'R+poonceonces']) {
+		const file = path.join(tree, 'tools/memory-model/litmus-tests', name + '.litmus');
+		const text = fs.readFileSync(file, 'utf8');
+		const fixes = await page.eval(`window.lkmmPlayground.engine.check(${JSON.stringify(name + '.litmus')},
+			${JSON.stringify(text)}, 1).then((r) => r.result.fixes)`);
+		if (!fixes.length)
+			fixBad.push(`${name}: no fix`);
+		for (const [k, fix] of fixes.entries()) {
+			nfixes++;
+			const applied = await page.eval(`window.lkmmPlayground.applyUnifiedDiff(
+				${JSON.stringify(text)}, ${JSON.stringify(fix.diff)})`);
+			const orig = path.join(work, name + '.litmus'), out = path.join(work, `${name}.fix${k}.litmus`);
+			fs.writeFileSync(orig, text);
+			const p = spawnSync('patch', ['-s', '-o', out, orig], { input: fix.diff, encoding: 'utf8' });
+			if (p.status !== 0 || fs.readFileSync(out, 'utf8') !== applied)
+				fixBad.push(`${name} fix ${k + 1}: the page's text is not patch's (${p.stderr || p.stdout})`);
+			else if (native(out).obs !== 'Never')
+				fixBad.push(`${name} fix ${k + 1}: bin/lkmm says ${native(out).obs}`);
+		}
+	}
+	ok(!fixBad.length && nfixes > 0, `each of ${nfixes} fixes of six tests: the page applies it as patch does, and it makes the test Never`, fixBad);
+
 	// Where no Worker can be made, the checker runs in the page itself.
 	await page.navigate(pageUrl + '?engine=page');
 	const pageRun = await page.waitFor(SHOWN, 60000);
