@@ -529,7 +529,10 @@ onmessage = (e) => ready.then(() => {
 			setErrorLine(e.line || 0);
 			$('observation').textContent = '—';
 			delete document.body.dataset.observation;
-			status(r.status === 3 ? 'No verdict: a limit was reached.' : 'The test has an error.');
+			for (const id of ['herd', 'explanation', 'fixes', 'suggestion', 'graph'])
+				$(id).textContent = '';
+			status((r.status === 3 ? 'No verdict: a limit was reached: ' : 'The test has an error: ') +
+			       where + e.message);
 			setPhase('error');
 			return;
 		}
