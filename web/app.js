@@ -528,6 +528,7 @@ onmessage = (e) => ready.then(() => {
 			$('messages').hidden = true;
 			setErrorLine(e.line || 0);
 			$('observation').textContent = '—';
+			$('badge').textContent = 'error';
 			delete document.body.dataset.observation;
 			for (const id of ['herd', 'explanation', 'fixes', 'suggestion', 'graph'])
 				$(id).textContent = '';
@@ -542,6 +543,7 @@ onmessage = (e) => ready.then(() => {
 		$('messages').hidden = !r.messages;
 		setErrorLine(0);
 		$('observation').textContent = r.observation;
+		$('badge').textContent = r.observation;
 		document.body.dataset.observation = r.observation;
 		$('herd').textContent = r.herd;
 		$('explanation').textContent = r.explanation.replace(/^Explanation:\n/, '');
