@@ -1,7 +1,8 @@
 /*
  * playground.c - the web playground's one door into the library: every
- * call the page makes into lkmm is here, so that a change of the
- * library's entry changes this file only.
+ * call the page makes into lkmm is here, and only the two functions of
+ * the section "The library" below touch it, so that a change of the
+ * library's entry changes them alone.
  *
  * Built with emscripten (the Makefile's `web` target), with the model's
  * files embedded under MODEL_DIR.  The page calls
@@ -29,9 +30,12 @@
  *	messages	everything the library said on standard error
  *	seconds		how long the check took
  */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/api.h"
 
@@ -54,37 +58,185 @@ enum {
 /* Seconds a check may take before it is given up (the page's own limit). */
 enum { PLAYGROUND_TIMEOUT = 60 };
 
+/* A growing string of our own (the library's are its business). */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static void text_add(struct text *t, const char *s, size_t n)
+{
+	if (t->len + n + 1 > t->cap) {
+		t->cap = (t->len + n + 1) * 2;
+		t->s = realloc(t->s, t->cap);
+		if (!t->s)
+			abort();
+	}
+	memcpy(t->s + t->len, s, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static void text_adds(struct text *t, const char *s)
+{
+	text_add(t, s, strlen(s));
+}
+
+static void text_addf(struct text *t, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(small)) {
+		text_add(t, small, (size_t)n);
+	} else if (n >= 0) {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big)
+			abort();
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		text_add(t, big, (size_t)n);
+		free(big);
+	}
+}
+
+/* What a check says, in plain strings (each NULL when it has nothing). */
+struct verdict {
+	int status;			/* 0, or the library's exit status */
+	char *herd, *observation, *explanation, *suggestion, *dot, *svg;
+	long positive, negative;
+	char *messages;			/* what the library said of errors */
+};
+
+static void verdict_free(struct verdict *v)
+{
+	free(v->herd);
+	free(v->observation);
+	free(v->explanation);
+	free(v->suggestion);
+	free(v->dot);
+	free(v->svg);
+	free(v->messages);
+}
+
+static char *copy(const char *s, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (!c)
+		abort();
+	memcpy(c, s, n);
+	c[n] = '\0';
+	return c;
+}
+
+static char *copy_string(const char *s)
+{
+	return s ? copy(s, strlen(s)) : NULL;
+}
+
+/* ---- The library: the only code here that calls lkmm ---- */
+
 static struct lkmm ctx;
 static int open_status = -1;
-static struct strbuf open_messages;
-static char *last_json;
+static char *open_messages;
+
+/* Load the model from MODEL_DIR, once: 0, or the library's status. */
+static int library_open(void)
+{
+	struct model_spec spec = { MODEL_DIR, "linux-kernel.cfg", NULL };
+	struct strbuf messages = { 0 };
+
+	if (open_status >= 0)
+		return open_status;
+	die_output = &messages;
+	open_status = lkmm_open(&ctx, &spec, NULL);
+	die_output = NULL;
+	open_messages = messages.buf;
+	return open_status;
+}
+
+/* Check text as `lkmm check --explain [--suggest] --graph` would, into v. */
+static void library_check(const char *name, const char *text, bool with_suggestions,
+			  struct verdict *v)
+{
+	struct check_options opts = { 0 };
+	struct lkmm_result *r = NULL;
+	struct strbuf messages = { 0 };
+
+	opts.model = (struct model_spec){ MODEL_DIR, "linux-kernel.cfg", NULL };
+	opts.quiet = true;
+	opts.explain = true;
+	opts.suggest = with_suggestions;
+	opts.graph_dir = "/tmp";	/* asks for the graph; nothing is written */
+	opts.keep_executions = true;	/* a witness and counterexamples, for the above */
+	opts.speedcheck = SPEEDCHECK_FALSE;
+	opts.max_executions = 10000000;
+	opts.limits.max_traces = 100000;
+	opts.limits.max_values = 256;
+	opts.suggest_timeout = SUGGEST_TIMEOUT;
+	opts.timeout = PLAYGROUND_TIMEOUT;
+
+	memset(v, 0, sizeof(*v));
+	v->status = library_open();
+	if (v->status) {
+		v->messages = copy_string(open_messages ? open_messages : "cannot load the model\n");
+		return;
+	}
+	die_output = &messages;
+	v->status = lkmm_check_text(&ctx, name, text, &opts, &r);
+	die_output = NULL;
+	if (v->status == EXIT_LIMIT && r && r->outcomes.limit)
+		sb_addf(&messages, "%s\n", r->outcomes.limit);
+	v->messages = messages.buf;
+	if (!v->status && r) {
+		v->herd = copy(r->out.buf, r->herd_len);
+		v->observation = copy_string(observation(&r->outcomes));
+		v->positive = r->outcomes.positive;
+		v->negative = r->outcomes.negative;
+		v->explanation = copy_string(r->explanation.buf);
+		v->suggestion = copy_string(r->suggestion.buf);
+		v->dot = copy_string(r->dot.buf);
+		v->svg = NULL;		/* the library's own SVG, when it has one */
+	}
+	if (r)
+		lkmm_result_free(r);
+}
+
+/* ---- The JSON answer ---- */
 
 /* s as a JSON string, quotes included. */
-static void json_string(struct strbuf *out, const char *s, size_t len)
+static void json_string(struct text *out, const char *s, size_t len)
 {
 	size_t i;
 
-	sb_adds(out, "\"");
+	text_adds(out, "\"");
 	for (i = 0; s && i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\')
-			sb_addf(out, "\\%c", c);
+			text_addf(out, "\\%c", c);
 		else if (c == '\n')
-			sb_adds(out, "\\n");
+			text_adds(out, "\\n");
 		else if (c == '\t')
-			sb_adds(out, "\\t");
+			text_adds(out, "\\t");
 		else if (c < 0x20)
-			sb_addf(out, "\\u%04x", c);
+			text_addf(out, "\\u%04x", c);
 		else
-			sb_addf(out, "%c", c);
+			text_add(out, (const char *)&s[i], 1);
 	}
-	sb_adds(out, "\"");
+	text_adds(out, "\"");
 }
 
-static void json_key(struct strbuf *out, const char *key, const char *s)
+static void json_key(struct text *out, const char *key, const char *s)
 {
-	sb_addf(out, ",\n\"%s\": ", key);
+	text_addf(out, ",\n\"%s\": ", key);
 	json_string(out, s ? s : "", s ? strlen(s) : 0);
 }
 
@@ -93,57 +245,57 @@ static void json_key(struct strbuf *out, const char *key, const char *s)
  * spaces, and the lines of its hunks after it, de-indented; its title
  * the last numbered line before it ("1. (cost 2) ...").
  */
-static void json_fixes(struct strbuf *out, const char *text)
+static void json_fixes(struct text *out, const char *suggestion)
 {
-	const char *p = text, *title = NULL;
+	const char *p = suggestion, *title = NULL;
 	size_t title_len = 0;
 	bool first = true;
 
-	sb_adds(out, ",\n\"fixes\": [");
+	text_adds(out, ",\n\"fixes\": [");
 	while (p && *p) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		const char *q = p;
+		const char *q = p, *cost;
 
 		while (q < p + len && *q == ' ')
 			q++;
-		if (q > p && q < p + len && *q >= '0' && *q <= '9' && strstr(q, ". (cost ") &&
-		    strstr(q, ". (cost ") < p + len) {
+		cost = strstr(q, ". (cost ");
+		if (q > p && q < p + len && *q >= '0' && *q <= '9' && cost && cost < p + len) {
 			title = q;
 			title_len = (size_t)(p + len - q);
 		}
 		if (len > 8 && !strncmp(p, "    --- ", 8)) {
-			struct strbuf diff = { 0 };
+			struct text diff = { 0 };
 
-			/* The header, then every line indented by four spaces. */
-			while (p && *p && !strncmp(p, "    ", 4)) {
+			/* The header, then every line of the hunks, four spaces in. */
+			while (*p && !strncmp(p, "    ", 4)) {
 				eol = strchr(p, '\n');
 				len = eol ? (size_t)(eol - p) : strlen(p);
-				if (!strncmp(p, "    ", 4) && len >= 5 &&
-				    !strchr("-+ @\\", p[4]))
+				if (len >= 5 && !strchr("-+ @\\", p[4]))
 					break;
-				sb_addf(&diff, "%.*s\n", (int)(len - 4), p + 4);
+				text_add(&diff, p + 4, len - 4);
+				text_adds(&diff, "\n");
 				p = eol ? eol + 1 : p + len;
 			}
-			sb_adds(out, first ? "\n{ \"title\": " : ",\n{ \"title\": ");
+			text_adds(out, first ? "\n{ \"title\": " : ",\n{ \"title\": ");
 			json_string(out, title, title ? title_len : 0);
-			sb_adds(out, ", \"diff\": ");
-			json_string(out, diff.buf, diff.len);
-			sb_adds(out, " }");
-			sb_free(&diff);
+			text_adds(out, ", \"diff\": ");
+			json_string(out, diff.s, diff.len);
+			text_adds(out, " }");
+			free(diff.s);
 			first = false;
 			continue;
 		}
 		p = eol ? eol + 1 : p + len;
 	}
-	sb_adds(out, "]");
+	text_adds(out, "]");
 }
 
 /*
  * The first "NAME:LINE:COL: error: MESSAGE" of messages, name being the
- * test's; else the first line as it is.
+ * test's; else the first line as it is, at line 0.
  */
-static void json_error(struct strbuf *out, const char *name, const char *messages)
+static void json_error(struct text *out, const char *name, const char *messages)
 {
 	size_t nlen = strlen(name);
 	const char *p, *line = messages;
@@ -162,24 +314,25 @@ static void json_error(struct strbuf *out, const char *name, const char *message
 	if (!line || !*line)
 		line = "the test could not be checked";
 	p = strchr(line, '\n');
-	sb_addf(out, ",\n\"error\": { \"line\": %d, \"col\": %d, \"message\": ", l, c);
+	text_addf(out, ",\n\"error\": { \"line\": %d, \"col\": %d, \"message\": ", l, c);
 	json_string(out, line, p ? (size_t)(p - line) : strlen(line));
-	sb_adds(out, " }");
+	text_adds(out, " }");
 }
 
-/* Load the model from MODEL_DIR: 0, or the library's status. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- What the page calls ---- */
+
+/* Load the model: 0, or the library's status. */
 PLAYGROUND_EXPORT int lkmm_playground_open(void)
 {
-	struct model_spec spec = { MODEL_DIR, "linux-kernel.cfg", NULL };
-
-	if (open_status < 0) {
-		die_output = &open_messages;
-		open_status = lkmm_open(&ctx, &spec, NULL);
-		die_output = NULL;
-		if (open_status)
-			fputs(open_messages.buf ? open_messages.buf : "", stderr);
-	}
-	return open_status;
+	return library_open();
 }
 
 /*
@@ -188,67 +341,30 @@ PLAYGROUND_EXPORT int lkmm_playground_open(void)
  */
 PLAYGROUND_EXPORT const char *lkmm_playground_check(const char *name, const char *text, int flags)
 {
-	struct check_options opts = { 0 };
-	struct lkmm_result *r = NULL;
-	struct strbuf messages = { 0 }, out = { 0 };
-	double start = monotonic_seconds();
-	int status;
+	static char *last;
+	struct text out = { 0 };
+	struct verdict v;
+	double start = now();
 
-	opts.model = (struct model_spec){ MODEL_DIR, "linux-kernel.cfg", NULL };
-	opts.quiet = true;
-	opts.explain = true;
-	opts.suggest = (flags & PLAYGROUND_SUGGEST) != 0;
-	opts.graph_dir = "/tmp";	/* asks for the graph; nothing is written */
-	opts.keep_executions = true;	/* a witness and counterexamples, for the above */
-	opts.speedcheck = SPEEDCHECK_FALSE;
-	opts.max_executions = 10000000;
-	opts.limits.max_traces = 100000;
-	opts.limits.max_values = 256;
-	opts.suggest_timeout = SUGGEST_TIMEOUT;
-	opts.timeout = PLAYGROUND_TIMEOUT;
-
-	status = lkmm_playground_open();
-	if (!status) {
-		die_output = &messages;
-		status = lkmm_check_text(&ctx, name, text, &opts, &r);
-		die_output = NULL;
-	} else {
-		sb_adds(&messages, open_messages.buf ? open_messages.buf : "cannot load the model");
-	}
-	if (status == EXIT_LIMIT && r && r->outcomes.limit)
-		sb_addf(&messages, "%s\n", r->outcomes.limit);
-
-	sb_addf(&out, "{\"status\": %d", status);
+	library_check(name, text, (flags & PLAYGROUND_SUGGEST) != 0, &v);
+	text_addf(&out, "{\"status\": %d", v.status);
 	json_key(&out, "name", name);
-	if (!status && r) {
-		sb_adds(&out, ",\n\"herd\": ");
-		json_string(&out, r->out.buf, r->herd_len);
-		json_key(&out, "observation", observation(&r->outcomes));
-		sb_addf(&out, ",\n\"positive\": %ld, \"negative\": %ld", r->outcomes.positive,
-			r->outcomes.negative);
-		json_key(&out, "explanation", r->explanation.buf);
-		json_key(&out, "suggestion", r->suggestion.buf);
-		json_fixes(&out, r->suggestion.buf);
-		json_key(&out, "dot", r->dot.buf);
-		json_key(&out, "svg", "");	/* the library's own SVG, when it has one */
-		sb_adds(&out, ",\n\"error\": null");
-	} else {
-		json_key(&out, "herd", "");
-		json_key(&out, "observation", "");
-		sb_adds(&out, ",\n\"positive\": 0, \"negative\": 0");
-		json_key(&out, "explanation", "");
-		json_key(&out, "suggestion", "");
-		sb_adds(&out, ",\n\"fixes\": []");
-		json_key(&out, "dot", "");
-		json_key(&out, "svg", "");
-		json_error(&out, name, messages.buf);
-	}
-	json_key(&out, "messages", messages.buf);
-	sb_addf(&out, ",\n\"seconds\": %.4f}\n", monotonic_seconds() - start);
-	if (r)
-		lkmm_result_free(r);
-	sb_free(&messages);
-	free(last_json);
-	last_json = out.buf;
-	return last_json;
+	json_key(&out, "herd", v.herd);
+	json_key(&out, "observation", v.observation);
+	text_addf(&out, ",\n\"positive\": %ld, \"negative\": %ld", v.positive, v.negative);
+	json_key(&out, "explanation", v.explanation);
+	json_key(&out, "suggestion", v.suggestion);
+	json_fixes(&out, v.suggestion);
+	json_key(&out, "dot", v.dot);
+	json_key(&out, "svg", v.svg);
+	if (v.status)
+		json_error(&out, name, v.messages);
+	else
+		text_adds(&out, ",\n\"error\": null");
+	json_key(&out, "messages", v.messages);
+	text_addf(&out, ",\n\"seconds\": %.4f}\n", now() - start);
+	verdict_free(&v);
+	free(last);
+	last = out.s;
+	return last;
 }
