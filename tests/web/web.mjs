@@ -4,12 +4,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launch, openPage } from './cdp.mjs';
 
 const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pageFile = path.join(top, 'build/web/index.html');
-const pageUrl = 'file://' + pageFile;
+const pageUrl = pathToFileURL(pageFile).href;
 const lkmm = path.join(top, 'bin/lkmm');
 const tree = path.join(top, 'build/kernel-model');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lkmm-web-t-'));
