@@ -7,9 +7,10 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Iinclude -Isrc
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# One folder per layer (docs/hacking.md); the command line (src/cli/) and
-# `lkmm code` (src/code/) are programs on top of the library, the rest.
-LIB_SRCS := $(filter-out src/cli/% src/code/%,$(wildcard src/*/*.c))
+# One folder per layer (docs/hacking.md); the command line (src/cli/),
+# `lkmm code` (src/code/) and the web playground (src/web/) are programs on
+# top of the library, the rest.
+LIB_SRCS := $(filter-out src/cli/% src/code/% src/web/%,$(wildcard src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
 LIB_ASAN_OBJS := $(LIB_SRCS:src/%.c=build/asan/%.o)
 SRCS := $(LIB_SRCS) $(wildcard src/cli/*.c)
@@ -32,7 +33,10 @@ $(RUNTIME_C): $(RUNTIME_H)
 $(RUNTIME_OBJ): $(RUNTIME_C)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-all: bin/lkmm bin/herd7 bin/lkmm-code build/liblkmm.a
+# The playground's C (src/web/) is built natively too, for its warnings
+# and tests/src/layers.t; `make web` builds the page.
+WEB_NATIVE_OBJS := $(patsubst src/%.c,build/obj/%.o,$(wildcard src/web/*.c))
+all: bin/lkmm bin/herd7 bin/lkmm-code build/liblkmm.a $(WEB_NATIVE_OBJS)
 
 # The build ID is the binary's identity for the model cache (modelcache.c):
 # without one, lkmm uses no cache.
@@ -132,7 +136,7 @@ $(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIM
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ -lcmocka
 
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d) $(CODE_ASAN_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(WEB_NATIVE_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d) $(CODE_ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
 
 # The README's two commands.  Each first runs the setup step, which
@@ -146,10 +150,53 @@ demo:
 
 check:
 	scripts/setup.sh all
-	$(MAKE) all build/asan/lkmm build/asan/lkmm-code $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS)
+	$(MAKE) all build/asan/lkmm build/asan/lkmm-code $(CAT_TEST) $(CAT_TEST_ASAN) $(LKMM_TEST) $(LKMM_TEST_ASAN) $(FUZZ_BINS) \
+		$(WEB_CHECK)
 	LKMM_CACHE_DIR=$(CURDIR)/build/test-cache CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove --exec '' tests/src/*.t tests/litmus/*.t $(CAT_TEST) $(CAT_TEST_ASAN) \
-		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t
+		$(LKMM_TEST) $(LKMM_TEST_ASAN) tests/kernel/*.t tests/web/*.t
+
+# The web playground (docs/web.md): the library and src/web/playground.c
+# built by emscripten into WebAssembly, the model's files embedded, and the
+# page of web/ around it, one self-contained build/web/index.html.
+# Debian's emcc runs its JS tools with node, which must find Debian's
+# acorn (/usr/share/nodejs) even when node is not Debian's.
+EMCC ?= emcc
+EMCC_ENV := NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH}
+WEB_CFLAGS := -O2 -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -Iinclude -Isrc
+WEB_SRCS := $(LIB_SRCS) $(wildcard src/web/*.c)
+WEB_OBJS := $(WEB_SRCS:src/%.c=build/web-obj/%.o) build/web-obj/catlib.o build/web-obj/runtime.o
+WEB_MODEL := build/kernel-model/tools/memory-model
+WEB_MODEL_FILES := linux-kernel.cfg linux-kernel.def linux-kernel.bell linux-kernel.cat lock.cat
+WEB_LDFLAGS := -O2 -sMODULARIZE=1 -sEXPORT_NAME=createLkmm -sENVIRONMENT=web,worker \
+	-sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=1 -sEXIT_RUNTIME=0 \
+	-sEXPORTED_FUNCTIONS=_lkmm_playground_open,_lkmm_playground_check \
+	-sEXPORTED_RUNTIME_METHODS=ccall,cwrap \
+	$(foreach f,$(WEB_MODEL_FILES),--embed-file $(WEB_MODEL)/$(f)@/model/$(f))
+
+web: build/web/index.html
+# What `make check` builds of it: the page, when emcc is there (else
+# tests/web/web.t says it skips).
+WEB_CHECK := $(if $(shell command -v $(EMCC) 2>/dev/null),web)
+
+build/web-obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(EMCC_ENV) $(EMCC) $(WEB_CFLAGS) -MMD -MP -c -o $@ $<
+build/web-obj/%.o: build/%.c
+	@mkdir -p $(@D)
+	$(EMCC_ENV) $(EMCC) $(WEB_CFLAGS) -c -o $@ $<
+build/web-obj/lkmm.js: $(WEB_OBJS) $(addprefix $(WEB_MODEL)/,$(WEB_MODEL_FILES))
+	$(EMCC_ENV) $(EMCC) $(WEB_LDFLAGS) -o $@ $(WEB_OBJS)
+$(WEB_MODEL)/%:
+	scripts/setup.sh checker
+# The page: web/'s template with its script, style, the engine and the
+# tests (the kernel's and the one-time-init tests of kernel/patches/).
+build/web/index.html: web/index.html web/app.js web/style.css web/build.mjs build/web-obj/lkmm.js \
+		$(wildcard kernel/patches/*/*.patch)
+	@mkdir -p $(@D)
+	node web/build.mjs build/web-obj/lkmm.js build/kernel-model $@
+
+-include $(WEB_OBJS:.o=.d)
 
 # The fuzz targets (libFuzzer, ASan+UBSan): tests/src/fuzz_NAME.c, each
 # linked with the checker (all of src/ but main.c) built by clang.  `make
@@ -219,7 +266,7 @@ paulmck-sweep: all
 bench: all build/randlitmus
 	scripts/bench.sh
 
-.PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep install
+.PHONY: all clean demo check bench fuzz fidelity-sweep paulmck-sweep install web
 clean:
 	rm -rf bin build/obj build/asan build/tests build/fuzz build/randlitmus build/sweep build/catlib.* build/runtime.* \
-		build/test-cache build/bench-cache build/paulmck-sweep
+		build/test-cache build/bench-cache build/paulmck-sweep build/web build/web-obj

@@ -9,7 +9,7 @@
 # from the project's shared folder, $LKMM_SHARED_DIR, else ../shared
 # beside the checkout, else /work/shared).
 #
-# Usage: scripts/setup.sh [checker|all|fuzz]   (default: checker)
+# Usage: scripts/setup.sh [checker|all|fuzz|web]   (default: checker)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +28,10 @@ fuzz_packages=(clang libclang-rt-14-dev)
 # Coccinelle's spatch runs the project's one-time-init rule (tests/kernel/cocci.t);
 # python3-ply lets checkpatch.pl check SPDX lines (tests/kernel/submissions.t).
 test_packages=(parallel graphviz chromium patch coccinelle python3-ply)
+# The web playground (`make web`, docs/web.md): emscripten builds it (its
+# JS tools need node-acorn), chromium runs its test (tests/web/web.t, with
+# node 20 or later, which speaks to it over the DevTools protocol).
+web_packages=(emscripten node-acorn chromium)
 
 missing_packages() {
 	local p
@@ -112,9 +116,11 @@ make_model_615() {
 case $what in
 checker) install_packages "${checker_packages[@]}"; unpack_model
 	 make_model_615 || true ;;
-all)     install_packages "${checker_packages[@]}" "${test_packages[@]}" "${fuzz_packages[@]}"; unpack_model
+all)     install_packages "${checker_packages[@]}" "${test_packages[@]}" "${fuzz_packages[@]}" \
+		"${web_packages[@]}"; unpack_model
 	 make_model_615
 	 "$top/kernel/scripts/deps.sh" ;;
 fuzz)    install_packages "${checker_packages[@]}" "${fuzz_packages[@]}"; unpack_model ;;
-*) echo "usage: $0 [checker|all|fuzz]" >&2; exit 2 ;;
+web)     install_packages "${checker_packages[@]}" "${web_packages[@]}"; unpack_model ;;
+*) echo "usage: $0 [checker|all|fuzz|web]" >&2; exit 2 ;;
 esac
