@@ -61,7 +61,7 @@ CODE_SRCS := $(wildcard src/code/*.c)
 CODE_OBJS := $(CODE_SRCS:src/%.c=build/obj/%.o)
 CODE_CFLAGS = -I$(LLVM_DIR)/include
 CODE_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
-bin/lkmm-code: $(CODE_OBJS) $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+bin/lkmm-code: $(CODE_OBJS) build/obj/cli/files.o $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/obj/code/%.o: src/code/%.c
@@ -69,7 +69,7 @@ build/obj/code/%.o: src/code/%.c
 	$(CC) $(CFLAGS) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
 # The same under ASan+UBSan, for tests/src/code.t.
 CODE_ASAN_OBJS := $(CODE_SRCS:src/%.c=build/asan/%.o)
-build/asan/lkmm-code: $(CODE_ASAN_OBJS) $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+build/asan/lkmm-code: $(CODE_ASAN_OBJS) build/asan/cli/files.o $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/asan/code/%.o: src/code/%.c
 	@mkdir -p $(@D)

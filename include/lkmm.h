@@ -107,6 +107,8 @@ struct lkmm_options {
 	int suggest_edits;	/* edits in one fix at most, 0: processes + 2 */
 	int graph;		/* LKMM_DOT and LKMM_SVG: the execution explained */
 	int stats;		/* LKMM_STATS: how much of the search ran */
+	int threads;		/* threads a heavy test's search may use (0, 1: one) */
+	int events;		/* LKMM_EVENTS only: each process's runs, nothing searched */
 };
 
 /* The defaults of `lkmm check`. */
@@ -134,6 +136,7 @@ enum lkmm_text {
 	LKMM_DOT,		/* opts.graph: for Graphviz */
 	LKMM_SVG,		/* opts.graph: laid out by lkmm */
 	LKMM_STATS,		/* opts.stats */
+	LKMM_EVENTS,		/* opts.events: what `lkmm parse` prints */
 };
 
 /* One of the result's texts; "" when not asked for. */

@@ -75,6 +75,7 @@ struct lkmm_result {
 	size_t herd_len;		/* herd7's output: the start of out */
 	struct strbuf herd;		/* herd7's output alone */
 	struct strbuf stats;		/* --stats */
+	struct strbuf events;		/* lkmm parse: each process's events */
 	struct strbuf explanation;	/* --explain or --html */
 	struct strbuf suggestion;	/* --suggest */
 	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
@@ -96,8 +97,5 @@ void lkmm_result_free(struct lkmm_result *r);
 
 /* The options of `lkmm check` given none: herd7's limits, --suggest's budget. */
 void check_options_init(struct check_options *opts);
-
-/* Check each file on its own; the worst exit status of all (util.h). */
-int check_files(char **files, int nfiles, const struct check_options *opts);
 
 #endif

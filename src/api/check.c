@@ -15,44 +15,6 @@
 
 #include "api.h"
 
-/* DIR/NAME.SUFFIX, NAME being the file's name without .litmus. */
-static char *output_path(const char *dir, const char *path, const char *suffix)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t len = strlen(base);
-	struct strbuf name = { 0 };
-
-	if (len > 7 && !strcmp(base + len - 7, ".litmus"))
-		len -= 7;
-	sb_addf(&name, "%s/%.*s.%s", dir, (int)len, base, suffix);
-	return name.buf;
-}
-
-/* -o DIR: DIR/NAME.out. */
-static void write_out_file(const char *dir, const char *path, const char *text)
-{
-	char *name = output_path(dir, path, "out");
-
-	write_file(name, text);
-	free(name);
-}
-
-/*
- * Graphviz's dot renders dot_path to svg_path; false when it is not
- * installed or fails (the checker itself never links against Graphviz).
- */
-static bool render_svg(const char *dot_path, const char *svg_path)
-{
-	char *argv[] = { "dot", "-Tsvg", (char *)dot_path, "-o", (char *)svg_path, NULL };
-	extern char **environ;
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, "dot", NULL, NULL, argv, environ))
-		return false;
-	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
-}
-
 /*
  * What one test holds while it is checked: when bad input or a limit
  * deeper down ends the test (die() jumps back to lkmm_check_file()),
@@ -64,6 +26,7 @@ void lkmm_result_free(struct lkmm_result *r)
 	sb_free(&r->out);
 	sb_free(&r->herd);
 	sb_free(&r->stats);
+	sb_free(&r->events);
 	sb_free(&r->explanation);
 	sb_free(&r->suggestion);
 	sb_free(&r->dot);
@@ -115,6 +78,8 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
+	if (c->opts->events_only)
+		return;
 	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
 	    open_copies(c->threads) > 1)
 		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
@@ -134,6 +99,10 @@ static void run_test(void *arg)
 	if (!r->text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", job->path, strerror(errno));
 	decide(r, job->path, job->checker);
+	if (opts->events_only) {
+		program_text(r->prog, &r->events);
+		return;
+	}
 	if (r->outcomes.limit) {
 		job->status = EXIT_LIMIT;	/* the reason is printed in order, by finish_one() */
 		return;
@@ -145,7 +114,7 @@ static void run_test(void *arg)
 		stats_print(&r->outcomes, &r->stats);
 		sb_add(&r->out, r->stats.buf, r->stats.len);
 	}
-	if (opts->explain || opts->html_file)
+	if (opts->explain)
 		explain(r->prog, &r->outcomes, opts->suggest, &r->explanation);
 	if (opts->explain)
 		sb_addf(&r->out, "%s", r->explanation.buf);
@@ -236,91 +205,6 @@ static bool flag_raised(const struct checker *c, const char *path, const char *t
 	if (r)
 		lkmm_result_free(r);
 	return raised;
-}
-
-/* What the run writes besides standard output: graphs and the page. */
-struct run_outputs {
-	struct strbuf html;		/* the sections of --html's page */
-	char *scratch_dir;		/* for graphs --html needs without --graph */
-	bool told_no_dot;
-};
-
-static void html_escaped(const char *text, struct strbuf *out)
-{
-	for (; text && *text; text++) {
-		switch (*text) {
-		case '<':
-			sb_addf(out, "&lt;");
-			break;
-		case '>':
-			sb_addf(out, "&gt;");
-			break;
-		case '&':
-			sb_addf(out, "&amp;");
-			break;
-		case '"':
-			sb_addf(out, "&quot;");
-			break;
-		default:
-			sb_addf(out, "%c", *text);
-		}
-	}
-}
-
-/*
- * The test's graph: DIR/NAME.dot with --graph, DIR/NAME.svg with --svg
- * (or for --html, in a scratch directory); the SVG's text when rendered.
- */
-static char *write_graph(struct lkmm_result *r, const char *path, const struct check_options *opts,
-			 struct run_outputs *outs)
-{
-	const char *dir = opts->graph_dir ? opts->graph_dir : outs->scratch_dir;
-	char *dot = output_path(dir, path, "dot"), *svg = output_path(dir, path, "svg");
-	char *text = NULL;
-
-	write_file(dot, r->dot.buf);
-	if ((opts->svg || opts->html_file) && render_svg(dot, svg)) {
-		text = read_file(svg, NULL);
-		if (!opts->svg || !opts->graph_dir)
-			unlink(svg);
-	} else if (opts->svg || opts->html_file) {
-		if (!outs->told_no_dot)
-			fprintf(stderr, "lkmm: Graphviz's dot is not installed (Debian: apt-get "
-				"install graphviz); the graphs are the .dot files in %s: render "
-				"one with dot -Tsvg FILE.dot -o FILE.svg\n",
-				opts->graph_dir ? opts->graph_dir : "--graph DIR");
-		outs->told_no_dot = true;
-	}
-	if (!opts->graph_dir)
-		unlink(dot);
-	free(dot);
-	free(svg);
-	return text;
-}
-
-/* The test's section of the --html page: verdict, explanation, suggestion, graph. */
-static void html_section(struct lkmm_result *r, const char *svg, struct run_outputs *outs)
-{
-	const char *start = svg ? strstr(svg, "<svg") : NULL;
-
-	sb_addf(&outs->html, "<section id=\"");
-	html_escaped(r->test->name, &outs->html);
-	sb_addf(&outs->html, "\">\n<h2>");
-	html_escaped(r->test->name, &outs->html);
-	sb_addf(&outs->html, " <span class=\"verdict\">%s</span></h2>\n<pre class=\"herd\">",
-		observation(&r->outcomes));
-	r->out.buf[r->herd_len] = '\0';
-	html_escaped(r->out.buf, &outs->html);
-	sb_addf(&outs->html, "</pre>\n<pre class=\"explanation\">");
-	html_escaped(r->explanation.buf, &outs->html);
-	sb_addf(&outs->html, "</pre>\n");
-	if (r->suggestion.buf) {
-		sb_addf(&outs->html, "<pre class=\"suggestion\">");
-		html_escaped(r->suggestion.buf, &outs->html);
-		sb_addf(&outs->html, "</pre>\n");
-	}
-	sb_addf(&outs->html, "<div class=\"graph\">%s</div>\n</section>\n",
-		start ? start : "<p>(no graph: Graphviz's dot is not installed)</p>");
 }
 
 /*
@@ -425,243 +309,4 @@ void lkmm_close(struct lkmm *ctx)
 	if (ctx->loaded.image)
 		munmap(ctx->loaded.image, ctx->loaded.image_size);
 	memset(ctx, 0, sizeof(*ctx));
-}
-
-/* r's text after herd7's block, retold by opts->retell. */
-static void retell_result(struct lkmm_result *r, const struct check_options *opts)
-{
-	struct strbuf *texts[] = { &r->explanation, &r->suggestion };
-	struct strbuf tail = { 0 };
-	size_t i;
-
-	if (!opts->retell)
-		return;
-	if (r->out.len > r->herd_len) {
-		opts->retell(opts->retell_arg, r->out.buf + r->herd_len, &tail);
-		r->out.len = r->herd_len;
-		r->out.buf[r->herd_len] = '\0';
-		if (tail.buf)
-			sb_adds(&r->out, tail.buf);
-		sb_free(&tail);
-	}
-	for (i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
-		struct strbuf told = { 0 };
-
-		if (!texts[i]->buf)
-			continue;
-		opts->retell(opts->retell_arg, texts[i]->buf, &told);
-		sb_free(texts[i]);
-		*texts[i] = told;
-	}
-}
-
-/*
- * What a decided test leaves, in the order of the files given: errors,
- * the messages of its errors that a -j worker kept (NULL if none).
- */
-static void finish_one(const char *path, struct lkmm_result *r, int status, const char *errors,
-		       const struct check_options *opts, struct run_outputs *outs)
-{
-	if (errors) {
-		fflush(stdout);
-		fputs(errors, stderr);
-	}
-	if (status == EXIT_LIMIT && r->outcomes.limit) {
-		fflush(stdout);
-		fprintf(stderr, "lkmm: %s\n", r->outcomes.limit);
-	}
-	if (!status)
-		retell_result(r, opts);
-	if (!status && !opts->quiet) {
-		fputs(r->out.buf, stdout);
-		fputs("\n", stdout);
-		fflush(stdout);
-	}
-	if (!status && opts->out_dir)
-		write_out_file(opts->out_dir, path, r->out.buf);
-	if (!status && r->dot.buf) {
-		char *svg = write_graph(r, path, opts, outs);
-
-		if (opts->html_file)
-			html_section(r, svg, outs);
-		free(svg);
-	}
-	lkmm_result_free(r);
-}
-
-static const char html_head[] =
-	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	"<title>lkmm: litmus tests explained</title>\n<style>\n"
-	"body { font-family: sans-serif; margin: 2em; }\n"
-	"pre { background: #f6f6f6; padding: 0.5em; white-space: pre-wrap; }\n"
-	"section { border-top: 1px solid #ccc; margin-top: 2em; }\n"
-	".verdict { font-weight: normal; color: #555; }\n"
-	".graph svg { max-width: 100%; height: auto; }\n"
-	"</style>\n</head>\n<body>\n<h1>Litmus tests explained by lkmm</h1>\n";
-
-static void write_html(const char *file, const struct strbuf *sections)
-{
-	struct strbuf page = { 0 };
-
-	sb_addf(&page, "%s%s</body>\n</html>\n", html_head, sections->buf ? sections->buf : "");
-	write_file(file, page.buf);
-	sb_free(&page);
-}
-
-/*
- * -j: worker threads take the files in turn, each with a context of its
- * own (evaluation writes into the model); the main thread prints each
- * test's output as soon as it and all before it are done, so the output
- * is -j 1's.
- */
-struct slot {
-	struct lkmm_result *run;
-	int status;
-	struct strbuf errors;	/* its error messages, for the main thread to print */
-	bool done;
-};
-
-struct pool {
-	char **files;
-	int nfiles, next;
-	const struct check_options *opts;
-	pthread_mutex_t lock;
-	pthread_cond_t done;
-	struct slot *slots;
-};
-
-struct worker {
-	struct pool *pool;
-	struct lkmm ctx;
-};
-
-static void *worker(void *arg)
-{
-	struct worker *w = arg;
-	struct pool *pool = w->pool;
-
-	for (;;) {
-		struct lkmm_result *r;
-		struct strbuf errors = { 0 };
-		int i, status;
-
-		pthread_mutex_lock(&pool->lock);
-		i = pool->next++;
-		pthread_mutex_unlock(&pool->lock);
-		if (i >= pool->nfiles)
-			break;
-		die_output = &errors;
-		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
-		die_output = NULL;
-		pthread_mutex_lock(&pool->lock);
-		pool->slots[i] = (struct slot){ r, status, errors, true };
-		pthread_cond_broadcast(&pool->done);
-		pthread_mutex_unlock(&pool->lock);
-	}
-	return NULL;
-}
-
-/*
- * The first worker has ctx, the others a context each, opened here (so
- * an error in the model is the main thread's to report); 0 or the status.
- */
-static int open_workers(struct worker *workers, int n, struct pool *pool, const struct lkmm *ctx)
-{
-	for (int i = 0; i < n; i++) {
-		int status = 0;
-
-		workers[i].pool = pool;
-		if (i == 0)
-			workers[i].ctx = *ctx;
-		else
-			status = lkmm_open(&workers[i].ctx, &pool->opts->model,
-					   pool->opts->cache_dir);
-		if (status) {
-			while (--i > 0)
-				lkmm_close(&workers[i].ctx);
-			return status;
-		}
-	}
-	return 0;
-}
-
-static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
-			     const struct check_options *opts, struct run_outputs *outs)
-{
-	int nthreads = opts->jobs < nfiles ? opts->jobs : nfiles, i, started, worst = 0;
-	struct pool pool = { files, nfiles, 0, opts,
-			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
-	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
-	struct worker *workers = xcalloc(nthreads, sizeof(*workers));
-
-	worst = open_workers(workers, nthreads, &pool, ctx);
-	if (worst) {
-		free(workers);
-		free(threads);
-		return worst;
-	}
-	pool.slots = xcalloc(nfiles, sizeof(*pool.slots));
-	for (started = 0; started < nthreads; started++)
-		if (pthread_create(&threads[started], NULL, worker, &workers[started]))
-			break;
-	if (!started)
-		die(EXIT_INTERNAL, "cannot start a thread for -j");
-	for (i = 0; i < nfiles; i++) {
-		struct slot slot;
-
-		pthread_mutex_lock(&pool.lock);
-		while (!pool.slots[i].done)
-			pthread_cond_wait(&pool.done, &pool.lock);
-		slot = pool.slots[i];
-		pthread_mutex_unlock(&pool.lock);
-		finish_one(files[i], slot.run, slot.status, slot.errors.buf, opts, outs);
-		sb_free(&slot.errors);
-		worst = slot.status > worst ? slot.status : worst;
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	for (i = 1; i < nthreads; i++)
-		lkmm_close(&workers[i].ctx);
-	free(workers);
-	free(threads);
-	free(pool.slots);
-	return worst;
-}
-
-/* Each file is reported on its own; the exit status is the worst seen. */
-int check_files(char **files, int nfiles, const struct check_options *opts)
-{
-	struct lkmm ctx;
-	struct run_outputs outs = { 0 };
-	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
-	int i, worst = lkmm_open(&ctx, &opts->model, opts->cache_dir);
-
-	if (worst)
-		return worst;
-	/* One test: its search gets the threads. */
-	if (opts->jobs > 1 && nfiles == 1)
-		lkmm_split(&ctx, opts->jobs, &opts->model, opts->cache_dir);
-	if (opts->html_file && !opts->graph_dir) {
-		if (!mkdtemp(scratch))
-			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));
-		outs.scratch_dir = scratch;
-	}
-	if (opts->jobs > 1 && nfiles > 1) {
-		worst = check_in_parallel(files, nfiles, &ctx, opts, &outs);
-	} else {
-		for (i = 0; i < nfiles; i++) {
-			struct lkmm_result *r;
-			int status = lkmm_check_file(&ctx, files[i], opts, &r);
-
-			finish_one(files[i], r, status, NULL, opts, &outs);
-			worst = status > worst ? status : worst;
-		}
-	}
-	if (opts->html_file)
-		write_html(opts->html_file, &outs.html);
-	if (outs.scratch_dir)
-		rmdir(outs.scratch_dir);
-	sb_free(&outs.html);
-	lkmm_close(&ctx);
-	return worst;
 }

@@ -173,6 +173,7 @@ static void check_options_from(const struct lkmm_options *o, struct check_option
 	co->suggest_edits = o->suggest_edits;
 	co->graph = o->graph;
 	co->stats = o->stats;
+	co->events_only = o->events;
 	co->keep_executions = o->explain || o->suggest || o->graph;
 	co->jobs = 1;
 }
@@ -195,7 +196,7 @@ int lkmm_check(struct lkmm_model *model, const char *name, const char *text, siz
 		/* A limit stops the search rather than dying: its reason is the message. */
 		c.rec.status = status;
 		c.rec.message = xstrdup(r->outcomes.limit);
-		sb_addf(&c.msgs, "%s: %s\n", name, r->outcomes.limit);
+		sb_addf(&c.msgs, "lkmm: %s\n", r->outcomes.limit);
 	}
 	if (capture_end(&c, status, err)) {
 		lkmm_result_free(r);
@@ -225,6 +226,7 @@ const char *lkmm_text(const struct lkmm_result *result, enum lkmm_text which)
 		[LKMM_DOT] = &result->dot,
 		[LKMM_SVG] = NULL,
 		[LKMM_STATS] = &result->stats,
+		[LKMM_EVENTS] = &result->events,
 	};
 
 	if ((unsigned int)which >= sizeof(texts) / sizeof(texts[0]) || !texts[which] ||

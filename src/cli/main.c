@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/api.h"
+#include "cli.h"
 #include "kernel-run/kernel-run.h"
 
 #define LKMM_VERSION "0.1"
@@ -151,14 +151,13 @@ static const char *option_arg(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
-static enum speedcheck parse_speedcheck(const char *arg)
+/* -speedcheck: whether to stop at the first execution that settles the condition. */
+static int parse_speedcheck(const char *arg)
 {
 	if (!strcmp(arg, "false"))
-		return SPEEDCHECK_FALSE;
-	if (!strcmp(arg, "true"))
-		return SPEEDCHECK_TRUE;
-	if (!strcmp(arg, "fast"))
-		return SPEEDCHECK_FAST;
+		return 0;
+	if (!strcmp(arg, "true") || !strcmp(arg, "fast"))
+		return 1;
 	bad_usage("-speedcheck takes true, false or fast, not '%s'", arg);
 }
 
@@ -195,23 +194,23 @@ static bool model_option(int argc, char **argv, int *i, struct model_options *mo
 }
 
 /* Which model, and the cache's directory unless --no-model-cache. */
-static void find_model(const struct model_options *mo, struct check_options *opts)
+static void find_model(const struct model_options *mo, struct files_options *opts)
 {
-	opts->model.cfg_name = mo->cfg_name ? mo->cfg_name : "linux-kernel.cfg";
-	opts->model.dir = model_dir_find(mo->dir, opts->model.cfg_name);
+	opts->model.cfg = mo->cfg_name ? mo->cfg_name : "linux-kernel.cfg";
+	opts->model_dir = model_dir_find(mo->dir, opts->model.cfg);
 	opts->model.variants = mo->variants.buf;
-	opts->cache_dir = mo->no_cache ? NULL : model_cache_dir();
+	opts->model.cache_dir = mo->no_cache ? NULL : lkmm_cache_dir();
 }
 
-static void forget_model(struct model_options *mo, struct check_options *opts)
+static void forget_model(struct model_options *mo, struct files_options *opts)
 {
-	free((char *)opts->model.dir);
-	free((char *)opts->cache_dir);
+	free((char *)opts->model_dir);
+	free((char *)opts->model.cache_dir);
 	sb_free(&mo->variants);
 }
 
 /* Parse options into opts; the remaining arguments are the files. */
-static int parse_options(int argc, char **argv, int first, struct check_options *opts,
+static int parse_options(int argc, char **argv, int first, struct files_options *opts,
 			 struct model_options *mo, char ***files)
 {
 	int i, nfiles = 0;
@@ -227,29 +226,29 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 		else if (!strcmp(a, "-q"))
 			opts->quiet = true;
 		else if (!strcmp(a, "-speedcheck"))
-			opts->speedcheck = parse_speedcheck(option_arg(argc, argv, &i));
+			opts->check.speedcheck = parse_speedcheck(option_arg(argc, argv, &i));
 		else if (!strcmp(a, "-timeout"))
-			opts->timeout = parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.timeout = parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "-max-executions"))
-			opts->max_executions = parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.max_executions = parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "-max-traces"))
-			opts->limits.max_traces = (int)parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.max_traces = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "-max-values"))
-			opts->limits.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--explain"))
-			opts->explain = true;
+			opts->check.explain = true;
 		else if (!strcmp(a, "--stats"))
-			opts->stats = true;
+			opts->check.stats = true;
 		else if (!strcmp(a, "-j"))
 			opts->jobs = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--suggest"))
-			opts->suggest = true;
+			opts->check.suggest = true;
 		else if (!strcmp(a, "--suggest-max"))
-			opts->max_variants = parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.suggest_max = parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--suggest-timeout"))
-			opts->suggest_timeout = parse_number(a, option_arg(argc, argv, &i), 0);
+			opts->check.suggest_timeout = parse_number(a, option_arg(argc, argv, &i), 0);
 		else if (!strcmp(a, "--suggest-edits"))
-			opts->suggest_edits = (int)parse_number(a, option_arg(argc, argv, &i), 1);
+			opts->check.suggest_edits = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--graph"))
 			opts->graph_dir = option_arg(argc, argv, &i);
 		else if (!strcmp(a, "--svg"))
@@ -264,47 +263,43 @@ static int parse_options(int argc, char **argv, int first, struct check_options 
 	return nfiles;
 }
 
-/* Parse and expand a test; the macros must outlive it. */
-static struct litmus *load_test(const char *path, const struct macro_table *macros)
-{
-	char *text = read_file(path, NULL);
-	struct litmus *t;
-
-	if (!text)
-		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
-	t = litmus_parse(path, text);
-	free(text);
-	litmus_expand(t, macros);
-	return t;
-}
-
+/* The events each process of one test can generate. */
 static int cmd_parse(int argc, char **argv)
 {
-	struct check_options opts;
+	struct files_options opts = { 0 };
 	struct model_options mo = { 0 };
-	char **files;
-	struct lkmm ctx;
-	struct litmus *test;
-	struct program *prog;
+	struct lkmm_model *model;
+	struct lkmm_result *result;
+	struct lkmm_error *err;
+	size_t len;
+	char **files, *text;
 	int status;
 
-	check_options_init(&opts);
+	lkmm_options_init(&opts.check);
 	if (parse_options(argc, argv, 2, &opts, &mo, &files) != 1)
 		bad_usage("%s", "parse takes exactly one litmus file");
+	opts.check.events = 1;
 	find_model(&mo, &opts);
-	status = lkmm_open(&ctx, &opts.model, opts.cache_dir);
-	if (status)
-		return status;
-	test = load_test(files[0], ctx.loaded.macros);
-	prog = xcalloc(1, sizeof(*prog));
-	program_build(prog, test, &opts.limits, model_rmw_style(ctx.loaded.model));
-	program_print(prog, stdout);
-	program_free(prog);
-	litmus_free(test);
-	lkmm_close(&ctx);
+	text = read_file(files[0], &len);
+	if (!text)
+		die(EXIT_BAD_INPUT, "cannot read %s: %s", files[0], strerror(errno));
+	status = lkmm_model_open(&model, opts.model_dir, &opts.model, &err);
+	if (!status) {
+		status = lkmm_check(model, files[0], text, len, &opts.check, &result, &err);
+		if (!status) {
+			fputs(lkmm_text(result, LKMM_EVENTS), stdout);
+			lkmm_result_free(result);
+		}
+		lkmm_model_close(model);
+	}
+	if (status) {
+		fputs(err->text, stderr);
+		lkmm_error_free(err);
+	}
+	free(text);
 	free(files);
 	forget_model(&mo, &opts);
-	return 0;
+	return status;
 }
 
 /* Each non-blank line of a list that does not start with '#' is a path. */
@@ -361,13 +356,13 @@ static void collect_paths(char **args, int nargs, struct vec *paths)
 
 static int cmd_check(int argc, char **argv, int first)
 {
-	struct check_options opts;
+	struct files_options opts = { 0 };
 	struct model_options mo = { 0 };
 	struct vec paths = { 0 };
 	char **args;
 	int nargs, status, i;
 
-	check_options_init(&opts);
+	lkmm_options_init(&opts.check);
 	/*
 	 * Every CPU by default; as herd7, one, since the kernel's scripts run
 	 * several herd7 processes at once (LKMM_JOBS).
@@ -382,9 +377,6 @@ static int cmd_check(int argc, char **argv, int first)
 		bad_usage("%s", "no litmus test given");
 	if (opts.svg && !opts.graph_dir)
 		bad_usage("%s", "--svg renders the graphs of --graph DIR; give --graph DIR too");
-	opts.graph = opts.graph_dir || opts.html_file;
-	opts.keep_executions = opts.explain || opts.graph || opts.suggest;
-
 	find_model(&mo, &opts);
 	status = check_files((char **)paths.items, paths.len, &opts);
 	for (i = 0; i < paths.len; i++)
@@ -406,6 +398,7 @@ static int cmd_run(int argc, char **argv)
 	struct run_options opts = { .runs = 10, .size = 1000, .stride = 1, .ninst = 1,
 				    .affincr = 1, .cpus = online_cpus() };
 	struct model_options mo = { 0 };
+	struct files_options where = { 0 };
 	struct vec paths = { 0 };
 	char **args = xcalloc(argc, sizeof(*args));
 	int nargs = 0, status, i;
@@ -447,12 +440,15 @@ static int cmd_run(int argc, char **argv)
 	free(args);
 	if (!paths.len && !opts.where)
 		bad_usage("%s", "no litmus test given");
-	find_model(&mo, &opts.check);
+	find_model(&mo, &where);
+	opts.check.model = (struct model_spec){ .dir = where.model_dir, .cfg_name = where.model.cfg,
+						.variants = where.model.variants };
+	opts.check.cache_dir = where.model.cache_dir;
 	status = run_files((char **)paths.items, paths.len, &opts);
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);
 	vec_free(&paths);
-	forget_model(&mo, &opts.check);
+	forget_model(&mo, &where);
 	return status;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "cli/cli.h"
 #include "code.h"
 
 static const char usage[] =
@@ -144,7 +145,7 @@ static void retell(void *arg, const char *text, struct strbuf *out)
  * (the graph's and the page's names come from it).
  */
 static int check_test(const struct code_test *test, const char *tree, const char *emit_file,
-		      struct check_options *opts)
+		      struct files_options *opts)
 {
 	struct retelling how = { test, tree };
 	char scratch[] = "/tmp/lkmm-code-XXXXXX", path[PATH_MAX];
@@ -181,7 +182,8 @@ static int check_test(const struct code_test *test, const char *tree, const char
 int main(int argc, char **argv)
 {
 	struct code_request req = { 0 };
-	struct check_options opts;
+	struct files_options opts = { .jobs = 1 };
+	struct model_spec spec = { 0 };
 	struct code_test test;
 	struct strbuf err = { 0 };
 	struct lkmm ctx;
@@ -191,13 +193,7 @@ int main(int argc, char **argv)
 	const char **distinct = NULL;
 	int i, status;
 
-	memset(&opts, 0, sizeof(opts));
-	opts.speedcheck = SPEEDCHECK_FALSE;
-	opts.max_executions = 10000000;
-	opts.limits.max_traces = 100000;
-	opts.limits.max_values = 256;
-	opts.suggest_timeout = SUGGEST_TIMEOUT;
-	opts.jobs = 1;
+	lkmm_options_init(&opts.check);
 	req.depth = 3;
 	req.procs = xcalloc(argc, sizeof(*req.procs));
 	distinct = xcalloc(argc, sizeof(*distinct));
@@ -222,7 +218,7 @@ int main(int argc, char **argv)
 
 			if (*end || n < 1 || n > 100000000)
 				bad_usage("-max-traces takes 1 to 100000000, not", argv[i]);
-			opts.limits.max_traces = (int)n;
+			opts.check.max_traces = (int)n;
 		} else if (!strcmp(a, "--depth")) {
 			char *end;
 			long d = strtol(next_arg(argc, argv, &i), &end, 10);
@@ -237,14 +233,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--emit")) {
 			emit_file = next_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--explain")) {
-			opts.explain = true;
+			opts.check.explain = true;
 		} else if (!strcmp(a, "--suggest")) {
-			opts.suggest = true;
+			opts.check.suggest = true;
 		} else if (!strcmp(a, "--suggest-timeout")) {
 			char *end;
 
-			opts.suggest_timeout = strtod(next_arg(argc, argv, &i), &end);
-			if (*end || opts.suggest_timeout < 0)
+			opts.check.suggest_timeout = strtod(next_arg(argc, argv, &i), &end);
+			if (*end || opts.check.suggest_timeout < 0)
 				bad_usage("--suggest-timeout takes seconds, not", argv[i]);
 		} else if (!strcmp(a, "--graph")) {
 			opts.graph_dir = next_arg(argc, argv, &i);
@@ -271,15 +267,14 @@ int main(int argc, char **argv)
 	}
 	if (opts.svg && !opts.graph_dir)
 		bad_usage("--svg needs --graph DIR", NULL);
-	opts.graph = opts.graph_dir || opts.html_file;
-	opts.keep_executions = opts.explain || opts.suggest || opts.graph;
-	opts.model.cfg_name = cfg;
 	if (!model_dir && !getenv("LKMM_MODEL_DIR"))
 		model_dir = tree_model(tree, cfg);	/* the model of the kernel being read */
-	opts.model.dir = model_dir_find(model_dir, cfg);
+	spec.dir = opts.model_dir = model_dir_find(model_dir, cfg);
+	spec.cfg_name = opts.model.cfg = cfg;
 	cache = model_cache_dir();
-	opts.cache_dir = cache;
-	status = lkmm_open(&ctx, &opts.model, cache);
+	opts.model.cache_dir = cache;
+	/* The translation expands the model's macros: the pipeline's own context. */
+	status = lkmm_open(&ctx, &spec, cache);
 	if (status)
 		return status;
 	status = code_prepare_tree(tree, config, cache ? cache : "/tmp/lkmm-cache", &build_dir, &err);
@@ -316,6 +311,6 @@ int main(int argc, char **argv)
 	free(tree);
 	free(build_dir);
 	free(cache);
-	free((char *)opts.model.dir);
+	free((char *)opts.model_dir);
 	return status;
 }

@@ -1219,34 +1219,31 @@ static void print_event(const struct program *p, int i, const struct trace_event
 	sb_addf(sb, "\n");
 }
 
-void program_print(const struct program *p, FILE *out)
+void program_text(const struct program *p, struct strbuf *out)
 {
-	struct strbuf sb = { 0 };
 	int i, j, k;
 
-	sb_addf(&sb, "Test %s\nLocations:", p->test->name);
+	sb_addf(out, "Test %s\nLocations:", p->test->name);
 	for (i = 0; i < p->nlocs; i++) {
-		sb_addf(&sb, " %s=", p->loc_names[i]);
-		value_print(p, p->loc_init[i], &sb);
+		sb_addf(out, " %s=", p->loc_names[i]);
+		value_print(p, p->loc_init[i], out);
 	}
-	sb_addf(&sb, "\n");
+	sb_addf(out, "\n");
 	for (i = 0; i < p->nprocs; i++) {
 		const struct proc_info *pi = &p->procs[i];
 
-		sb_addf(&sb, "P%d: %d run%s\n", i, pi->ntraces, pi->ntraces == 1 ? "" : "s");
+		sb_addf(out, "P%d: %d run%s\n", i, pi->ntraces, pi->ntraces == 1 ? "" : "s");
 		for (j = 0; j < pi->ntraces; j++) {
 			const struct trace *tr = &pi->traces[j];
 
-			sb_addf(&sb, "  run %d:", j);
+			sb_addf(out, "  run %d:", j);
 			for (k = 0; k < pi->nregs; k++) {
-				sb_addf(&sb, " %s=", pi->reg_names[k]);
-				value_print(p, tr->regs[k], &sb);
+				sb_addf(out, " %s=", pi->reg_names[k]);
+				value_print(p, tr->regs[k], out);
 			}
-			sb_addf(&sb, "\n");
+			sb_addf(out, "\n");
 			for (k = 0; k < tr->nevents; k++)
-				print_event(p, k, &tr->events[k], &sb);
+				print_event(p, k, &tr->events[k], out);
 		}
 	}
-	fputs(sb.buf, out);
-	sb_free(&sb);
 }

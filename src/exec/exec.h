@@ -129,7 +129,7 @@ bool value_eq(struct value a, struct value b);
 int value_cmp(const struct program *p, struct value a, struct value b);
 /* An event as "R[acquire] flag=1", for parse and --explain. */
 void event_print(const struct program *p, const struct event *e, struct strbuf *out);
-/* Print every trace of every process, for `lkmm parse`. */
-void program_print(const struct program *p, FILE *out);
+/* Every trace of every process, for `lkmm parse`. */
+void program_text(const struct program *p, struct strbuf *out);
 
 #endif

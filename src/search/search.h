@@ -18,14 +18,10 @@ enum { SUGGEST_TIMEOUT = 5 };
 struct check_options {
 	struct model_spec model;	/* -I, -conf, -variant */
 	const char *cache_dir;		/* the model cache's, NULL for none (--no-model-cache) */
-	const char *out_dir;		/* -o */
-	bool quiet;			/* -q */
 	bool explain;			/* --explain */
 	bool suggest;			/* --suggest */
 	bool graph;			/* the graph's texts: --graph, --html, the library's */
-	const char *graph_dir;		/* --graph DIR */
-	bool svg;			/* --svg */
-	const char *html_file;		/* --html FILE */
+	bool events_only;		/* lkmm parse: the events, nothing searched */
 	long max_variants;		/* --suggest: tests tried at most, 0: no bound */
 	double suggest_timeout;		/* --suggest: seconds the search of fixes may take, 0: no bound */
 	int suggest_edits;		/* --suggest: edits in one fix at most, 0: processes + 2 */
@@ -36,13 +32,6 @@ struct check_options {
 	long timeout;			/* seconds, 0 for none */
 	long max_executions;
 	struct event_limits limits;
-	/*
-	 * When set, what the run prints or writes after herd7's block (the
-	 * explanation, the suggestions) passes through retell() first:
-	 * `lkmm code` tells it in the kernel's files and lines.
-	 */
-	void (*retell)(void *arg, const char *text, struct strbuf *out);
-	void *retell_arg;
 };
 
 /* One variable of the printed final states: N:reg or a location. */

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 LAYERS = ['base', 'litmus', 'exec', 'model', 'search', 'report', 'explain', 'api',
-          'kernel-run', ['cli', 'code', 'web']]
+          'kernel-run', ['cli', 'web'], 'code']
 RANK = {}
 for i, layer in enumerate(LAYERS):
     for name in (layer if isinstance(layer, list) else [layer]):
