@@ -137,8 +137,13 @@ static void run_test(void *arg)
 		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
 		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	}
-	if (opts->graph_dir || opts->html_file)
-		explain_graph(r->prog, &r->outcomes, &r->dot);
+	if (opts->graph_dir || opts->html_file) {
+		struct graph g;
+
+		explain_graph(r->prog, &r->outcomes, &g);
+		graph_dot(&g, &r->dot);
+		graph_free(&g);
+	}
 }
 
 /* What outcome_reachable() hands decide() under catch_die(). */
