@@ -75,7 +75,8 @@ struct lkmm_result {
 	size_t herd_len;		/* herd7's output: the start of out */
 	struct strbuf explanation;	/* --explain or --html */
 	struct strbuf suggestion;	/* --suggest */
-	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
+	struct strbuf dot;		/* --graph: the graph, for Graphviz */
+	struct strbuf svg;		/* --svg or --html: the graph as a picture */
 };
 
 /*

@@ -31,7 +31,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 /*
  * The picture of the execution explain() tells of: the witness, or the
  * rejected candidate with the failed check's cycle in red.  Built once,
- * then written for Graphviz (graph_dot()).
+ * then written for Graphviz (graph_dot()) or laid out as SVG (graph_svg()).
  */
 struct graph_node {
 	int event;		/* its event: Graphviz's node eEVENT */
@@ -67,6 +67,11 @@ void explain_graph(const struct program *p, const struct outcomes *o, struct gra
 void graph_free(struct graph *g);
 /* Graphviz's dot language, for dot -Tsvg and the like (explain.c). */
 void graph_dot(const struct graph *g, struct strbuf *out);
+/*
+ * A self-contained SVG picture, laid out here: one column per process,
+ * no program to run (svg.c).
+ */
+void graph_svg(const struct graph *g, struct strbuf *out);
 
 /*
  * What deciding variants of a test needs besides the test: the model and

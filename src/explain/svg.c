@@ -1,0 +1,619 @@
+/*
+ * svg.c - explain.c's graph as SVG, laid out here: --svg and --html need
+ * no Graphviz, so a machine without it, or a browser build that runs no
+ * program, draws the same picture.
+ *
+ * The layout is what the dot graph asks Graphviz for.  The caption at
+ * the top, then the initial values in a dotted frame of their own, then
+ * one column per process, its name above it and its events in program
+ * order downwards, po the straight grey line between them.
+ *
+ * Other edges are gentle curves, level where they meet a box: between
+ * columns, from the side of one box that faces the other to the facing
+ * side of the other, through the gap between them; from an initial
+ * value, from its bottom to the top of a column's first event or the
+ * facing side of a later one.  An edge within one column leaves by the
+ * side, the right going down and the left going up, bowed out by how
+ * many rows it spans and past the edges it would overlap there, so that
+ * it misses the po line and the others; the columns are spaced to leave
+ * room for them and their labels.  The edges that meet one side of a box
+ * share it evenly, in the order of where they come from, so that two
+ * edges between the same boxes run side by side and arrowheads do not
+ * meet.
+ *
+ * Text is measured as monospace, a character being 0.6 of the font's
+ * size wide, and centred in its box so that the estimate's error shows
+ * on both sides alike.  Arrowheads are one <marker> per colour.
+ * Coordinates are whole pixels: the same graph gives the same bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+
+enum {
+	FONT = 12,		/* the boxes' text, monospace */
+	CHAR_TENTHS = 72,	/* its character's width, in tenths of a pixel */
+	LINE = 15,		/* its line's height */
+	PAD = 6,		/* around a box's text */
+	MARGIN = 16,
+	CAPTION = 32,		/* the caption's line, sans-serif */
+	CAPTION_FONT = 14,
+	HEADER = 26,		/* a process' name and the gap under it */
+	ROW_GAP = 44,		/* between a column's boxes: the po line and its label */
+	COL_GAP = 60,		/* between columns, besides their side curves */
+	BOX_GAP = 16,		/* between initial values */
+	BULGE = 24,		/* how far a side curve reaches out, at least */
+};
+
+struct box {
+	int x, y, w, h;		/* top left corner, size */
+};
+
+struct point {
+	double x, y;
+};
+
+/* An edge's path, its label's place and anchor. */
+struct curve {
+	struct point from, c1, c2, to;
+	struct point label;
+	const char *anchor;
+	bool straight;		/* from to to, no control points */
+};
+
+enum side { LEFT, RIGHT, TOP, BOTTOM };
+
+struct layout {
+	struct box *boxes;	/* a node's */
+	int *row;		/* a node's place in its process' program order */
+	int *side;		/* an edge's within one column: 1 right, -1 left; 0 across */
+	enum side *ends;	/* where edge i meets its boxes: ends[2 * i] its start's */
+	struct point *ports;	/* ... and the points */
+	int *bulge;		/* how far out a side curve reaches */
+	int *col_x, *col_w;	/* a process' column */
+	int *room_left, *room_right;	/* for the side curves and their labels */
+	struct box init;	/* the initial values' frame; w == 0: none */
+	int header_y;		/* the processes' names' baseline */
+	int ncurves;
+	struct curve *curves;	/* po first, then each edge's */
+	const struct graph_edge **of;	/* a curve's edge, NULL for po */
+	int width, height;
+};
+
+/* The length of the UTF-8 character at s, or 0 when its bytes are not one. */
+static int utf8_length(const unsigned char *s)
+{
+	int n = *s < 0x80 ? 1 : *s < 0xc2 ? 0 : *s < 0xe0 ? 2 : *s < 0xf0 ? 3 : *s < 0xf5 ? 4 : 0;
+	unsigned char lo = *s == 0xe0 ? 0xa0 : *s == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = *s == 0xed ? 0x9f : *s == 0xf4 ? 0x8f : 0xbf;
+	int i;
+
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return n;
+}
+
+static const char *xml_entity(char c)
+{
+	return c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" :
+	       NULL;
+}
+
+/*
+ * The n bytes at s as XML text: markup escaped, what XML cannot hold (a
+ * control character, bytes that are not UTF-8) one U+FFFD each.  How many
+ * characters, when out is NULL: the text's width.
+ */
+static int xml_text(const char *s, size_t n, struct strbuf *out)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	int chars = 0, len;
+
+	for (; i < n; i += len ? len : 1, chars++) {
+		len = utf8_length(u + i);
+		if (!out)
+			continue;
+		if (!len || (u[i] < ' ' && u[i] != '\t'))
+			sb_adds(out, "&#xfffd;");
+		else if (xml_entity(s[i]))
+			sb_adds(out, xml_entity(s[i]));
+		else
+			sb_add(out, s + i, len);
+	}
+	return chars;
+}
+
+static int text_width(const char *s, size_t n, int font)
+{
+	return (xml_text(s, n, NULL) * CHAR_TENTHS * font / FONT + 9) / 10;
+}
+
+static int px(double v)
+{
+	return (int)(v < 0 ? v - 0.5 : v + 0.5);
+}
+
+/* A box big enough for the label's lines. */
+static struct box box_for(const char *label)
+{
+	struct box b = { 0, 0, 0, 2 * PAD };
+	size_t len;
+
+	for (;; label += len + 1) {
+		len = strcspn(label, "\n");
+		if (text_width(label, len, FONT) + 2 * PAD > b.w)
+			b.w = text_width(label, len, FONT) + 2 * PAD;
+		b.h += LINE;
+		if (!label[len])
+			return b;
+	}
+}
+
+static bool in_column(const struct graph *g, const struct graph_edge *e)
+{
+	return g->nodes[e->from].proc >= 0 && g->nodes[e->from].proc == g->nodes[e->to].proc;
+}
+
+static int min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The side an edge within a column takes, and how far out: past the
+ * side curves before it whose rows overlap its own; the room its column
+ * then needs on that side.
+ */
+static void place_side_curves(const struct graph *g, struct layout *l)
+{
+	int i, j;
+
+	for (i = 0; i < g->nedges; i++) {
+		const struct graph_edge *e = &g->edges[i];
+		int a = l->row[e->from], b = l->row[e->to], col = g->nodes[e->from].proc;
+		int *room, reach;
+
+		if (!in_column(g, e))
+			continue;
+		l->side[i] = b >= a ? 1 : -1;
+		l->bulge[i] = BULGE + 10 * abs(b - a);
+		for (j = 0; j < i; j++) {
+			const struct graph_edge *f = &g->edges[j];
+
+			if (l->side[j] == l->side[i] && g->nodes[f->from].proc == col &&
+			    min_int(l->row[f->from], l->row[f->to]) <= max_int(a, b) &&
+			    max_int(l->row[f->from], l->row[f->to]) >= min_int(a, b))
+				l->bulge[i] = max_int(l->bulge[i], l->bulge[j] + 20);
+		}
+		room = l->side[i] > 0 ? &l->room_right[col] : &l->room_left[col];
+		reach = l->bulge[i] * 3 / 4 + 6 + text_width(e->label, strlen(e->label), FONT);
+		*room = max_int(*room, reach);
+	}
+}
+
+/* The columns' widths and places, left to right; the width they take. */
+static int place_columns(const struct graph *g, struct layout *l)
+{
+	int i, proc, x = 0;
+
+	for (proc = 0; proc < g->nprocs; proc++)
+		l->col_w[proc] = 2 * CAPTION_FONT;
+	for (i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].proc >= 0)
+			l->col_w[g->nodes[i].proc] = max_int(l->col_w[g->nodes[i].proc],
+							     l->boxes[i].w);
+	for (proc = 0; proc < g->nprocs; proc++) {
+		x += l->room_left[proc];
+		l->col_x[proc] = x;
+		x += l->col_w[proc] + l->room_right[proc] + (proc + 1 < g->nprocs ? COL_GAP : 0);
+	}
+	return x;
+}
+
+/* The initial values in a row, in their frame at y, from x = 0; how many. */
+static int place_init(const struct graph *g, struct layout *l, int y)
+{
+	int i;
+
+	l->init = (struct box){ 0, y, PAD, 0 };
+	for (i = 0; i < g->nnodes && g->nodes[i].proc < 0; i++) {
+		l->boxes[i].x = l->init.w;
+		l->boxes[i].y = y + LINE + 2 * PAD;
+		l->init.w += l->boxes[i].w + BOX_GAP;
+		l->init.h = max_int(l->init.h, LINE + 3 * PAD + l->boxes[i].h);
+	}
+	l->init.w = i ? l->init.w + PAD - BOX_GAP : 0;
+	return i;
+}
+
+/* The events' boxes, by column and row from x, y. */
+static void place_events(const struct graph *g, struct layout *l, int first, int x, int y)
+{
+	int i, pitch = 0;
+
+	for (i = first; i < g->nnodes; i++)
+		pitch = max_int(pitch, l->boxes[i].h + ROW_GAP);
+	for (i = 0; i < g->nprocs; i++)
+		l->col_x[i] += x;
+	for (i = first; i < g->nnodes; i++) {
+		struct box *b = &l->boxes[i];
+		int proc = g->nodes[i].proc;
+
+		b->x = l->col_x[proc] + (l->col_w[proc] - b->w) / 2;
+		b->y = y + l->row[i] * pitch + (pitch - ROW_GAP - b->h) / 2;
+		l->height = max_int(l->height, b->y + b->h + MARGIN);
+	}
+}
+
+static struct point centre(struct box b)
+{
+	return (struct point){ b.x + b.w / 2.0, b.y + b.h / 2.0 };
+}
+
+/*
+ * The side of node n an edge to or from node m meets: an initial value's
+ * bottom; the top of a column's first event, coming from an initial
+ * value; within a column, its side (right going down, left going up);
+ * else the side facing m.
+ */
+static enum side end_side(const struct graph *g, const struct layout *l, int i, int n, int m)
+{
+	if (g->nodes[n].proc < 0)
+		return BOTTOM;
+	if (g->nodes[m].proc < 0 && !l->row[n])
+		return TOP;
+	if (l->side[i])
+		return l->side[i] > 0 ? RIGHT : LEFT;
+	return centre(l->boxes[m]).x < centre(l->boxes[n]).x ? LEFT : RIGHT;
+}
+
+/* Where the other end of end j's edge is, along end j's side. */
+static double across_side(const struct graph *g, const struct layout *l, int j)
+{
+	const struct graph_edge *e = &g->edges[j / 2];
+	struct point other = centre(l->boxes[j % 2 ? e->from : e->to]);
+
+	return l->ends[j] >= TOP ? other.x : other.y;
+}
+
+static bool rightwards(const struct graph *g, const struct layout *l, int j)
+{
+	const struct graph_edge *e = &g->edges[j / 2];
+
+	return centre(l->boxes[e->from]).x < centre(l->boxes[e->to]).x;
+}
+
+/*
+ * Whether end i (of edge i / 2, its start when i is even) comes before
+ * end j on their side of a box: by where their other ends are, edges
+ * going right before those going left, then as listed; so that edges
+ * between the same boxes run side by side and arrowheads do not meet.
+ */
+static bool end_before(const struct graph *g, const struct layout *l, int i, int j)
+{
+	if (across_side(g, l, i) != across_side(g, l, j))
+		return across_side(g, l, i) < across_side(g, l, j);
+	if (rightwards(g, l, i) != rightwards(g, l, j))
+		return rightwards(g, l, i);
+	return i < j;
+}
+
+/* Where end j meets its box: its side shared evenly among the ends there, in order. */
+static struct point port(const struct graph *g, const struct layout *l, int j)
+{
+	const struct graph_edge *e = &g->edges[j / 2];
+	int node = j % 2 ? e->to : e->from, n = 0, k = 0, i;
+	struct box b = l->boxes[node];
+
+	for (i = 0; i < 2 * g->nedges; i++) {
+		const struct graph_edge *f = &g->edges[i / 2];
+
+		if ((i % 2 ? f->to : f->from) != node || l->ends[i] != l->ends[j])
+			continue;
+		n++;
+		k += end_before(g, l, i, j);
+	}
+	switch (l->ends[j]) {
+	case LEFT:
+		return (struct point){ b.x, b.y + b.h * (k + 1.0) / (n + 1) };
+	case RIGHT:
+		return (struct point){ b.x + b.w, b.y + b.h * (k + 1.0) / (n + 1) };
+	case TOP:
+		return (struct point){ b.x + b.w * (k + 1.0) / (n + 1), b.y };
+	default:
+		return (struct point){ b.x + b.w * (k + 1.0) / (n + 1), b.y + b.h };
+	}
+}
+
+static double distance(double a, double b)
+{
+	return a < b ? b - a : a - b;
+}
+
+/*
+ * How far a curve leaves its end along the side's normal: out into the
+ * gap between columns, or half way when both ends go the same way.
+ */
+static struct point control(enum side s, struct point p, struct point other, enum side other_s)
+{
+	double d, gap = COL_GAP / 2.0;
+
+	if (s >= TOP)
+		d = distance(p.y, other.y) / 2 > gap / 2 ? distance(p.y, other.y) / 2 : gap / 2;
+	else
+		d = other_s < TOP && distance(p.x, other.x) / 3 > gap ? distance(p.x, other.x) / 3 :
+		    gap;
+	return (struct point){ p.x + (s == LEFT ? -d : s == RIGHT ? d : 0),
+			       p.y + (s == TOP ? -d : s == BOTTOM ? d : 0) };
+}
+
+/*
+ * An edge between columns or from an initial value, its label above it
+ * a third of the way: two edges that cross between the same columns have
+ * their labels apart.
+ */
+static struct curve across(const struct layout *l, int i)
+{
+	struct curve k = { .from = l->ports[2 * i], .to = l->ports[2 * i + 1], .anchor = "middle" };
+
+	k.c1 = control(l->ends[2 * i], k.from, k.to, l->ends[2 * i + 1]);
+	k.c2 = control(l->ends[2 * i + 1], k.to, k.from, l->ends[2 * i]);
+	k.label = (struct point){ (8 * k.from.x + 12 * k.c1.x + 6 * k.c2.x + k.to.x) / 27,
+				  (8 * k.from.y + 12 * k.c1.y + 6 * k.c2.y + k.to.y) / 27 - 4 };
+	return k;
+}
+
+/* An edge within a column, out by its side past the others there; to itself, a loop. */
+static struct curve aside(const struct graph *g, const struct layout *l, int i)
+{
+	int side = l->side[i], proc = g->nodes[g->edges[i].from].proc;
+	double out = (side > 0 ? l->col_x[proc] + l->col_w[proc] : l->col_x[proc]) +
+		     side * l->bulge[i] * 4 / 3.0;
+	struct curve k = { .from = l->ports[2 * i], .to = l->ports[2 * i + 1],
+			   .anchor = side > 0 ? "start" : "end" };
+
+	k.c1 = (struct point){ out, k.from.y };
+	k.c2 = (struct point){ out, k.to.y };
+	k.label = (struct point){ (k.from.x + k.to.x) / 8 + out * 3 / 4 + side * 4,
+				  (k.from.y + k.to.y) / 2 + FONT / 3 };
+	return k;
+}
+
+/* The po line from the box above: straight down the column's middle. */
+static struct curve po_line(const struct layout *l, int from, int to)
+{
+	struct box a = l->boxes[from], b = l->boxes[to];
+	double x = a.x + a.w / 2.0;
+	struct curve k = { { x, a.y + a.h }, { x, a.y + a.h }, { x, a.y + a.h }, { x, b.y },
+			   { x + 4, (a.y + a.h + b.y) / 2.0 + FONT / 3 }, "start", true };
+
+	return k;
+}
+
+/* Every edge's curve, po first; the picture is made tall enough for their labels. */
+static void place_curves(const struct graph *g, struct layout *l)
+{
+	int i, n = 0;
+
+	l->curves = xcalloc(g->nnodes + g->nedges, sizeof(*l->curves));
+	l->of = xcalloc(g->nnodes + g->nedges, sizeof(*l->of));
+	for (i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].po_prev >= 0)
+			l->curves[n++] = po_line(l, g->nodes[i].po_prev, i);
+	for (i = 0; i < 2 * g->nedges; i++)
+		l->ends[i] = end_side(g, l, i / 2, i % 2 ? g->edges[i / 2].to : g->edges[i / 2].from,
+				      i % 2 ? g->edges[i / 2].from : g->edges[i / 2].to);
+	for (i = 0; i < 2 * g->nedges; i++)
+		l->ports[i] = port(g, l, i);
+	for (i = 0; i < g->nedges; i++) {
+		l->of[n] = &g->edges[i];
+		l->curves[n++] = l->side[i] ? aside(g, l, i) : across(l, i);
+	}
+	l->ncurves = n;
+	for (i = 0; i < n; i++)
+		l->height = max_int(l->height, px(l->curves[i].label.y) + MARGIN);
+}
+
+/*
+ * Every box's and curve's place, the picture's size: the caption's
+ * alone when there is no execution to draw.
+ */
+static void place(const struct graph *g, struct layout *l)
+{
+	int i, ninit, events_w, y = MARGIN + CAPTION, shift;
+
+	l->width = text_width(g->caption, strlen(g->caption), CAPTION_FONT) + 2 * MARGIN;
+	l->height = y;
+	if (!g->drawn)
+		return;
+	for (i = 0; i < g->nnodes; i++) {
+		l->boxes[i] = box_for(g->nodes[i].label);
+		l->row[i] = g->nodes[i].po_prev < 0 ? 0 : l->row[g->nodes[i].po_prev] + 1;
+	}
+	place_side_curves(g, l);
+	events_w = place_columns(g, l);
+	ninit = place_init(g, l, y);
+	l->width = max_int(l->width, max_int(events_w, l->init.w) + 2 * MARGIN);
+	shift = (l->width - l->init.w) / 2;
+	l->init.x += shift;
+	for (i = 0; i < ninit; i++)
+		l->boxes[i].x += shift;
+	if (ninit)
+		y += l->init.h + ROW_GAP / 2;
+	l->header_y = y + CAPTION_FONT;
+	place_events(g, l, ninit, (l->width - events_w) / 2, y + HEADER);
+	place_curves(g, l);
+}
+
+
+/* One arrowhead per colour (markers take no colour from their path), named after the test. */
+static void marker_id(const struct graph *g, const char *colour, struct strbuf *out)
+{
+	const char *s;
+
+	sb_addf(out, "arrow-%s-", colour);
+	for (s = g->name; *s; s++)
+		sb_addf(out, "%c", strchr("-_.", *s) || (*s >= '0' && *s <= '9') ||
+			((*s | 0x20) >= 'a' && (*s | 0x20) <= 'z') ? *s : '_');
+}
+
+static void markers(const struct graph *g, struct strbuf *out)
+{
+	int i, j;
+
+	sb_adds(out, "<defs>\n");
+	for (i = -1; i < g->nedges; i++) {
+		const char *colour = i < 0 ? "gray" : g->edges[i].colour;
+
+		for (j = -1; j < i && strcmp(j < 0 ? "gray" : g->edges[j].colour, colour); j++)
+			;
+		if (j < i)
+			continue;
+		sb_adds(out, "<marker id=\"");
+		marker_id(g, colour, out);
+		sb_addf(out, "\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"9\" "
+			"markerHeight=\"9\" markerUnits=\"userSpaceOnUse\" orient=\"auto\">"
+			"<path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/></marker>\n", colour);
+	}
+	sb_adds(out, "</defs>\n");
+}
+
+static void path(const struct graph *g, const struct curve *k, const char *colour,
+		 const char *style, struct strbuf *out)
+{
+	sb_addf(out, "<path d=\"M%d,%d ", px(k->from.x), px(k->from.y));
+	if (k->straight)
+		sb_addf(out, "L");
+	else
+		sb_addf(out, "C%d,%d %d,%d ", px(k->c1.x), px(k->c1.y), px(k->c2.x), px(k->c2.y));
+	sb_addf(out, "%d,%d\" stroke=\"%s\"%s marker-end=\"url(#", px(k->to.x), px(k->to.y),
+		colour, style);
+	marker_id(g, colour, out);
+	sb_adds(out, ")\"/>\n");
+}
+
+static void label(const struct curve *k, const char *colour, const char *text,
+		  struct strbuf *out)
+{
+	sb_addf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"%s\" fill=\"%s\">",
+		px(k->label.x), px(k->label.y), k->anchor, colour);
+	xml_text(text, strlen(text), out);
+	sb_adds(out, "</text>\n");
+}
+
+/* A box with its lines, centred. */
+static void node(const char *text, struct box b, struct strbuf *out)
+{
+	size_t len;
+	int y = b.y + PAD + FONT;
+
+	sb_addf(out, "<g class=\"node\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		"fill=\"white\" stroke=\"black\"/>", b.x, b.y, b.w, b.h);
+	for (;; text += len + 1, y += LINE) {
+		len = strcspn(text, "\n");
+		sb_addf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", b.x + b.w / 2, y);
+		xml_text(text, len, out);
+		sb_adds(out, "</text>");
+		if (!text[len])
+			break;
+	}
+	sb_adds(out, "</g>\n");
+}
+
+/* The initial values' frame, the processes' names, the boxes. */
+static void nodes(const struct graph *g, const struct layout *l, struct strbuf *out)
+{
+	int i;
+
+	if (l->init.w)
+		sb_addf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+			"stroke=\"gray\" stroke-dasharray=\"2 3\"/>\n<text x=\"%d\" y=\"%d\" "
+			"text-anchor=\"middle\" font-family=\"sans-serif\">initial values</text>\n",
+			l->init.x, l->init.y, l->init.w, l->init.h, l->init.x + l->init.w / 2,
+			l->init.y + PAD + FONT);
+	for (i = 0; i < g->nprocs; i++)
+		sb_addf(out, "<text class=\"process\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			"font-family=\"sans-serif\" font-size=\"%d\" font-weight=\"bold\">P%d</text>\n",
+			l->col_x[i] + l->col_w[i] / 2, l->header_y, CAPTION_FONT, i);
+	for (i = 0; i < g->nnodes; i++)
+		node(g->nodes[i].label, l->boxes[i], out);
+}
+
+/* The arrowheads; the curves' paths under the boxes, their labels over them, on a white halo. */
+static void draw(const struct graph *g, const struct layout *l, struct strbuf *out)
+{
+	const struct graph_edge *const *of = l->of;
+	int i;
+
+	markers(g, out);
+	sb_adds(out, "<g class=\"edges\" fill=\"none\">\n");
+	for (i = 0; i < l->ncurves; i++)
+		path(g, &l->curves[i], of[i] ? of[i]->colour : "gray",
+		     !of[i] || !of[i]->marked ? "" : of[i]->dashed ?
+		     " stroke-dasharray=\"6 4\"" : " stroke-width=\"2\"", out);
+	sb_adds(out, "</g>\n");
+	nodes(g, l, out);
+	sb_adds(out, "<g class=\"labels\" font-family=\"sans-serif\" stroke=\"white\" "
+		"stroke-width=\"3\" paint-order=\"stroke\">\n");
+	for (i = 0; i < l->ncurves; i++)
+		label(&l->curves[i], of[i] ? of[i]->colour : "gray", of[i] ? of[i]->label : "po",
+		      out);
+	sb_adds(out, "</g>\n");
+}
+
+static void layout_free(struct layout *l)
+{
+	free(l->boxes);
+	free(l->row);
+	free(l->side);
+	free(l->bulge);
+	free(l->ends);
+	free(l->ports);
+	free(l->col_x);
+	free(l->col_w);
+	free(l->room_left);
+	free(l->room_right);
+	free(l->curves);
+	free(l->of);
+}
+
+void graph_svg(const struct graph *g, struct strbuf *out)
+{
+	struct layout l = { 0 };
+	int procs = g->nprocs ? g->nprocs : 1, edges = g->nedges ? g->nedges : 1;
+
+	l.boxes = xcalloc(g->nnodes ? g->nnodes : 1, sizeof(*l.boxes));
+	l.row = xcalloc(g->nnodes ? g->nnodes : 1, sizeof(*l.row));
+	l.side = xcalloc(edges, sizeof(*l.side));
+	l.bulge = xcalloc(edges, sizeof(*l.bulge));
+	l.ends = xcalloc(2 * edges, sizeof(*l.ends));
+	l.ports = xcalloc(2 * edges, sizeof(*l.ports));
+	l.col_x = xcalloc(procs, sizeof(*l.col_x));
+	l.col_w = xcalloc(procs, sizeof(*l.col_w));
+	l.room_left = xcalloc(procs, sizeof(*l.room_left));
+	l.room_right = xcalloc(procs, sizeof(*l.room_right));
+	place(g, &l);
+	sb_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"%d\">\n<title>",
+		l.width, l.height, l.width, l.height, FONT);
+	xml_text(g->caption, strlen(g->caption), out);
+	sb_adds(out, "</title>\n");
+	sb_addf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text class=\"caption\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+		"font-family=\"sans-serif\" font-size=\"%d\">", l.width / 2, MARGIN + CAPTION_FONT,
+		CAPTION_FONT);
+	xml_text(g->caption, strlen(g->caption), out);
+	sb_adds(out, "</text>\n");
+	if (g->drawn)
+		draw(g, &l, out);
+	sb_adds(out, "</svg>\n");
+	layout_free(&l);
+}
