@@ -8,11 +8,13 @@
  * one column per process, its name above it and its events in program
  * order downwards, po the straight grey line between them.
  *
- * Other edges are gentle curves, level where they meet a box: between
- * columns, from the side of one box that faces the other to the facing
- * side of the other, through the gap between them; from an initial
- * value, from its bottom to the top of a column's first event or the
- * facing side of a later one.  An edge within one column leaves by the
+ * Other edges are level where they meet a box.  Between neighbouring
+ * columns, a gentle curve from the side of one box that faces the other
+ * to the facing side of the other, through the gap between them.  Edges
+ * that would cross a column's boxes are routed round them, in lines with
+ * rounded corners: from an initial value, along the gap under the
+ * initial values and down the gap beside its event's column; between
+ * columns with others between them, along the gap under a row.  An edge within one column leaves by the
  * side, the right going down and the left going up, bowed out by how
  * many rows it spans and past the edges it would overlap there, so that
  * it misses the po line and the others; the columns are spaced to leave
@@ -44,6 +46,7 @@ enum {
 	COL_GAP = 60,		/* between columns, besides their side curves */
 	BOX_GAP = 16,		/* between initial values */
 	BULGE = 24,		/* how far a side curve reaches out, at least */
+	RADIUS = 10,		/* a routed edge's corners */
 };
 
 struct box {
@@ -54,15 +57,19 @@ struct point {
 	double x, y;
 };
 
-/* An edge's path, its label's place and anchor. */
+/*
+ * An edge's path: a cubic curve (its ends and control points) or lines
+ * through n points, the corners rounded; its label's place and anchor.
+ */
 struct curve {
-	struct point from, c1, c2, to;
+	bool cubic;
+	int n;
+	struct point p[6];
 	struct point label;
 	const char *anchor;
-	bool straight;		/* from to to, no control points */
 };
 
-enum side { LEFT, RIGHT, TOP, BOTTOM };
+enum side { LEFT, RIGHT, BOTTOM };
 
 struct layout {
 	struct box *boxes;	/* a node's */
@@ -73,6 +80,7 @@ struct layout {
 	int *bulge;		/* how far out a side curve reaches */
 	int *col_x, *col_w;	/* a process' column */
 	int *room_left, *room_right;	/* for the side curves and their labels */
+	int events_y, pitch;	/* the first row's top, from one row to the next */
 	struct box init;	/* the initial values' frame; w == 0: none */
 	int header_y;		/* the processes' names' baseline */
 	int ncurves;
@@ -194,15 +202,18 @@ static void place_side_curves(const struct graph *g, struct layout *l)
 				l->bulge[i] = max_int(l->bulge[i], l->bulge[j] + 20);
 		}
 		room = l->side[i] > 0 ? &l->room_right[col] : &l->room_left[col];
-		reach = l->bulge[i] * 3 / 4 + 6 + text_width(e->label, strlen(e->label), FONT);
+		reach = l->bulge[i] + 6 + text_width(e->label, strlen(e->label), FONT);
 		*room = max_int(*room, reach);
 	}
 }
 
-/* The columns' widths and places, left to right; the width they take. */
+/*
+ * The columns' widths and places, left to right, with a gap beside each
+ * for the edges routed down it; the width they take.
+ */
 static int place_columns(const struct graph *g, struct layout *l)
 {
-	int i, proc, x = 0;
+	int i, proc, x = COL_GAP / 2;
 
 	for (proc = 0; proc < g->nprocs; proc++)
 		l->col_w[proc] = 2 * CAPTION_FONT;
@@ -213,9 +224,9 @@ static int place_columns(const struct graph *g, struct layout *l)
 	for (proc = 0; proc < g->nprocs; proc++) {
 		x += l->room_left[proc];
 		l->col_x[proc] = x;
-		x += l->col_w[proc] + l->room_right[proc] + (proc + 1 < g->nprocs ? COL_GAP : 0);
+		x += l->col_w[proc] + l->room_right[proc] + COL_GAP;
 	}
-	return x;
+	return x - COL_GAP / 2;
 }
 
 /* The initial values in a row, in their frame at y, from x = 0; how many. */
@@ -241,6 +252,8 @@ static void place_events(const struct graph *g, struct layout *l, int first, int
 
 	for (i = first; i < g->nnodes; i++)
 		pitch = max_int(pitch, l->boxes[i].h + ROW_GAP);
+	l->events_y = y;
+	l->pitch = pitch;
 	for (i = 0; i < g->nprocs; i++)
 		l->col_x[i] += x;
 	for (i = first; i < g->nnodes; i++) {
@@ -260,16 +273,13 @@ static struct point centre(struct box b)
 
 /*
  * The side of node n an edge to or from node m meets: an initial value's
- * bottom; the top of a column's first event, coming from an initial
- * value; within a column, its side (right going down, left going up);
+ * bottom; within a column, its side (right going down, left going up);
  * else the side facing m.
  */
 static enum side end_side(const struct graph *g, const struct layout *l, int i, int n, int m)
 {
 	if (g->nodes[n].proc < 0)
 		return BOTTOM;
-	if (g->nodes[m].proc < 0 && !l->row[n])
-		return TOP;
 	if (l->side[i])
 		return l->side[i] > 0 ? RIGHT : LEFT;
 	return centre(l->boxes[m]).x < centre(l->boxes[n]).x ? LEFT : RIGHT;
@@ -281,7 +291,7 @@ static double across_side(const struct graph *g, const struct layout *l, int j)
 	const struct graph_edge *e = &g->edges[j / 2];
 	struct point other = centre(l->boxes[j % 2 ? e->from : e->to]);
 
-	return l->ends[j] >= TOP ? other.x : other.y;
+	return l->ends[j] == BOTTOM ? other.x : other.y;
 }
 
 static bool rightwards(const struct graph *g, const struct layout *l, int j)
@@ -326,8 +336,6 @@ static struct point port(const struct graph *g, const struct layout *l, int j)
 		return (struct point){ b.x, b.y + b.h * (k + 1.0) / (n + 1) };
 	case RIGHT:
 		return (struct point){ b.x + b.w, b.y + b.h * (k + 1.0) / (n + 1) };
-	case TOP:
-		return (struct point){ b.x + b.w * (k + 1.0) / (n + 1), b.y };
 	default:
 		return (struct point){ b.x + b.w * (k + 1.0) / (n + 1), b.y + b.h };
 	}
@@ -346,13 +354,13 @@ static struct point control(enum side s, struct point p, struct point other, enu
 {
 	double d, gap = COL_GAP / 2.0;
 
-	if (s >= TOP)
+	if (s == BOTTOM)
 		d = distance(p.y, other.y) / 2 > gap / 2 ? distance(p.y, other.y) / 2 : gap / 2;
 	else
-		d = other_s < TOP && distance(p.x, other.x) / 3 > gap ? distance(p.x, other.x) / 3 :
-		    gap;
+		d = other_s != BOTTOM && distance(p.x, other.x) / 3 > gap ?
+		    distance(p.x, other.x) / 3 : gap;
 	return (struct point){ p.x + (s == LEFT ? -d : s == RIGHT ? d : 0),
-			       p.y + (s == TOP ? -d : s == BOTTOM ? d : 0) };
+			       p.y + (s == BOTTOM ? d : 0) };
 }
 
 /*
@@ -362,12 +370,13 @@ static struct point control(enum side s, struct point p, struct point other, enu
  */
 static struct curve across(const struct layout *l, int i)
 {
-	struct curve k = { .from = l->ports[2 * i], .to = l->ports[2 * i + 1], .anchor = "middle" };
+	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
+	struct point c1 = control(l->ends[2 * i], a, b, l->ends[2 * i + 1]);
+	struct point c2 = control(l->ends[2 * i + 1], b, a, l->ends[2 * i]);
+	struct curve k = { true, 4, { a, c1, c2, b },
+			   { (8 * a.x + 12 * c1.x + 6 * c2.x + b.x) / 27,
+			     (8 * a.y + 12 * c1.y + 6 * c2.y + b.y) / 27 - 4 }, "middle" };
 
-	k.c1 = control(l->ends[2 * i], k.from, k.to, l->ends[2 * i + 1]);
-	k.c2 = control(l->ends[2 * i + 1], k.to, k.from, l->ends[2 * i]);
-	k.label = (struct point){ (8 * k.from.x + 12 * k.c1.x + 6 * k.c2.x + k.to.x) / 27,
-				  (8 * k.from.y + 12 * k.c1.y + 6 * k.c2.y + k.to.y) / 27 - 4 };
 	return k;
 }
 
@@ -377,13 +386,11 @@ static struct curve aside(const struct graph *g, const struct layout *l, int i)
 	int side = l->side[i], proc = g->nodes[g->edges[i].from].proc;
 	double out = (side > 0 ? l->col_x[proc] + l->col_w[proc] : l->col_x[proc]) +
 		     side * l->bulge[i] * 4 / 3.0;
-	struct curve k = { .from = l->ports[2 * i], .to = l->ports[2 * i + 1],
-			   .anchor = side > 0 ? "start" : "end" };
+	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
+	struct curve k = { true, 4, { a, { out, a.y }, { out, b.y }, b },
+			   { (a.x + b.x) / 8 + out * 3 / 4 + side * 4, (a.y + b.y) / 2 + FONT / 3 },
+			   side > 0 ? "start" : "end" };
 
-	k.c1 = (struct point){ out, k.from.y };
-	k.c2 = (struct point){ out, k.to.y };
-	k.label = (struct point){ (k.from.x + k.to.x) / 8 + out * 3 / 4 + side * 4,
-				  (k.from.y + k.to.y) / 2 + FONT / 3 };
 	return k;
 }
 
@@ -392,16 +399,70 @@ static struct curve po_line(const struct layout *l, int from, int to)
 {
 	struct box a = l->boxes[from], b = l->boxes[to];
 	double x = a.x + a.w / 2.0;
-	struct curve k = { { x, a.y + a.h }, { x, a.y + a.h }, { x, a.y + a.h }, { x, b.y },
-			   { x + 4, (a.y + a.h + b.y) / 2.0 + FONT / 3 }, "start", true };
+	struct curve k = { false, 2, { { x, a.y + a.h }, { x, b.y } },
+			   { x + 4, (a.y + a.h + b.y) / 2.0 + FONT / 3 }, "start" };
 
 	return k;
 }
 
-/* Every edge's curve, po first; the picture is made tall enough for their labels. */
+/* Routed edge t's offset from the middle of a gap, so that routed edges do not overlap. */
+static double track(int t)
+{
+	return (t % 5 - 2) * 4;
+}
+
+/* The middle of the gap beside column c on side s: where routed edges go down. */
+static double gutter(const struct layout *l, int c, enum side s)
+{
+	return s == LEFT ? l->col_x[c] - l->room_left[c] - COL_GAP / 2.0 :
+	       l->col_x[c] + l->col_w[c] + l->room_right[c] + COL_GAP / 2.0;
+}
+
+/*
+ * An edge between columns with others between them, routed round their
+ * boxes: down the gap beside its first column to the gap under the
+ * higher of its rows, along it, then up or down the gap beside its
+ * last column; its label over the middle stretch.
+ */
+static struct curve over_columns(const struct graph *g, const struct layout *l, int i, int t)
+{
+	const struct graph_edge *e = &g->edges[i];
+	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
+	double xa = gutter(l, g->nodes[e->from].proc, l->ends[2 * i]) + track(t);
+	double xb = gutter(l, g->nodes[e->to].proc, l->ends[2 * i + 1]) + track(t);
+	double y = l->events_y + (min_int(l->row[e->from], l->row[e->to]) + 1) * l->pitch -
+		   ROW_GAP / 2.0 + track(t);
+	struct curve k = { false, 6, { a, { xa, a.y }, { xa, y }, { xb, y }, { xb, b.y }, b },
+			   { (xa + xb) / 2, y - 4 }, "middle" };
+
+	return k;
+}
+
+/*
+ * An initial value's edge: along the gap under the initial values, then
+ * down the gap beside its event's column (missing the column's name and
+ * the boxes above); its label over the last stretch, into the box.
+ */
+static struct curve from_above(const struct graph *g, const struct layout *l, int i, int t)
+{
+	const struct graph_edge *e = &g->edges[i];
+	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
+	double x = gutter(l, g->nodes[e->to].proc, l->ends[2 * i + 1]) + track(t);
+	double y = l->init.y + l->init.h + ROW_GAP / 4.0 + track(t);
+	struct curve k = { false, 5, { a, { a.x, y }, { x, y }, { x, b.y }, b },
+			   { (x + b.x) / 2, b.y - 4 }, "middle" };
+
+	return k;
+}
+
+/*
+ * Every edge's curve, po first: an edge within a column by its side,
+ * one between neighbouring columns as a curve, others routed round the
+ * boxes.  The picture is made tall enough for them and their labels.
+ */
 static void place_curves(const struct graph *g, struct layout *l)
 {
-	int i, n = 0;
+	int i, j, n = 0, tracks = 0;
 
 	l->curves = xcalloc(g->nnodes + g->nedges, sizeof(*l->curves));
 	l->of = xcalloc(g->nnodes + g->nedges, sizeof(*l->of));
@@ -414,12 +475,24 @@ static void place_curves(const struct graph *g, struct layout *l)
 	for (i = 0; i < 2 * g->nedges; i++)
 		l->ports[i] = port(g, l, i);
 	for (i = 0; i < g->nedges; i++) {
-		l->of[n] = &g->edges[i];
-		l->curves[n++] = l->side[i] ? aside(g, l, i) : across(l, i);
+		const struct graph_edge *e = l->of[n] = &g->edges[i];
+		int a = g->nodes[e->from].proc, b = g->nodes[e->to].proc;
+
+		if (l->side[i])
+			l->curves[n++] = aside(g, l, i);
+		else if (a >= 0 && b >= 0 && abs(a - b) > 1)
+			l->curves[n++] = over_columns(g, l, i, tracks++);
+		else if (a < 0 && b >= 0)
+			l->curves[n++] = from_above(g, l, i, tracks++);
+		else
+			l->curves[n++] = across(l, i);
 	}
 	l->ncurves = n;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		l->height = max_int(l->height, px(l->curves[i].label.y) + MARGIN);
+		for (j = 0; j < l->curves[i].n; j++)
+			l->height = max_int(l->height, px(l->curves[i].p[j].y) + MARGIN);
+	}
 }
 
 /*
@@ -486,16 +559,46 @@ static void markers(const struct graph *g, struct strbuf *out)
 	sb_adds(out, "</defs>\n");
 }
 
+static void point(const char *command, struct point p, struct strbuf *out)
+{
+	sb_addf(out, "%s%d,%d", command, px(p.x), px(p.y));
+}
+
+/* Lines through k's points, each corner a quarter turn (the lines are level or upright), rounded. */
+static void corners(const struct curve *k, struct strbuf *out)
+{
+	int i;
+
+	for (i = 1; i + 1 < k->n; i++) {
+		struct point a = k->p[i - 1], c = k->p[i], b = k->p[i + 1];
+		double in = distance(a.x, c.x) + distance(a.y, c.y);
+		double next = distance(c.x, b.x) + distance(c.y, b.y);
+		double r = in < next ? in / 2 : next / 2;
+
+		if (!r)
+			continue;
+		r = r < RADIUS ? r : RADIUS;
+		point(" L", (struct point){ c.x - r * (c.x - a.x) / in, c.y - r * (c.y - a.y) / in },
+		      out);
+		point(" Q", c, out);
+		point(" ", (struct point){ c.x + r * (b.x - c.x) / next, c.y + r * (b.y - c.y) / next },
+		      out);
+	}
+	point(" L", k->p[k->n - 1], out);
+}
+
 static void path(const struct graph *g, const struct curve *k, const char *colour,
 		 const char *style, struct strbuf *out)
 {
-	sb_addf(out, "<path d=\"M%d,%d ", px(k->from.x), px(k->from.y));
-	if (k->straight)
-		sb_addf(out, "L");
-	else
-		sb_addf(out, "C%d,%d %d,%d ", px(k->c1.x), px(k->c1.y), px(k->c2.x), px(k->c2.y));
-	sb_addf(out, "%d,%d\" stroke=\"%s\"%s marker-end=\"url(#", px(k->to.x), px(k->to.y),
-		colour, style);
+	point("<path d=\"M", k->p[0], out);
+	if (k->cubic) {
+		point(" C", k->p[1], out);
+		point(" ", k->p[2], out);
+		point(" ", k->p[3], out);
+	} else {
+		corners(k, out);
+	}
+	sb_addf(out, "\" stroke=\"%s\"%s marker-end=\"url(#", colour, style);
 	marker_id(g, colour, out);
 	sb_adds(out, ")\"/>\n");
 }
