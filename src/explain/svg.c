@@ -12,16 +12,16 @@
  * columns, a gentle curve from the side of one box that faces the other
  * to the facing side of the other, through the gap between them.  Edges
  * that would cross a column's boxes are routed round them, in lines with
- * rounded corners: from an initial value, along the gap under the
- * initial values and down the gap beside its event's column; between
- * columns with others between them, along the gap under a row.  An edge within one column leaves by the
- * side, the right going down and the left going up, bowed out by how
- * many rows it spans and past the edges it would overlap there, so that
- * it misses the po line and the others; the columns are spaced to leave
- * room for them and their labels.  The edges that meet one side of a box
- * share it evenly, in the order of where they come from, so that two
- * edges between the same boxes run side by side and arrowheads do not
- * meet.
+ * rounded corners: to or from an initial value, along the gap under the
+ * initial values and the gap beside its event's column; between
+ * columns with others between them, along the gap under a row.  An edge
+ * within one column leaves by the side, the right going down and the
+ * left going up, bowed out by how many rows it spans and past the edges
+ * it would overlap there, so that it misses the po line and the others;
+ * the columns are spaced to leave room for them and their labels.  The
+ * edges that meet one side of a box share it evenly, in the order of
+ * where they come from, so that two edges between the same boxes run
+ * side by side and arrowheads do not meet.
  *
  * Text is measured as monospace, a character being 0.6 of the font's
  * size wide, and centred in its box so that the estimate's error shows
@@ -272,16 +272,19 @@ static struct point centre(struct box b)
 }
 
 /*
- * The side of node n an edge to or from node m meets: an initial value's
- * bottom; within a column, its side (right going down, left going up);
- * else the side facing m.
+ * The side of its box end j (of edge j / 2, its start when j is even)
+ * meets: an initial value's bottom; within a column, its side (right
+ * going down, left going up); else the side facing the other end.
  */
-static enum side end_side(const struct graph *g, const struct layout *l, int i, int n, int m)
+static enum side end_side(const struct graph *g, const struct layout *l, int j)
 {
+	const struct graph_edge *e = &g->edges[j / 2];
+	int n = j % 2 ? e->to : e->from, m = j % 2 ? e->from : e->to;
+
 	if (g->nodes[n].proc < 0)
 		return BOTTOM;
-	if (l->side[i])
-		return l->side[i] > 0 ? RIGHT : LEFT;
+	if (l->side[j / 2])
+		return l->side[j / 2] > 0 ? RIGHT : LEFT;
 	return centre(l->boxes[m]).x < centre(l->boxes[n]).x ? LEFT : RIGHT;
 }
 
@@ -302,8 +305,7 @@ static bool rightwards(const struct graph *g, const struct layout *l, int j)
 }
 
 /*
- * Whether end i (of edge i / 2, its start when i is even) comes before
- * end j on their side of a box: by where their other ends are, edges
+ * Whether end i comes before end j on their side of a box: by where their other ends are, edges
  * going right before those going left, then as listed; so that edges
  * between the same boxes run side by side and arrowheads do not meet.
  */
@@ -347,32 +349,27 @@ static double distance(double a, double b)
 }
 
 /*
- * How far a curve leaves its end along the side's normal: out into the
- * gap between columns, or half way when both ends go the same way.
+ * A curve's control point for its end p on side s: level with p, out
+ * into the gap between the columns, further when the other end is far.
  */
-static struct point control(enum side s, struct point p, struct point other, enum side other_s)
+static struct point control(enum side s, struct point p, struct point other)
 {
-	double d, gap = COL_GAP / 2.0;
+	double d = distance(p.x, other.x) / 3 > COL_GAP / 2.0 ? distance(p.x, other.x) / 3 :
+		   COL_GAP / 2.0;
 
-	if (s == BOTTOM)
-		d = distance(p.y, other.y) / 2 > gap / 2 ? distance(p.y, other.y) / 2 : gap / 2;
-	else
-		d = other_s != BOTTOM && distance(p.x, other.x) / 3 > gap ?
-		    distance(p.x, other.x) / 3 : gap;
-	return (struct point){ p.x + (s == LEFT ? -d : s == RIGHT ? d : 0),
-			       p.y + (s == BOTTOM ? d : 0) };
+	return (struct point){ p.x + (s == LEFT ? -d : s == RIGHT ? d : 0), p.y };
 }
 
 /*
- * An edge between columns or from an initial value, its label above it
- * a third of the way: two edges that cross between the same columns have
- * their labels apart.
+ * An edge between neighbouring columns, its label above it a third of
+ * the way: two edges that cross between the same columns have their
+ * labels apart.
  */
 static struct curve across(const struct layout *l, int i)
 {
 	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
-	struct point c1 = control(l->ends[2 * i], a, b, l->ends[2 * i + 1]);
-	struct point c2 = control(l->ends[2 * i + 1], b, a, l->ends[2 * i]);
+	struct point c1 = control(l->ends[2 * i], a, b);
+	struct point c2 = control(l->ends[2 * i + 1], b, a);
 	struct curve k = { true, 4, { a, c1, c2, b },
 			   { (8 * a.x + 12 * c1.x + 6 * c2.x + b.x) / 27,
 			     (8 * a.y + 12 * c1.y + 6 * c2.y + b.y) / 27 - 4 }, "middle" };
@@ -439,19 +436,28 @@ static struct curve over_columns(const struct graph *g, const struct layout *l, 
 }
 
 /*
- * An initial value's edge: along the gap under the initial values, then
- * down the gap beside its event's column (missing the column's name and
- * the boxes above); its label over the last stretch, into the box.
+ * An edge between an initial value and an event (the cycle may go back
+ * to the store a load read): along the gap under the initial values and
+ * the gap beside the event's column (missing the column's name and the
+ * boxes above); its label over the stretch at the event's box.
  */
-static struct curve from_above(const struct graph *g, const struct layout *l, int i, int t)
+static struct curve via_init(const struct graph *g, const struct layout *l, int i, int t)
 {
 	const struct graph_edge *e = &g->edges[i];
-	struct point a = l->ports[2 * i], b = l->ports[2 * i + 1];
-	double x = gutter(l, g->nodes[e->to].proc, l->ends[2 * i + 1]) + track(t);
+	int to_init = g->nodes[e->to].proc < 0, ev = 2 * i + !to_init;
+	struct point a = l->ports[2 * i + to_init], b = l->ports[ev];
+	double x = gutter(l, g->nodes[to_init ? e->from : e->to].proc, l->ends[ev]) + track(t);
 	double y = l->init.y + l->init.h + ROW_GAP / 4.0 + track(t);
 	struct curve k = { false, 5, { a, { a.x, y }, { x, y }, { x, b.y }, b },
 			   { (x + b.x) / 2, b.y - 4 }, "middle" };
+	int j;
 
+	for (j = 0; to_init && j < 2; j++) {
+		struct point p = k.p[j];
+
+		k.p[j] = k.p[4 - j];
+		k.p[4 - j] = p;
+	}
 	return k;
 }
 
@@ -470,8 +476,7 @@ static void place_curves(const struct graph *g, struct layout *l)
 		if (g->nodes[i].po_prev >= 0)
 			l->curves[n++] = po_line(l, g->nodes[i].po_prev, i);
 	for (i = 0; i < 2 * g->nedges; i++)
-		l->ends[i] = end_side(g, l, i / 2, i % 2 ? g->edges[i / 2].to : g->edges[i / 2].from,
-				      i % 2 ? g->edges[i / 2].from : g->edges[i / 2].to);
+		l->ends[i] = end_side(g, l, i);
 	for (i = 0; i < 2 * g->nedges; i++)
 		l->ports[i] = port(g, l, i);
 	for (i = 0; i < g->nedges; i++) {
@@ -482,8 +487,8 @@ static void place_curves(const struct graph *g, struct layout *l)
 			l->curves[n++] = aside(g, l, i);
 		else if (a >= 0 && b >= 0 && abs(a - b) > 1)
 			l->curves[n++] = over_columns(g, l, i, tracks++);
-		else if (a < 0 && b >= 0)
-			l->curves[n++] = from_above(g, l, i, tracks++);
+		else if ((a < 0) != (b < 0))
+			l->curves[n++] = via_init(g, l, i, tracks++);
 		else
 			l->curves[n++] = across(l, i);
 	}
@@ -564,25 +569,35 @@ static void point(const char *command, struct point p, struct strbuf *out)
 	sb_addf(out, "%s%d,%d", command, px(p.x), px(p.y));
 }
 
-/* Lines through k's points, each corner a quarter turn (the lines are level or upright), rounded. */
+/* The length of a level or upright line. */
+static double length(struct point a, struct point b)
+{
+	return distance(a.x, b.x) + distance(a.y, b.y);
+}
+
+/* The point r from c on its line to p. */
+static struct point toward(struct point c, struct point p, double r)
+{
+	double len = length(c, p);
+
+	return (struct point){ c.x + r * (p.x - c.x) / len, c.y + r * (p.y - c.y) / len };
+}
+
+/* Lines through k's points, level or upright, each corner rounded. */
 static void corners(const struct curve *k, struct strbuf *out)
 {
 	int i;
 
 	for (i = 1; i + 1 < k->n; i++) {
 		struct point a = k->p[i - 1], c = k->p[i], b = k->p[i + 1];
-		double in = distance(a.x, c.x) + distance(a.y, c.y);
-		double next = distance(c.x, b.x) + distance(c.y, b.y);
-		double r = in < next ? in / 2 : next / 2;
+		double r = length(a, c) < length(c, b) ? length(a, c) / 2 : length(c, b) / 2;
 
 		if (!r)
 			continue;
 		r = r < RADIUS ? r : RADIUS;
-		point(" L", (struct point){ c.x - r * (c.x - a.x) / in, c.y - r * (c.y - a.y) / in },
-		      out);
+		point(" L", toward(c, a, r), out);
 		point(" Q", c, out);
-		point(" ", (struct point){ c.x + r * (b.x - c.x) / next, c.y + r * (b.y - c.y) / next },
-		      out);
+		point(" ", toward(c, b, r), out);
 	}
 	point(" L", k->p[k->n - 1], out);
 }
@@ -644,7 +659,8 @@ static void nodes(const struct graph *g, const struct layout *l, struct strbuf *
 			l->init.y + PAD + FONT);
 	for (i = 0; i < g->nprocs; i++)
 		sb_addf(out, "<text class=\"process\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-			"font-family=\"sans-serif\" font-size=\"%d\" font-weight=\"bold\">P%d</text>\n",
+			"font-family=\"sans-serif\" font-size=\"%d\" "
+			"font-weight=\"bold\">P%d</text>\n",
 			l->col_x[i] + l->col_w[i] / 2, l->header_y, CAPTION_FONT, i);
 	for (i = 0; i < g->nnodes; i++)
 		node(g->nodes[i].label, l->boxes[i], out);
