@@ -77,7 +77,8 @@ struct lkmm_result {
 	struct strbuf stats;		/* --stats */
 	struct strbuf explanation;	/* --explain or --html */
 	struct strbuf suggestion;	/* --suggest */
-	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
+	struct strbuf dot;		/* --graph: the graph, for Graphviz */
+	struct strbuf svg;		/* --svg or --html: the graph as a picture */
 };
 
 /*

@@ -4,14 +4,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "api.h"
 
@@ -38,22 +35,6 @@ static void write_out_file(const char *dir, const char *path, const char *text)
 }
 
 /*
- * Graphviz's dot renders dot_path to svg_path; false when it is not
- * installed or fails (the checker itself never links against Graphviz).
- */
-static bool render_svg(const char *dot_path, const char *svg_path)
-{
-	char *argv[] = { "dot", "-Tsvg", (char *)dot_path, "-o", (char *)svg_path, NULL };
-	extern char **environ;
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, "dot", NULL, NULL, argv, environ))
-		return false;
-	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
-}
-
-/*
  * What one test holds while it is checked: when bad input or a limit
  * deeper down ends the test (die() jumps back to lkmm_check_file()),
  * everything is in the result, freed here.
@@ -67,6 +48,7 @@ void lkmm_result_free(struct lkmm_result *r)
 	sb_free(&r->explanation);
 	sb_free(&r->suggestion);
 	sb_free(&r->dot);
+	sb_free(&r->svg);
 	if (r->prog)
 		program_free(r->prog);
 	if (r->test)
@@ -153,8 +135,14 @@ static void run_test(void *arg)
 		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
 		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	}
-	if (opts->graph)
-		explain_graph(r->prog, &r->outcomes, &r->dot);
+	if (opts->graph) {
+		struct graph g;
+
+		explain_graph(r->prog, &r->outcomes, &g);
+		graph_dot(&g, &r->dot);
+		graph_svg(&g, &r->svg);
+		graph_free(&g);
+	}
 }
 
 /* What outcome_reachable() hands decide() under catch_die(). */
@@ -241,8 +229,6 @@ static bool flag_raised(const struct checker *c, const char *path, const char *t
 /* What the run writes besides standard output: graphs and the page. */
 struct run_outputs {
 	struct strbuf html;		/* the sections of --html's page */
-	char *scratch_dir;		/* for graphs --html needs without --graph */
-	bool told_no_dot;
 };
 
 static void html_escaped(const char *text, struct strbuf *out)
@@ -267,42 +253,23 @@ static void html_escaped(const char *text, struct strbuf *out)
 	}
 }
 
-/*
- * The test's graph: DIR/NAME.dot with --graph, DIR/NAME.svg with --svg
- * (or for --html, in a scratch directory); the SVG's text when rendered.
- */
-static char *write_graph(struct lkmm_result *r, const char *path, const struct check_options *opts,
-			 struct run_outputs *outs)
+/* The test's graph: DIR/NAME.dot with --graph DIR, DIR/NAME.svg with --svg too. */
+static void write_graph(struct lkmm_result *r, const char *path, const struct check_options *opts)
 {
-	const char *dir = opts->graph_dir ? opts->graph_dir : outs->scratch_dir;
-	char *dot = output_path(dir, path, "dot"), *svg = output_path(dir, path, "svg");
-	char *text = NULL;
+	char *name = output_path(opts->graph_dir, path, "dot");
 
-	write_file(dot, r->dot.buf);
-	if ((opts->svg || opts->html_file) && render_svg(dot, svg)) {
-		text = read_file(svg, NULL);
-		if (!opts->svg || !opts->graph_dir)
-			unlink(svg);
-	} else if (opts->svg || opts->html_file) {
-		if (!outs->told_no_dot)
-			fprintf(stderr, "lkmm: Graphviz's dot is not installed (Debian: apt-get "
-				"install graphviz); the graphs are the .dot files in %s: render "
-				"one with dot -Tsvg FILE.dot -o FILE.svg\n",
-				opts->graph_dir ? opts->graph_dir : "--graph DIR");
-		outs->told_no_dot = true;
+	write_file(name, r->dot.buf);
+	free(name);
+	if (opts->svg) {
+		name = output_path(opts->graph_dir, path, "svg");
+		write_file(name, r->svg.buf);
+		free(name);
 	}
-	if (!opts->graph_dir)
-		unlink(dot);
-	free(dot);
-	free(svg);
-	return text;
 }
 
 /* The test's section of the --html page: verdict, explanation, suggestion, graph. */
-static void html_section(struct lkmm_result *r, const char *svg, struct run_outputs *outs)
+static void html_section(struct lkmm_result *r, struct run_outputs *outs)
 {
-	const char *start = svg ? strstr(svg, "<svg") : NULL;
-
 	sb_addf(&outs->html, "<section id=\"");
 	html_escaped(r->test->name, &outs->html);
 	sb_addf(&outs->html, "\">\n<h2>");
@@ -319,8 +286,7 @@ static void html_section(struct lkmm_result *r, const char *svg, struct run_outp
 		html_escaped(r->suggestion.buf, &outs->html);
 		sb_addf(&outs->html, "</pre>\n");
 	}
-	sb_addf(&outs->html, "<div class=\"graph\">%s</div>\n</section>\n",
-		start ? start : "<p>(no graph: Graphviz's dot is not installed)</p>");
+	sb_addf(&outs->html, "<div class=\"graph\">%s</div>\n</section>\n", r->svg.buf);
 }
 
 /*
@@ -479,13 +445,10 @@ static void finish_one(const char *path, struct lkmm_result *r, int status, cons
 	}
 	if (!status && opts->out_dir)
 		write_out_file(opts->out_dir, path, r->out.buf);
-	if (!status && r->dot.buf) {
-		char *svg = write_graph(r, path, opts, outs);
-
-		if (opts->html_file)
-			html_section(r, svg, outs);
-		free(svg);
-	}
+	if (!status && opts->graph_dir)
+		write_graph(r, path, opts);
+	if (!status && opts->html_file)
+		html_section(r, outs);
 	lkmm_result_free(r);
 }
 
@@ -633,7 +596,6 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 {
 	struct lkmm ctx;
 	struct run_outputs outs = { 0 };
-	char scratch[] = "/tmp/lkmm-graphs-XXXXXX";
 	int i, worst = lkmm_open(&ctx, &opts->model, opts->cache_dir);
 
 	if (worst)
@@ -641,11 +603,6 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	/* One test: its search gets the threads. */
 	if (opts->jobs > 1 && nfiles == 1)
 		lkmm_split(&ctx, opts->jobs, &opts->model, opts->cache_dir);
-	if (opts->html_file && !opts->graph_dir) {
-		if (!mkdtemp(scratch))
-			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));
-		outs.scratch_dir = scratch;
-	}
 	if (opts->jobs > 1 && nfiles > 1) {
 		worst = check_in_parallel(files, nfiles, &ctx, opts, &outs);
 	} else {
@@ -659,8 +616,6 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 	}
 	if (opts->html_file)
 		write_html(opts->html_file, &outs.html);
-	if (outs.scratch_dir)
-		rmdir(outs.scratch_dir);
 	sb_free(&outs.html);
 	lkmm_close(&ctx);
 	return worst;
