@@ -23,11 +23,11 @@ checker_packages=(build-essential libcmocka-dev linux-source-6.12 xz-utils perl 
 	libclang-dev clang lld llvm flex bison libelf-dev)
 fuzz_packages=(clang libclang-rt-14-dev)
 # What only the tests need: GNU parallel spreads a corpus (tests/src/parallel.t);
-# Graphviz renders and parses --graph's files, chromium loads --html's page, and
-# patch applies --suggest's diffs (tests/src/explain.t).
+# Graphviz parses --graph's files, xmllint (libxml2-utils) --svg's, chromium
+# loads --html's page, and patch applies --suggest's diffs (tests/src/explain.t).
 # Coccinelle's spatch runs the project's one-time-init rule (tests/kernel/cocci.t);
 # python3-ply lets checkpatch.pl check SPDX lines (tests/kernel/submissions.t).
-test_packages=(parallel graphviz chromium patch coccinelle python3-ply)
+test_packages=(parallel graphviz libxml2-utils chromium patch coccinelle python3-ply)
 # The web playground (`make web`, docs/web.md): emscripten builds it (its
 # JS tools need node-acorn), chromium runs its test (tests/web/web.t, with
 # node 20 or later, which speaks to it over the DevTools protocol).

@@ -78,7 +78,8 @@ struct lkmm_result {
 	struct strbuf events;		/* lkmm parse: each process's events */
 	struct strbuf explanation;	/* --explain or --html */
 	struct strbuf suggestion;	/* --suggest */
-	struct strbuf dot;		/* --graph or --html: the graph, for Graphviz */
+	struct strbuf dot;		/* --graph: the graph, for Graphviz */
+	struct strbuf svg;		/* --svg or --html: the graph as a picture */
 };
 
 /*

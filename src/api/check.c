@@ -3,15 +3,11 @@
  * generate events, enumerate executions through the model, report.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "api.h"
 
@@ -30,6 +26,7 @@ void lkmm_result_free(struct lkmm_result *r)
 	sb_free(&r->explanation);
 	sb_free(&r->suggestion);
 	sb_free(&r->dot);
+	sb_free(&r->svg);
 	if (r->prog)
 		program_free(r->prog);
 	if (r->test)
@@ -122,8 +119,14 @@ static void run_test(void *arg)
 		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
 		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	}
-	if (opts->graph)
-		explain_graph(r->prog, &r->outcomes, &r->dot);
+	if (opts->graph) {
+		struct graph g;
+
+		explain_graph(r->prog, &r->outcomes, &g);
+		graph_dot(&g, &r->dot);
+		graph_svg(&g, &r->svg);
+		graph_free(&g);
+	}
 }
 
 /* What outcome_reachable() hands decide() under catch_die(). */

@@ -224,7 +224,7 @@ const char *lkmm_text(const struct lkmm_result *result, enum lkmm_text which)
 		[LKMM_EXPLAIN] = &result->explanation,
 		[LKMM_SUGGEST] = &result->suggestion,
 		[LKMM_DOT] = &result->dot,
-		[LKMM_SVG] = NULL,
+		[LKMM_SVG] = &result->svg,
 		[LKMM_STATS] = &result->stats,
 		[LKMM_EVENTS] = &result->events,
 	};

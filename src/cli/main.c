@@ -76,7 +76,7 @@ static const char usage[] =
 	"  --suggest-edits N     edits in one fix at most (default: processes + 2)\n"
 	"  --graph DIR           write DIR/NAME.dot: the execution explained, one\n"
 	"                        column per process, the cycle in red\n"
-	"  --svg                 also render DIR/NAME.svg with Graphviz's dot\n"
+	"  --svg                 also write DIR/NAME.svg, the graph drawn\n"
 	"  --html FILE           one self-contained page for all the tests:\n"
 	"                        verdict, explanation, suggestion, graph\n"
 	"  --stats               after herd7's output, how much of the search\n"

@@ -1572,23 +1572,13 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	sb_free(&body);
 }
 
-/* A Graphviz string: quotes and backslashes escaped. */
-static void dot_string(const char *text, struct strbuf *out)
-{
-	for (; *text; text++) {
-		if (*text == '\n')
-			sb_addf(out, "\\n");
-		else
-			sb_addf(out, *text == '"' || *text == '\\' ? "\\%c" : "%c", *text);
-	}
-}
-
 /* An event's box: "P0 line 15: W[once] buf=1" over its statement. */
-static void dot_event(const struct program *p, const struct snapshot *s, int id,
-		      struct strbuf *out)
+static void add_node(struct graph *g, const struct program *p, const struct snapshot *s,
+		     int id, int po_prev)
 {
 	const struct event *e = &s->events[id];
 	struct strbuf label = { 0 };
+	struct graph_node node = { .event = id, .proc = e->proc, .po_prev = po_prev };
 
 	if (e->proc < 0) {
 		sb_addf(&label, "initial value: %s=", p->loc_names[e->loc]);
@@ -1599,9 +1589,8 @@ static void dot_event(const struct program *p, const struct snapshot *s, int id,
 		sb_addf(&label, "\n");
 		source_line(p->test, e->line, &label);
 	}
-	sb_addf(out, "  e%d [label=\"", id);
-	dot_string(label.buf, out);
-	sb_addf(out, "\"];\n");
+	node.label = arena_strndup(&g->arena, label.buf, label.len);
+	arena_push(&g->arena, g->nodes, g->nnodes, node);
 	sb_free(&label);
 }
 
@@ -1622,39 +1611,45 @@ static bool drawn(const struct snapshot *s, int id)
 }
 
 /*
- * Events one column per process, in program order, left to right: a
- * header node per process, all on one rank and chained by invisible
- * edges (which dot lays out left to right), above each process' events.
- * The initial values drawn are those some edge touches.
+ * The initial values some edge touches, then each process' events in
+ * program order, each knowing the one before it.
  */
-static void dot_events(const struct program *p, const struct snapshot *s, struct strbuf *out)
+static void add_nodes(struct graph *g, const struct program *p, const struct snapshot *s)
 {
 	int proc, i, prev;
 
-	sb_addf(out, "  subgraph cluster_init {\n    label=\"initial values\"; style=dotted;\n");
 	for (i = 0; i < s->nevents; i++)
 		if (s->events[i].proc < 0 && drawn(s, i))
-			dot_event(p, s, i, out);
-	sb_addf(out, "  }\n  { rank=same;");
-	for (proc = 0; proc < p->nprocs; proc++)
-		sb_addf(out, " P%d [shape=plaintext, fontname=\"sans-serif\"];", proc);
-	sb_addf(out, " }\n");
-	for (proc = 1; proc < p->nprocs; proc++)
-		sb_addf(out, "  P%d -> P%d [style=invis];\n", proc - 1, proc);
+			add_node(g, p, s, i, -1);
 	for (proc = 0; proc < p->nprocs; proc++) {
 		prev = -1;
 		for (i = 0; i < s->nevents; i++) {
 			if (s->events[i].proc != proc)
 				continue;
-			dot_event(p, s, i, out);
-			if (prev >= 0)
-				sb_addf(out, "  e%d -> e%d [label=\"po\", color=gray, weight=10];\n",
-					prev, i);
-			else
-				sb_addf(out, "  P%d -> e%d [style=invis, weight=10];\n", proc, i);
-			prev = i;
+			add_node(g, p, s, i, prev);
+			prev = g->nnodes - 1;
 		}
 	}
+}
+
+/* The node of event id (every event an edge touches has one). */
+static int node_of(const struct graph *g, int id)
+{
+	int i;
+
+	for (i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].event == id)
+			return i;
+	die(EXIT_INTERNAL, "graph: event %d has no node", id);
+}
+
+static void add_edge(struct graph *g, int from, int to, const char *colour, bool marked,
+		     bool dashed, const char *label)
+{
+	struct graph_edge e = { node_of(g, from), node_of(g, to), colour, marked, dashed,
+				arena_strndup(&g->arena, label, strlen(label)) };
+
+	arena_push(&g->arena, g->edges, g->nedges, e);
 }
 
 /* Whether the cycle drawn in red already has an edge from a to b. */
@@ -1671,7 +1666,7 @@ static bool on_cycle(const struct snapshot *s, int a, int b)
 }
 
 /* rf, co and fr, as the execution has them, but those the red cycle draws. */
-static void dot_communication(const struct snapshot *s, struct strbuf *out)
+static void add_communication(struct graph *g, const struct snapshot *s)
 {
 	int a, b;
 
@@ -1681,64 +1676,145 @@ static void dot_communication(const struct snapshot *s, struct strbuf *out)
 				continue;
 
 			if (rel_has(s->rf, a, b))
-				sb_addf(out, "  e%d -> e%d [label=\"rf\", color=darkgreen, "
-					"constraint=false];\n", a, b);
+				add_edge(g, a, b, "darkgreen", false, false, "rf");
 			if (s->co && rel_has(s->co, a, b) && s->events[a].proc >= 0)
-				sb_addf(out, "  e%d -> e%d [label=\"co\", color=blue, "
-					"constraint=false];\n", a, b);
+				add_edge(g, a, b, "blue", false, false, "co");
 			if (s->events[b].proc >= 0 && reads_before(s, a, b))
-				sb_addf(out, "  e%d -> e%d [label=\"fr\", color=orange, "
-					"constraint=false];\n", a, b);
+				add_edge(g, a, b, "orange", false, false, "fr");
 		}
 	}
 }
 
 /* The failed check's cycle, hop by hop, in red, labelled as the steps of --explain. */
-static void dot_cycle(const struct program *p, const struct snapshot *s, struct strbuf *out)
+static void add_cycle(struct graph *g, const struct program *p, const struct snapshot *s)
 {
-	struct strbuf sentence = { 0 };
+	struct strbuf sentence = { 0 }, label = { 0 };
 	int i, first, last, n = 0;
 
 	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
-		const char *label;
-
 		last = hop_end(s, first);
-		label = hop_sentence(p, s, i, first, last, &sentence);
+		label.len = 0;
+		sb_addf(&label, "%d. %s", ++n, hop_sentence(p, s, i, first, last, &sentence));
 		sentence.len = 0;
-		sb_addf(out, "  e%d -> e%d [label=\"%d. %s\", color=red, fontcolor=red, "
-			"penwidth=2, constraint=false];\n", s->steps[first].from, s->steps[last].to,
-			++n, label);
+		add_edge(g, s->steps[first].from, s->steps[last].to, "red", true, false, label.buf);
 	}
 	sb_free(&sentence);
+	sb_free(&label);
 }
 
-void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out)
+void explain_graph(const struct program *p, const struct outcomes *o, struct graph *g)
 {
 	struct snapshot *s = o->witness ? o->witness : o->counterexamples[0];
+	struct strbuf caption = { 0 };
 
-	sb_addf(out, "digraph \"");
-	dot_string(p->test->name, out);
-	sb_addf(out, "\" {\n  label=\"");
-	dot_string(p->test->name, out);
-	if (!s) {
-		sb_addf(out, ": no execution reaches the outcome\";\n}\n");
+	memset(g, 0, sizeof(*g));
+	g->name = p->test->name;
+	g->nprocs = p->nprocs;
+	g->drawn = s;
+	sb_addf(&caption, "%s: ", p->test->name);
+	if (!s)
+		sb_addf(&caption, "no execution reaches the outcome");
+	else if (o->witness)
+		sb_addf(&caption, "an execution with the outcome");
+	else
+		sb_addf(&caption, "a candidate with the outcome, rejected by '%s'", s->check);
+	g->caption = arena_strndup(&g->arena, caption.buf, caption.len);
+	sb_free(&caption);
+	if (!s)
 		return;
-	}
-	sb_addf(out, o->witness ? ": an execution with the outcome\";\n" :
-		": a candidate with the outcome, rejected by '%s'\";\n", s->check);
-	sb_addf(out, "  node [shape=box, fontname=\"monospace\"];\n");
-	dot_events(p, s, out);
-	dot_communication(s, out);
+	add_nodes(g, p, s);
+	add_communication(g, s);
 	if (!o->witness) {
 		if (!s->pair)
 			rotate_cycle(s);
-		dot_cycle(p, s, out);
+		add_cycle(g, p, s);
 	} else {
 		int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
 
 		for (i = 0; i < n; i++)
-			sb_addf(out, "  e%d -> e%d [label=\"not ordered\", color=red, fontcolor=red, "
-				"style=dashed, constraint=false];\n", pairs[2 * i], pairs[2 * i + 1]);
+			add_edge(g, pairs[2 * i], pairs[2 * i + 1], "red", true, true, "not ordered");
+	}
+}
+
+void graph_free(struct graph *g)
+{
+	arena_free(&g->arena);
+}
+
+/* A Graphviz string: quotes and backslashes escaped. */
+static void dot_string(const char *text, struct strbuf *out)
+{
+	for (; *text; text++) {
+		if (*text == '\n')
+			sb_addf(out, "\\n");
+		else
+			sb_addf(out, *text == '"' || *text == '\\' ? "\\%c" : "%c", *text);
+	}
+}
+
+static void dot_node(const struct graph_node *n, struct strbuf *out)
+{
+	sb_addf(out, "  e%d [label=\"", n->event);
+	dot_string(n->label, out);
+	sb_addf(out, "\"];\n");
+}
+
+/*
+ * Events one column per process, in program order, left to right: a
+ * header node per process, all on one rank and chained by invisible
+ * edges (which dot lays out left to right), above each process' events.
+ */
+static void dot_nodes(const struct graph *g, struct strbuf *out)
+{
+	int proc, i;
+
+	sb_addf(out, "  subgraph cluster_init {\n    label=\"initial values\"; style=dotted;\n");
+	for (i = 0; i < g->nnodes && g->nodes[i].proc < 0; i++)
+		dot_node(&g->nodes[i], out);
+	sb_addf(out, "  }\n  { rank=same;");
+	for (proc = 0; proc < g->nprocs; proc++)
+		sb_addf(out, " P%d [shape=plaintext, fontname=\"sans-serif\"];", proc);
+	sb_addf(out, " }\n");
+	for (proc = 1; proc < g->nprocs; proc++)
+		sb_addf(out, "  P%d -> P%d [style=invis];\n", proc - 1, proc);
+	for (; i < g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+
+		dot_node(n, out);
+		if (n->po_prev >= 0)
+			sb_addf(out, "  e%d -> e%d [label=\"po\", color=gray, weight=10];\n",
+				g->nodes[n->po_prev].event, n->event);
+		else
+			sb_addf(out, "  P%d -> e%d [style=invis, weight=10];\n", n->proc, n->event);
+	}
+}
+
+/* An edge off the layout's ranks: the red ones bold, or dashed when nothing orders them. */
+static void dot_edge(const struct graph *g, const struct graph_edge *e, struct strbuf *out)
+{
+	sb_addf(out, "  e%d -> e%d [label=\"", g->nodes[e->from].event, g->nodes[e->to].event);
+	dot_string(e->label, out);
+	sb_addf(out, "\", color=%s", e->colour);
+	if (e->marked)
+		sb_addf(out, ", fontcolor=%s, %s", e->colour,
+			e->dashed ? "style=dashed" : "penwidth=2");
+	sb_addf(out, ", constraint=false];\n");
+}
+
+void graph_dot(const struct graph *g, struct strbuf *out)
+{
+	int i;
+
+	sb_addf(out, "digraph \"");
+	dot_string(g->name, out);
+	sb_addf(out, "\" {\n  label=\"");
+	dot_string(g->caption, out);
+	sb_addf(out, "\";\n");
+	if (g->drawn) {
+		sb_addf(out, "  node [shape=box, fontname=\"monospace\"];\n");
+		dot_nodes(g, out);
+		for (i = 0; i < g->nedges; i++)
+			dot_edge(g, &g->edges[i], out);
 	}
 	sb_addf(out, "}\n");
 }

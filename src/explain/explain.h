@@ -27,11 +27,51 @@ int unordered_pairs(const struct snapshot *s, int *pairs, int max);
  */
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	     struct strbuf *out);
+
 /*
- * A Graphviz graph of the execution explain() tells of: the witness, or
- * the rejected candidate with the failed check's cycle in red.
+ * The picture of the execution explain() tells of: the witness, or the
+ * rejected candidate with the failed check's cycle in red.  Built once,
+ * then written for Graphviz (graph_dot()) or laid out as SVG (graph_svg()).
  */
-void explain_graph(const struct program *p, const struct outcomes *o, struct strbuf *out);
+struct graph_node {
+	int event;		/* its event: Graphviz's node eEVENT */
+	int proc;		/* its process' column, -1 for an initial value */
+	int po_prev;		/* the node before it in program order, or -1 */
+	char *label;		/* lines separated by '\n' */
+};
+
+struct graph_edge {
+	int from, to;		/* nodes */
+	const char *colour;	/* a name both Graphviz and SVG know */
+	bool marked;		/* the cycle or a pair nothing orders: the label in colour */
+	bool dashed;		/* a pair nothing orders (otherwise marked is bold) */
+	char *label;
+};
+
+struct graph {
+	struct arena arena;	/* everything below */
+	const char *name;	/* the test's */
+	char *caption;		/* "NAME: an execution with the outcome" */
+	bool drawn;		/* false: no execution to draw, the caption alone */
+	int nprocs;		/* one column each, named P0, P1 ... */
+	/* The initial values some edge touches, then P0's events in program order, P1's ... */
+	int nnodes;
+	struct graph_node *nodes;
+	/* rf, co and fr, then the cycle's (or the unordered pairs); po is po_prev */
+	int nedges;
+	struct graph_edge *edges;
+};
+
+/* Build g (explain.c); graph_free() frees it. */
+void explain_graph(const struct program *p, const struct outcomes *o, struct graph *g);
+void graph_free(struct graph *g);
+/* Graphviz's dot language, for dot -Tsvg and the like (explain.c). */
+void graph_dot(const struct graph *g, struct strbuf *out);
+/*
+ * A self-contained SVG picture, laid out here: one column per process,
+ * no program to run (svg.c).
+ */
+void graph_svg(const struct graph *g, struct strbuf *out);
 
 /*
  * What deciding variants of a test needs besides the test: the model and

@@ -2,8 +2,10 @@
 # See why: --explain on the whole kernel corpus (every step of a cycle
 # names a source line and a relation the reader can look up), --suggest
 # (the fixes the corpus' own Never siblings use, the orderings a Never
-# test needs), --graph/--svg (Graphviz's dot parses every file we write)
-# and --html (a real headless browser loads the page and shows each test).
+# test needs), --graph (Graphviz's dot parses every file we write), --svg
+# (drawn by lkmm itself, with no dot on the PATH: well-formed XML that
+# draws what the dot file says) and --html (a real headless browser
+# loads the page and shows each test).
 source "$(dirname "$0")/../lib/tap.sh"
 source "$(dirname "$0")/../lib/fix.sh"
 tests=$(ls "$model_dir"/litmus-tests/*.litmus "$kernel_tree"/Documentation/litmus-tests/*/*.litmus)
@@ -26,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 33) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 36) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -60,6 +62,55 @@ explained() {
 		grep -q 'interleaving' "$out" || { echo "no word on ordering"; return 1; }
 	else
 		grep -q 'No run of the processes' "$out" || { echo "nothing explained"; return 1; }
+	fi
+}
+
+xml_unescape() { sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g'; }
+
+# svg_agrees DOT SVG LITMUS: the picture draws the dot graph: a column
+# per process of the test, its name at the top, its events down it in
+# program order; every node of the graph a box with the same lines;
+# every edge a path, with the same label in the same colour; a rejected
+# candidate's cycle in red.
+svg_agrees() {
+	local dot=$1 svg=$2 procs
+	procs=$(grep -c '^P[0-9][0-9]* *(' "$3")
+	[ "$(grep -c '^<text class="process"' "$svg")" = "$procs" ] ||
+		{ echo "not one column header for each of the $procs processes"; return 1; }
+	awk '
+		/^<text class="process"/ {
+			sub(/^<text class="process" x="/, "")
+			x = $0 + 0
+			match($0, />P[0-9]+</)
+			head[substr($0, RSTART + 1, RLENGTH - 2)] = x
+		}
+		/^<g class="node"><rect / && match($0, /middle">P[0-9]+ line /) {
+			p = substr($0, RSTART + 8, RLENGTH - 14)
+			sub(/^<g class="node"><rect x="[0-9]+" y="/, "")
+			y = $0 + 0
+			sub(/^[^>]*><text x="/, "")
+			x = $0 + 0
+			if (!(p in head) || x - head[p] > 1 || head[p] - x > 1) {
+				print p "'"'"'s event is not under its name"; bad = 1
+			}
+			if ((p in last) && y <= last[p]) {
+				print p "'"'"'s events do not go down in program order"; bad = 1
+			}
+			last[p] = y
+		}
+		END { exit bad }' "$svg" || return 1
+	diff <(sed -n 's/^  e[0-9]* \[label="\(.*\)"\];$/\1/p' "$dot" | sed 's/\\"/"/g' | sort) \
+	     <(sed -n 's/^<g class="node"><rect[^>]*><text[^>]*>\(.*\)<\/text><\/g>$/\1/p' "$svg" |
+		sed 's/<\/text><text[^>]*>/\\n/g' | xml_unescape | sort) ||
+		{ echo "the boxes are not the dot graph's nodes"; return 1; }
+	diff <(sed -n 's/^  e[0-9]* -> e[0-9]* \[label="\([^"]*\)", color=\([a-z]*\).*/\2 \1/p' "$dot" | sort) \
+	     <(sed -n 's/^<text class="label"[^>]* fill="\([a-z]*\)">\(.*\)<\/text>$/\1 \2/p' "$svg" |
+		xml_unescape | sort) ||
+		{ echo "the edges' labels are not the dot graph's"; return 1; }
+	[ "$(grep -c '^<path d="M[^"]*" stroke="red"' "$svg")" = "$(grep -c 'color=red' "$dot")" ] ||
+		{ echo "not as many red paths as red edges"; return 1; }
+	if grep -q "^<title>.*rejected by" "$svg" && ! grep -q '^<path d="M[^"]*" stroke="red"' "$svg"; then
+		echo "a rejected candidate without its cycle in red"; return 1
 	fi
 }
 
@@ -308,14 +359,63 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: a graph's boxes name the line and the event, the cycle is red"
 		diag < "$g/MP+pooncerelease+poacquireonce.dot"
 	fi
-	expect "$tag: --svg renders with Graphviz" 0 '<svg' \
-		sh -c "'$lkmm' check -I '$model_dir' --graph '$g' --svg '$mp' > /dev/null && cat '$g/MP+pooncerelease+poacquireonce.svg'"
-	expect "$tag: without dot, the .dot files are kept and the message says how to render them" 0 \
-		'dot -Tsvg FILE.dot -o FILE.svg' \
-		env PATH=/nonexistent "$lkmm" check -I "$model_dir" --graph "$g" --svg "$mp"
+
+	# --svg: lkmm draws the picture itself, so dot need not be on the PATH.
+	s=$work/svgs-$tag
+	mkdir -p "$s"
+	env PATH=/nonexistent "$lkmm" check -I "$model_dir" --graph "$s" --svg $tests \
+		> /dev/null 2> "$work/svg.err"
+	if [ "$(ls "$s"/*.svg 2> /dev/null | wc -l)" = "$ntests" ] &&
+	   xmllint --noout "$s"/*.svg 2>> "$work/svg.err" && ! [ -s "$work/svg.err" ]; then
+		ok "$tag: --svg without dot on the PATH: one well-formed SVG per test, not a word on stderr"
+	else
+		not_ok "$tag: --svg without dot on the PATH: one well-formed SVG per test, not a word on stderr"
+		diag < "$work/svg.err"
+	fi
+	bad=
+	for t in $tests; do
+		n=$(basename "$t" .litmus)
+		why=$(svg_agrees "$s/$n.dot" "$s/$n.svg" "$t" 2>&1) || bad="$bad$n: $why"$'\n'
+	done
+	if [ -z "$bad" ]; then
+		ok "$tag: each SVG draws its dot graph: a column per process, every event, every edge"
+	else
+		not_ok "$tag: each SVG draws its dot graph: a column per process, every event, every edge"
+		diag <<< "$bad"
+	fi
+	mkdir -p "$s-j2"
+	"$lkmm" check -I "$model_dir" -j 2 --graph "$s-j2" --svg $tests > /dev/null 2>&1
+	if diff -r "$s" "$s-j2" > "$work/svg.diff"; then
+		ok "$tag: the same graphs, byte for byte, from another run (-j 2)"
+	else
+		not_ok "$tag: the same graphs, byte for byte, from another run (-j 2)"
+		head -20 "$work/svg.diff" | diag
+	fi
+	f=$s/MP+pooncerelease+poacquireonce.svg
+	if [ "$(grep -c '^<path d="M[^"]*" stroke="red" stroke-width="2" marker-end="url(#arrow-red-' "$f")" = 4 ] &&
+	   grep -q '^<marker id="arrow-red-[^"]*".*fill="red"' "$f" &&
+	   [ "$(grep -o 'fill="red">[^<]*' "$f" | tr '\n' ' ')" = 'fill="red">1. release fill="red">2. rf fill="red">3. acquire fill="red">4. fr ' ] &&
+	   grep -q '^<svg xmlns="http://www.w3.org/2000/svg" width="[0-9]*" height="[0-9]*" viewBox="0 0 [0-9]* [0-9]*"' "$f" &&
+	   grep -q "^<title>MP+pooncerelease+poacquireonce: a candidate with the outcome, rejected by 'happens-before'</title>$" "$f"; then
+		ok "$tag: message passing's SVG: the four steps of the cycle in red, with red arrowheads, in order"
+	else
+		not_ok "$tag: message passing's SVG: the four steps of the cycle in red, with red arrowheads, in order"
+		diag < "$f"
+	fi
+	# A statement's line with markup, quotes and a byte that is not UTF-8.
+	sed 's|^\tWRITE_ONCE(\*buf, 1);$|\tWRITE_ONCE(*buf, 1); /* <b> \& "c" \xff */|' \
+		"$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/MP-markup.litmus"
+	"$lkmm" check -I "$model_dir" --graph "$s" --svg "$work/MP-markup.litmus" > /dev/null 2>&1
+	if xmllint --noout "$s/MP-markup.svg" &&
+	   grep -qF '>WRITE_ONCE(*buf, 1); /* &lt;b&gt; &amp; &quot;c&quot; &#xfffd; */</text>' "$s/MP-markup.svg"; then
+		ok "$tag: the SVG's text is escaped for XML, a byte that is not UTF-8 replaced"
+	else
+		not_ok "$tag: the SVG's text is escaped for XML, a byte that is not UTF-8 replaced"
+		grep 'WRITE_ONCE(\*buf' "$s/MP-markup.svg" | diag
+	fi
 
 	page=$work/page-$tag.html
-	"$lkmm" check -I "$model_dir" --html "$page" --suggest $tests > /dev/null 2>&1
+	env PATH=/nonexistent "$lkmm" check -I "$model_dir" --html "$page" --suggest $tests > /dev/null 2>&1
 	chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$page" > "$work/dom" 2> "$work/chromium.err"
 	sections=$(grep -c '^<section id=' "$work/dom")
 	svgs=$(grep -c '<svg' "$work/dom")
