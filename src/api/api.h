@@ -20,8 +20,8 @@
  *		lkmm_close(&ctx);
  *	}
  *
- * A context serves one thread at a time: deciding a test writes into its
- * model.  Threads that check tests at once each open their own.
+ * Threads may check tests with one context at once: its model is
+ * read-only, and each test's search evaluates it with state of its own.
  */
 #ifndef LKMM_LKMM_H
 #define LKMM_LKMM_H
@@ -32,20 +32,7 @@
 /* A loaded model and the macros of its .def file. */
 struct lkmm {
 	struct loaded_model loaded;
-	struct lkmm_threads *threads;	/* lkmm_split(), else NULL */
-};
-
-/*
- * The copies of a context that one test's search may be split among,
- * opened when a test first needs them (a small test never does).
- */
-struct lkmm_threads {
-	int n;			/* threads wanted */
-	int nopen;		/* models open: models[0] is the context's own */
-	struct cat_model **models;
-	struct lkmm *copies;
-	struct model_spec spec;		/* strings of its own */
-	char *cache_dir;
+	int threads;	/* a test's search may be split among (lkmm_split()); 0: one */
 };
 
 /*
@@ -57,13 +44,8 @@ struct lkmm_threads {
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
 
-/*
- * Let the search of a heavy test checked with ctx use nthreads threads,
- * each with its own copy of the model, opened (as lkmm_open() would) when
- * a test first needs them; a copy that cannot be opened is done without.
- */
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir);
+/* Let the search of a heavy test checked with ctx use nthreads threads. */
+void lkmm_split(struct lkmm *ctx, int nthreads);
 
 /* What deciding one test leaves. */
 struct lkmm_result {

@@ -82,18 +82,6 @@ struct test_job {
 	int status;
 };
 
-/* The copies' models, opened once; how many models there are. */
-static int open_copies(struct lkmm_threads *t)
-{
-	while (t->nopen < t->n &&
-	       !lkmm_open(&t->copies[t->nopen], &t->spec, t->cache_dir)) {
-		t->models[t->nopen] = t->copies[t->nopen].loaded.model;
-		t->nopen++;
-	}
-	t->n = t->nopen;	/* one that failed is not tried again */
-	return t->nopen;
-}
-
 /* Parse, expand, generate and enumerate r->text. */
 static void decide(struct lkmm_result *r, const char *path, const struct checker *c)
 {
@@ -102,11 +90,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
-	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
-	    open_copies(c->threads) > 1)
-		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
-	else
-		enumerate(r->prog, &c->model, 1, c->opts, &r->outcomes);
+	enumerate(r->prog, c->model, c->threads, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -162,7 +146,7 @@ static void decide_variant(void *arg)
 static struct lkmm_result *decide_text(const struct checker *c, const struct check_options *opts,
 				       const char *path, const char *text)
 {
-	struct checker quick = { c->model, c->macros, opts, NULL, NULL, NULL };
+	struct checker quick = { c->model, c->macros, opts, 0, NULL, NULL };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 
@@ -370,38 +354,13 @@ int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache
 	return status;
 }
 
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir)
+void lkmm_split(struct lkmm *ctx, int nthreads)
 {
-	struct lkmm_threads *t = xcalloc(1, sizeof(*t));
-
-	t->n = nthreads;
-	t->nopen = 1;
-	t->models = xcalloc(nthreads, sizeof(*t->models));
-	t->models[0] = ctx->loaded.model;
-	t->copies = xcalloc(nthreads, sizeof(*t->copies));
-	t->spec.dir = spec->dir ? xstrdup(spec->dir) : NULL;
-	t->spec.cfg_name = xstrdup(spec->cfg_name);
-	t->spec.variants = spec->variants ? xstrdup(spec->variants) : NULL;
-	t->cache_dir = cache_dir ? xstrdup(cache_dir) : NULL;
-	ctx->threads = t;
+	ctx->threads = nthreads;
 }
 
 void lkmm_close(struct lkmm *ctx)
 {
-	struct lkmm_threads *t = ctx->threads;
-
-	for (int i = 1; t && i < t->nopen; i++)
-		lkmm_close(&t->copies[i]);
-	if (t) {
-		free(t->copies);
-		free(t->models);
-		free((char *)t->spec.dir);
-		free((char *)t->spec.cfg_name);
-		free((char *)t->spec.variants);
-		free(t->cache_dir);
-		free(t);
-	}
 	if (ctx->loaded.macros)
 		macros_free(ctx->loaded.macros);
 	if (ctx->loaded.model)
@@ -493,10 +452,10 @@ static void write_html(const char *file, const struct strbuf *sections)
 }
 
 /*
- * -j: worker threads take the files in turn, each with a context of its
- * own (evaluation writes into the model); the main thread prints each
- * test's output as soon as it and all before it are done, so the output
- * is -j 1's.
+ * -j: worker threads take the files in turn, all with the one context
+ * (its model is read-only, and each test's search evaluates it with
+ * state of its own); the main thread prints each test's output as soon
+ * as it and all before it are done, so the output is -j 1's.
  */
 struct slot {
 	struct lkmm_result *run;
@@ -508,21 +467,16 @@ struct slot {
 struct pool {
 	char **files;
 	int nfiles, next;
+	const struct lkmm *ctx;
 	const struct check_options *opts;
 	pthread_mutex_t lock;
 	pthread_cond_t done;
 	struct slot *slots;
 };
 
-struct worker {
-	struct pool *pool;
-	struct lkmm ctx;
-};
-
 static void *worker(void *arg)
 {
-	struct worker *w = arg;
-	struct pool *pool = w->pool;
+	struct pool *pool = arg;
 
 	for (;;) {
 		struct lkmm_result *r;
@@ -535,7 +489,7 @@ static void *worker(void *arg)
 		if (i >= pool->nfiles)
 			break;
 		die_output = &errors;
-		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
+		status = lkmm_check_file(pool->ctx, pool->files[i], pool->opts, &r);
 		die_output = NULL;
 		pthread_mutex_lock(&pool->lock);
 		pool->slots[i] = (struct slot){ r, status, errors, true };
@@ -545,48 +499,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/*
- * The first worker has ctx, the others a context each, opened here (so
- * an error in the model is the main thread's to report); 0 or the status.
- */
-static int open_workers(struct worker *workers, int n, struct pool *pool, const struct lkmm *ctx)
-{
-	for (int i = 0; i < n; i++) {
-		int status = 0;
-
-		workers[i].pool = pool;
-		if (i == 0)
-			workers[i].ctx = *ctx;
-		else
-			status = lkmm_open(&workers[i].ctx, &pool->opts->model,
-					   pool->opts->cache_dir);
-		if (status) {
-			while (--i > 0)
-				lkmm_close(&workers[i].ctx);
-			return status;
-		}
-	}
-	return 0;
-}
-
 static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 			     const struct check_options *opts, struct run_outputs *outs)
 {
 	int nthreads = opts->jobs < nfiles ? opts->jobs : nfiles, i, started, worst = 0;
-	struct pool pool = { files, nfiles, 0, opts,
+	struct pool pool = { files, nfiles, 0, ctx, opts,
 			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
 	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
-	struct worker *workers = xcalloc(nthreads, sizeof(*workers));
 
-	worst = open_workers(workers, nthreads, &pool, ctx);
-	if (worst) {
-		free(workers);
-		free(threads);
-		return worst;
-	}
 	pool.slots = xcalloc(nfiles, sizeof(*pool.slots));
 	for (started = 0; started < nthreads; started++)
-		if (pthread_create(&threads[started], NULL, worker, &workers[started]))
+		if (pthread_create(&threads[started], NULL, worker, &pool))
 			break;
 	if (!started)
 		die(EXIT_INTERNAL, "cannot start a thread for -j");
@@ -604,9 +527,6 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
-	for (i = 1; i < nthreads; i++)
-		lkmm_close(&workers[i].ctx);
-	free(workers);
 	free(threads);
 	free(pool.slots);
 	return worst;
@@ -624,7 +544,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 		return worst;
 	/* One test: its search gets the threads. */
 	if (opts->jobs > 1 && nfiles == 1)
-		lkmm_split(&ctx, opts->jobs, &opts->model, opts->cache_dir);
+		lkmm_split(&ctx, opts->jobs);
 	if (opts->html_file && !opts->graph_dir) {
 		if (!mkdtemp(scratch))
 			die(EXIT_INTERNAL, "cannot make a scratch directory: %s", strerror(errno));

@@ -39,10 +39,10 @@ void explain_graph(const struct program *p, const struct outcomes *o, struct str
  * it: a test is parsed, expanded and searched there).
  */
 struct checker {
-	struct cat_model *model;
+	const struct cat_model *model;
 	const struct macro_table *macros;
 	const struct check_options *opts;
-	struct lkmm_threads *threads;	/* to split a search among, or NULL */
+	int threads;			/* to split a search among; 0: one */
 	/*
 	 * Decide a variant of a test, given as text (path names it in
 	 * messages): whether its condition's outcome is reachable.  False
