@@ -20,8 +20,12 @@
  *		lkmm_close(&ctx);
  *	}
  *
- * Threads may check tests with one context at once: its model is
- * read-only, and each test's search evaluates it with state of its own.
+ * A context serves one thread at a time: deciding a test writes into
+ * its evaluation of the model, never into the model, which is read-only
+ * once loaded.  Threads that check tests at once share one model, each
+ * with a context of its own: a copy of the first whose eval is the
+ * thread's own (cat_eval_new(); freed with cat_eval_free(), the copy
+ * not closed), as `lkmm check -j` gives its workers.
  */
 #ifndef LKMM_LKMM_H
 #define LKMM_LKMM_H
@@ -29,9 +33,10 @@
 #include "explain/explain.h"
 #include "modeldir.h"
 
-/* A loaded model and the macros of its .def file. */
+/* A loaded model and the macros of its .def file, and an evaluation of the model. */
 struct lkmm {
 	struct loaded_model loaded;
+	struct cat_eval *eval;
 	int threads;	/* a test's search may be split among (lkmm_split()); 0: one */
 };
 

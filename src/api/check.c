@@ -90,7 +90,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
-	enumerate(r->prog, c->model, c->threads, c->opts, &r->outcomes);
+	enumerate(r->prog, c->eval, c->threads, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -146,7 +146,7 @@ static void decide_variant(void *arg)
 static struct lkmm_result *decide_text(const struct checker *c, const struct check_options *opts,
 				       const char *path, const char *text)
 {
-	struct checker quick = { c->model, c->macros, opts, 0, NULL, NULL };
+	struct checker quick = { c->model, c->eval, c->macros, opts, 0, NULL, NULL };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 
@@ -299,8 +299,8 @@ static void html_section(struct lkmm_result *r, const char *svg, struct run_outp
 int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
 		    const struct check_options *opts, struct lkmm_result **result)
 {
-	const struct checker c = { ctx->loaded.model, ctx->loaded.macros, opts, ctx->threads,
-				   outcome_reachable, flag_raised };
+	const struct checker c = { ctx->loaded.model, ctx->eval, ctx->loaded.macros, opts,
+				   ctx->threads, outcome_reachable, flag_raised };
 	struct test_job job = { xcalloc(1, sizeof(**result)), path, text, &c, 0 };
 	int status = catch_die(run_test, &job);
 
@@ -340,17 +340,19 @@ static void open_model(void *arg)
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir)
 {
 	struct open_job job = { ctx, spec, NULL };
-	int status;
+	int status = 0;
 
 	memset(ctx, 0, sizeof(*ctx));
-	if (cache_dir && model_cache_load(&ctx->loaded, cache_dir, spec))
-		return 0;
-	status = catch_die(open_model, &job);
-	if (!status && cache_dir)
-		model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
-	free(job.text);
+	if (!cache_dir || !model_cache_load(&ctx->loaded, cache_dir, spec)) {
+		status = catch_die(open_model, &job);
+		if (!status && cache_dir)
+			model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
+		free(job.text);
+	}
 	if (status)
 		lkmm_close(ctx);
+	else
+		ctx->eval = cat_eval_new(ctx->loaded.model);
 	return status;
 }
 
@@ -361,6 +363,8 @@ void lkmm_split(struct lkmm *ctx, int nthreads)
 
 void lkmm_close(struct lkmm *ctx)
 {
+	if (ctx->eval)
+		cat_eval_free(ctx->eval);
 	if (ctx->loaded.macros)
 		macros_free(ctx->loaded.macros);
 	if (ctx->loaded.model)
@@ -452,10 +456,10 @@ static void write_html(const char *file, const struct strbuf *sections)
 }
 
 /*
- * -j: worker threads take the files in turn, all with the one context
- * (its model is read-only, and each test's search evaluates it with
- * state of its own); the main thread prints each test's output as soon
- * as it and all before it are done, so the output is -j 1's.
+ * -j: worker threads take the files in turn, each with a context of its
+ * own that shares the one model (read-only) and has its own evaluation
+ * of it; the main thread prints each test's output as soon as it and
+ * all before it are done, so the output is -j 1's.
  */
 struct slot {
 	struct lkmm_result *run;
@@ -467,16 +471,21 @@ struct slot {
 struct pool {
 	char **files;
 	int nfiles, next;
-	const struct lkmm *ctx;
 	const struct check_options *opts;
 	pthread_mutex_t lock;
 	pthread_cond_t done;
 	struct slot *slots;
 };
 
+struct worker {
+	struct pool *pool;
+	struct lkmm ctx;
+};
+
 static void *worker(void *arg)
 {
-	struct pool *pool = arg;
+	struct worker *w = arg;
+	struct pool *pool = w->pool;
 
 	for (;;) {
 		struct lkmm_result *r;
@@ -489,7 +498,7 @@ static void *worker(void *arg)
 		if (i >= pool->nfiles)
 			break;
 		die_output = &errors;
-		status = lkmm_check_file(pool->ctx, pool->files[i], pool->opts, &r);
+		status = lkmm_check_file(&w->ctx, pool->files[i], pool->opts, &r);
 		die_output = NULL;
 		pthread_mutex_lock(&pool->lock);
 		pool->slots[i] = (struct slot){ r, status, errors, true };
@@ -503,13 +512,21 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 			     const struct check_options *opts, struct run_outputs *outs)
 {
 	int nthreads = opts->jobs < nfiles ? opts->jobs : nfiles, i, started, worst = 0;
-	struct pool pool = { files, nfiles, 0, ctx, opts,
+	struct pool pool = { files, nfiles, 0, opts,
 			     PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL };
 	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
+	struct worker *workers = xcalloc(nthreads, sizeof(*workers));
 
+	/* The first worker has ctx, the others its model with an evaluation of their own. */
+	for (i = 0; i < nthreads; i++) {
+		workers[i].pool = &pool;
+		workers[i].ctx = *ctx;
+		if (i)
+			workers[i].ctx.eval = cat_eval_new(ctx->loaded.model);
+	}
 	pool.slots = xcalloc(nfiles, sizeof(*pool.slots));
 	for (started = 0; started < nthreads; started++)
-		if (pthread_create(&threads[started], NULL, worker, &pool))
+		if (pthread_create(&threads[started], NULL, worker, &workers[started]))
 			break;
 	if (!started)
 		die(EXIT_INTERNAL, "cannot start a thread for -j");
@@ -527,6 +544,9 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	for (i = 1; i < nthreads; i++)
+		cat_eval_free(workers[i].ctx.eval);
+	free(workers);
 	free(threads);
 	free(pool.slots);
 	return worst;

@@ -40,6 +40,7 @@ void explain_graph(const struct program *p, const struct outcomes *o, struct str
  */
 struct checker {
 	const struct cat_model *model;
+	struct cat_eval *eval;		/* of the model: this thread's */
 	const struct macro_table *macros;
 	const struct check_options *opts;
 	int threads;			/* to split a search among; 0: one */

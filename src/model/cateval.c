@@ -1430,6 +1430,11 @@ struct cat_eval *cat_eval_new(const struct cat_model *m)
 	return ev;
 }
 
+const struct cat_model *cat_eval_model(const struct cat_eval *ev)
+{
+	return ev->m;
+}
+
 static void free_vec(struct vec *v)
 {
 	for (int i = 0; i < v->len; i++)

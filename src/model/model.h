@@ -91,6 +91,7 @@ struct cat_visitor {
 /* An evaluation of m, which must outlive it. */
 struct cat_eval *cat_eval_new(const struct cat_model *m);
 void cat_eval_free(struct cat_eval *ev);
+const struct cat_model *cat_eval_model(const struct cat_eval *ev);
 
 void cat_run(struct cat_eval *ev, const struct execution *x, const struct cat_visitor *v);
 

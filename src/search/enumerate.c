@@ -68,8 +68,7 @@ struct twins {
 
 struct enumeration {
 	const struct program *prog;
-	const struct cat_model *model;
-	struct cat_eval *eval;		/* of the model, this enumeration's own */
+	struct cat_eval *eval;		/* the model's evaluation, this thread's */
 	const struct check_options *opts;
 	struct outcomes *out;
 	struct timespec start;
@@ -1251,17 +1250,15 @@ static void find_twins(struct enumeration *en, const struct program *p, bool all
 	free(class_of);
 }
 
-/* Set en up to search p's executions with model, tallying into out. */
-static void start_search(struct enumeration *en, const struct program *p,
-			 const struct cat_model *model, const struct check_options *opts,
-			 struct outcomes *out)
+/* Set en up to search p's executions with ev, tallying into out. */
+static void start_search(struct enumeration *en, const struct program *p, struct cat_eval *ev,
+			 const struct check_options *opts, struct outcomes *out)
 {
 	int i;
 
 	memset(en, 0, sizeof(*en));
 	en->prog = p;
-	en->model = model;
-	en->eval = cat_eval_new(model);
+	en->eval = ev;
 	en->opts = opts;
 	en->out = out;
 	memset(out, 0, sizeof(*out));
@@ -1289,7 +1286,6 @@ static void start_search(struct enumeration *en, const struct program *p,
 
 static void end_search(struct enumeration *en)
 {
-	cat_eval_free(en->eval);
 	free_summaries(en);
 	free(en->twins.len);
 	free(en->twins.procs);
@@ -1419,7 +1415,7 @@ static void merge_outcomes(struct enumeration *en, struct outcomes *out, struct 
 
 /*
  * The search split among nthreads threads, each with an evaluation of
- * the model of its own.  Executions are found in another order than one
+ * the model of its own, made here.  Executions are found in another order than one
  * thread's, which changes nothing printed: the states are sorted, the
  * counts summed.  An error in a thread is raised here, after all have
  * stopped.
@@ -1435,9 +1431,11 @@ static void split_search(struct enumeration *en, int nthreads, int depth)
 	for (started = 0; started < nthreads; started++) {
 		struct search_thread *t = &threads[started];
 
-		start_search(&t->en, en->prog, en->model, en->opts, &t->out);
+		start_search(&t->en, en->prog, cat_eval_new(cat_eval_model(en->eval)), en->opts,
+			     &t->out);
 		t->en.shared = &shared;
 		if (pthread_create(&t->thread, NULL, search_thread, t)) {
+			cat_eval_free(t->en.eval);
 			end_search(&t->en);
 			outcomes_free(&t->out);
 			break;
@@ -1457,6 +1455,7 @@ static void split_search(struct enumeration *en, int nthreads, int depth)
 			failed = i;
 	}
 	for (int i = 0; i < started; i++) {
+		cat_eval_free(threads[i].en.eval);
 		end_search(&threads[i].en);
 		outcomes_free(&threads[i].out);
 	}
@@ -1493,14 +1492,14 @@ static void search(void *arg)
 }
 
 /* An error in the model ends the search: what it holds is freed, then the error passed on. */
-void enumerate(const struct program *p, const struct cat_model *model, int nthreads,
+void enumerate(const struct program *p, struct cat_eval *ev, int nthreads,
 	       const struct check_options *opts, struct outcomes *out)
 {
 	struct enumeration en;
 	struct search_job job = { &en, nthreads };
 	int status;
 
-	start_search(&en, p, model, opts, out);
+	start_search(&en, p, ev, opts, out);
 	status = catch_die(search, &job);
 	end_search(&en);
 	if (status)

@@ -114,12 +114,13 @@ struct outcomes {
 struct cat_model;
 
 /*
- * The candidate executions of p, judged by the model, tallied into out.
- * Given nthreads > 1, the search is split among as many threads, each
- * with its own evaluation of the model, when it is big enough and needs
- * no order (no -speedcheck, no --explain): the output is the same.
+ * The candidate executions of p, judged by the model with ev (the
+ * caller's thread's evaluation of it), tallied into out.  Given
+ * nthreads > 1, the search is split among as many threads, each with an
+ * evaluation of the model of its own, when it is big enough and needs no
+ * order (no -speedcheck, no --explain): the output is the same.
  */
-void enumerate(const struct program *p, const struct cat_model *model, int nthreads,
+void enumerate(const struct program *p, struct cat_eval *ev, int nthreads,
 	       const struct check_options *opts, struct outcomes *out);
 void outcomes_free(struct outcomes *o);
 /* The variables of the final states herd7 prints, into o->vars. */
