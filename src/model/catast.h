@@ -85,7 +85,7 @@ struct cat_stmt {
 	struct cat_expr *e;
 	const char *name;	/* as NAME, or NULL */
 	int index;		/* position in the source, then the invariants' */
-	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
+	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with: the text's */
 	int end_slot;		/* its bindings have the slots before this */
 };
 

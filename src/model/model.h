@@ -88,7 +88,7 @@ struct cat_visitor {
 	bool skip_rejected;
 };
 
-/* An evaluation of m, which must outlive it. */
+/* An evaluation of m, which must outlive it; what it evaluates. */
 struct cat_eval *cat_eval_new(const struct cat_model *m);
 void cat_eval_free(struct cat_eval *ev);
 const struct cat_model *cat_eval_model(const struct cat_eval *ev);

@@ -26,10 +26,11 @@
  * the file written again.
  *
  * The image is mapped, not read: at the address it is made for, it is
- * used as it is, its pages shared with the page cache until evaluation
- * writes into one; elsewhere (that range taken) its pointers are moved
- * first.  Reading it into fresh memory would cost a page fault a page,
- * more than all the rest of a warm start.
+ * used as it is, its pages shared with the page cache (evaluation writes
+ * nothing into the model, and the mapping is read-only); elsewhere (that
+ * range taken) its pointers are moved first.  Reading it into fresh
+ * memory would cost a page fault a page, more than all the rest of a
+ * warm start.
  *
  * The binary's identity is its GNU build ID (a hash the linker computes
  * over the whole executable, -Wl,--build-id), hashed with CACHE_FORMAT:
@@ -419,7 +420,7 @@ static bool move_image(int fd, const struct cache_header *h, char *map)
  */
 static char *map_image(int fd, const struct cache_header *h)
 {
-	char *map = mmap((void *)(uintptr_t)h->base, h->image_len, PROT_READ | PROT_WRITE,
+	char *map = mmap((void *)(uintptr_t)h->base, h->image_len, PROT_READ,
 			 MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_POPULATE, fd, h->image_at);
 
 	if (map != MAP_FAILED && map != (char *)(uintptr_t)h->base) {
@@ -432,8 +433,8 @@ static char *map_image(int fd, const struct cache_header *h)
 	if (map == MAP_FAILED)
 		return NULL;
 	if (hash_equal(hash_bytes(map, h->image_len), h->image_hash) &&
-	    (map == (char *)(uintptr_t)h->base || move_image(fd, h, map)) &&
-	    !mprotect(map, h->image_len, PROT_READ))
+	    (map == (char *)(uintptr_t)h->base ||
+	     (move_image(fd, h, map) && !mprotect(map, h->image_len, PROT_READ))))
 		return map;
 	munmap(map, h->image_len);
 	return NULL;
