@@ -20,8 +20,12 @@
  *		lkmm_close(&ctx);
  *	}
  *
- * A context serves one thread at a time: deciding a test writes into its
- * model.  Threads that check tests at once each open their own.
+ * A context serves one thread at a time: deciding a test writes into
+ * its evaluation of the model, never into the model, which is read-only
+ * once loaded.  Threads that check tests at once share one model, each
+ * with a context of its own: a copy of the first whose eval is the
+ * thread's own (cat_eval_new(); freed with cat_eval_free(), the copy
+ * not closed), as `lkmm check -j` gives its workers.
  */
 #ifndef LKMM_LKMM_H
 #define LKMM_LKMM_H
@@ -29,23 +33,11 @@
 #include "explain/explain.h"
 #include "modeldir.h"
 
-/* A loaded model and the macros of its .def file. */
+/* A loaded model and the macros of its .def file, and an evaluation of the model. */
 struct lkmm {
 	struct loaded_model loaded;
-	struct lkmm_threads *threads;	/* lkmm_split(), else NULL */
-};
-
-/*
- * The copies of a context that one test's search may be split among,
- * opened when a test first needs them (a small test never does).
- */
-struct lkmm_threads {
-	int n;			/* threads wanted */
-	int nopen;		/* models open: models[0] is the context's own */
-	struct cat_model **models;
-	struct lkmm *copies;
-	struct model_spec spec;		/* strings of its own */
-	char *cache_dir;
+	struct cat_eval *eval;
+	int threads;	/* a test's search may be split among (lkmm_split()); 0: one */
 };
 
 /*
@@ -57,13 +49,8 @@ struct lkmm_threads {
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
 
-/*
- * Let the search of a heavy test checked with ctx use nthreads threads,
- * each with its own copy of the model, opened (as lkmm_open() would) when
- * a test first needs them; a copy that cannot be opened is done without.
- */
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir);
+/* Let the search of a heavy test checked with ctx use nthreads threads. */
+void lkmm_split(struct lkmm *ctx, int nthreads);
 
 /* What deciding one test leaves. */
 struct lkmm_result {

@@ -66,18 +66,6 @@ struct test_job {
 	int status;
 };
 
-/* The copies' models, opened once; how many models there are. */
-static int open_copies(struct lkmm_threads *t)
-{
-	while (t->nopen < t->n &&
-	       !lkmm_open(&t->copies[t->nopen], &t->spec, t->cache_dir)) {
-		t->models[t->nopen] = t->copies[t->nopen].loaded.model;
-		t->nopen++;
-	}
-	t->n = t->nopen;	/* one that failed is not tried again */
-	return t->nopen;
-}
-
 void check_options_init(struct check_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -97,11 +85,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	litmus_expand(r->test, c->macros);
 	r->prog = xcalloc(1, sizeof(*r->prog));
 	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
-	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
-	    open_copies(c->threads) > 1)
-		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
-	else
-		enumerate(r->prog, &c->model, 1, c->opts, &r->outcomes);
+	enumerate(r->prog, c->eval, c->threads, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -166,7 +150,7 @@ static void decide_variant(void *arg)
 static struct lkmm_result *decide_text(const struct checker *c, const struct check_options *opts,
 				       const char *path, const char *text)
 {
-	struct checker quick = { c->model, c->macros, opts, NULL, NULL, NULL };
+	struct checker quick = { c->model, c->eval, c->macros, opts, 0, NULL, NULL };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 
@@ -297,8 +281,8 @@ static void html_section(struct lkmm_result *r, struct run_outputs *outs)
 int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
 		    const struct check_options *opts, struct lkmm_result **result)
 {
-	const struct checker c = { ctx->loaded.model, ctx->loaded.macros, opts, ctx->threads,
-				   outcome_reachable, flag_raised };
+	const struct checker c = { ctx->loaded.model, ctx->eval, ctx->loaded.macros, opts,
+				   ctx->threads, outcome_reachable, flag_raised };
 	struct test_job job = { xcalloc(1, sizeof(**result)), path, text, &c, 0 };
 	int status = catch_die(run_test, &job);
 
@@ -338,52 +322,31 @@ static void open_model(void *arg)
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir)
 {
 	struct open_job job = { ctx, spec, NULL };
-	int status;
+	int status = 0;
 
 	memset(ctx, 0, sizeof(*ctx));
-	if (cache_dir && model_cache_load(&ctx->loaded, cache_dir, spec))
-		return 0;
-	status = catch_die(open_model, &job);
-	if (!status && cache_dir)
-		model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
-	free(job.text);
+	if (!cache_dir || !model_cache_load(&ctx->loaded, cache_dir, spec)) {
+		status = catch_die(open_model, &job);
+		if (!status && cache_dir)
+			model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
+		free(job.text);
+	}
 	if (status)
 		lkmm_close(ctx);
+	else
+		ctx->eval = cat_eval_new(ctx->loaded.model);
 	return status;
 }
 
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir)
+void lkmm_split(struct lkmm *ctx, int nthreads)
 {
-	struct lkmm_threads *t = xcalloc(1, sizeof(*t));
-
-	t->n = nthreads;
-	t->nopen = 1;
-	t->models = xcalloc(nthreads, sizeof(*t->models));
-	t->models[0] = ctx->loaded.model;
-	t->copies = xcalloc(nthreads, sizeof(*t->copies));
-	t->spec.dir = spec->dir ? xstrdup(spec->dir) : NULL;
-	t->spec.cfg_name = xstrdup(spec->cfg_name);
-	t->spec.variants = spec->variants ? xstrdup(spec->variants) : NULL;
-	t->cache_dir = cache_dir ? xstrdup(cache_dir) : NULL;
-	ctx->threads = t;
+	ctx->threads = nthreads;
 }
 
 void lkmm_close(struct lkmm *ctx)
 {
-	struct lkmm_threads *t = ctx->threads;
-
-	for (int i = 1; t && i < t->nopen; i++)
-		lkmm_close(&t->copies[i]);
-	if (t) {
-		free(t->copies);
-		free(t->models);
-		free((char *)t->spec.dir);
-		free((char *)t->spec.cfg_name);
-		free((char *)t->spec.variants);
-		free(t->cache_dir);
-		free(t);
-	}
+	if (ctx->eval)
+		cat_eval_free(ctx->eval);
 	if (ctx->loaded.macros)
 		macros_free(ctx->loaded.macros);
 	if (ctx->loaded.model)
@@ -473,9 +436,9 @@ static void write_html(const char *file, const struct strbuf *sections)
 
 /*
  * -j: worker threads take the files in turn, each with a context of its
- * own (evaluation writes into the model); the main thread prints each
- * test's output as soon as it and all before it are done, so the output
- * is -j 1's.
+ * own that shares the one model (read-only) and has its own evaluation
+ * of it; the main thread prints each test's output as soon as it and
+ * all before it are done, so the output is -j 1's.
  */
 struct slot {
 	struct lkmm_result *run;
@@ -524,30 +487,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/*
- * The first worker has ctx, the others a context each, opened here (so
- * an error in the model is the main thread's to report); 0 or the status.
- */
-static int open_workers(struct worker *workers, int n, struct pool *pool, const struct lkmm *ctx)
-{
-	for (int i = 0; i < n; i++) {
-		int status = 0;
-
-		workers[i].pool = pool;
-		if (i == 0)
-			workers[i].ctx = *ctx;
-		else
-			status = lkmm_open(&workers[i].ctx, &pool->opts->model,
-					   pool->opts->cache_dir);
-		if (status) {
-			while (--i > 0)
-				lkmm_close(&workers[i].ctx);
-			return status;
-		}
-	}
-	return 0;
-}
-
 static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 			     const struct check_options *opts, struct run_outputs *outs)
 {
@@ -557,11 +496,12 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 	pthread_t *threads = xcalloc(nthreads, sizeof(*threads));
 	struct worker *workers = xcalloc(nthreads, sizeof(*workers));
 
-	worst = open_workers(workers, nthreads, &pool, ctx);
-	if (worst) {
-		free(workers);
-		free(threads);
-		return worst;
+	/* The first worker has ctx, the others its model with an evaluation of their own. */
+	for (i = 0; i < nthreads; i++) {
+		workers[i].pool = &pool;
+		workers[i].ctx = *ctx;
+		if (i)
+			workers[i].ctx.eval = cat_eval_new(ctx->loaded.model);
 	}
 	pool.slots = xcalloc(nfiles, sizeof(*pool.slots));
 	for (started = 0; started < nthreads; started++)
@@ -584,7 +524,7 @@ static int check_in_parallel(char **files, int nfiles, const struct lkmm *ctx,
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	for (i = 1; i < nthreads; i++)
-		lkmm_close(&workers[i].ctx);
+		cat_eval_free(workers[i].ctx.eval);
 	free(workers);
 	free(threads);
 	free(pool.slots);
@@ -602,7 +542,7 @@ int check_files(char **files, int nfiles, const struct check_options *opts)
 		return worst;
 	/* One test: its search gets the threads. */
 	if (opts->jobs > 1 && nfiles == 1)
-		lkmm_split(&ctx, opts->jobs, &opts->model, opts->cache_dir);
+		lkmm_split(&ctx, opts->jobs);
 	if (opts->jobs > 1 && nfiles > 1) {
 		worst = check_in_parallel(files, nfiles, &ctx, opts, &outs);
 	} else {
