@@ -129,12 +129,12 @@ $(CAT_TEST_ASAN): $(CAT_TEST_SRCS) $(CATLIB_C) $(wildcard src/*/*.h)
 # main.c, plain and under ASan+UBSan.
 LKMM_TEST := build/tests/lkmm_test
 LKMM_TEST_ASAN := build/tests/lkmm_test-asan
-$(LKMM_TEST): tests/src/lkmm_test.c $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+$(LKMM_TEST): tests/src/lkmm_test.c $(wildcard src/*/*.h include/*.h) $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ -lcmocka
-$(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $(filter-out %.h,$^) -lcmocka
+$(LKMM_TEST_ASAN): tests/src/lkmm_test.c $(wildcard src/*/*.h include/*.h) $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ -lcmocka
+	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $(filter-out %.h,$^) -lcmocka
 
 -include $(OBJS:.o=.d) $(WEB_NATIVE_OBJS:.o=.d) $(ASAN_OBJS:.o=.d) $(CODE_OBJS:.o=.d) $(CODE_ASAN_OBJS:.o=.d)
 -include kernel/kernel.mk
@@ -222,12 +222,12 @@ build/fuzz/obj/%.o: src/%.c build/fuzz/.clang
 build/fuzz/obj/%.o: build/%.c build/fuzz/.clang
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) -c -o $@ $<
-build/fuzz/obj/fuzz_util.o: tests/src/fuzz_util.c tests/src/fuzz.h build/fuzz/.clang
+build/fuzz/obj/fuzz_util.o: tests/src/fuzz_util.c tests/src/fuzz.h $(wildcard src/*/*.h include/*.h) build/fuzz/.clang
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) -c -o $@ $<
 
 # Linked with a build ID: the model cache needs one (modelcache.c).
-build/fuzz/fuzz_%: tests/src/fuzz_%.c tests/src/fuzz.h $(FUZZ_OBJS)
+build/fuzz/fuzz_%: tests/src/fuzz_%.c tests/src/fuzz.h $(wildcard src/*/*.h include/*.h) $(FUZZ_OBJS)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZE) -Wl,--build-id -o $@ $< $(FUZZ_OBJS)
 
 .SECONDARY: $(FUZZ_OBJS)

@@ -126,6 +126,9 @@ int lkmm_check(struct lkmm_model *model, const char *name, const char *text, siz
 /* Executions where the test's condition holds, and where it does not. */
 void lkmm_verdict(const struct lkmm_result *result, long *positive, long *negative);
 
+/* The test's name, as its first line gives it. */
+const char *lkmm_test_name(const struct lkmm_result *result);
+
 /* herd7's word for the verdict: "Never", "Sometimes" or "Always". */
 const char *lkmm_observation(const struct lkmm_result *result);
 

@@ -1,51 +1,32 @@
 /*
- * lkmm.h - the checker as a library: what `lkmm check` itself calls for
- * each test (check.c), and `lkmm parse` and `lkmm run` for the model.
+ * api.h - the pipeline behind include/lkmm.h (lkmm.c), for the layers
+ * that need more of a test than the public header gives: lkmm run (the
+ * program and its outcomes, for a module), lkmm code (the macros), the
+ * tests.
  *
  * Nothing here exits.  An error in the model or in a test, or a limit,
  * returns its status (util.h: EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_INTERNAL)
- * to the caller, as Lua's protected calls do; the message is printed on
- * standard error, and the context stays usable for the next test.
+ * to the caller, as Lua's protected calls do; the message goes where
+ * die_output says (standard error by default), and the context stays
+ * usable for the next test.
  *
- *	struct lkmm ctx;
- *	struct lkmm_result *r;
- *	struct model_spec spec = { .dir = "tools/memory-model", .cfg_name = "linux-kernel.cfg" };
- *	int status = lkmm_open(&ctx, &spec, NULL);
- *
- *	if (!status) {
- *		status = lkmm_check_file(&ctx, "SB.litmus", &opts, &r);
- *		if (!status)
- *			fputs(r->out.buf, stdout);
- *		lkmm_result_free(r);
- *		lkmm_close(&ctx);
- *	}
- *
- * A context serves one thread at a time: deciding a test writes into its
- * model.  Threads that check tests at once each open their own.
+ * A context serves one thread at a time: deciding a test writes into
+ * its evaluation of the model, never into the model, which is read-only
+ * once loaded.  Threads that check tests at once share one model, each
+ * with a context of its own: a copy whose eval is the thread's own
+ * (cat_eval_new()), as lkmm.c gives each call.
  */
-#ifndef LKMM_LKMM_H
-#define LKMM_LKMM_H
+#ifndef LKMM_API_H
+#define LKMM_API_H
 
 #include "explain/explain.h"
 #include "modeldir.h"
 
-/* A loaded model and the macros of its .def file. */
+/* A loaded model and the macros of its .def file, and an evaluation of the model. */
 struct lkmm {
 	struct loaded_model loaded;
-	struct lkmm_threads *threads;	/* lkmm_split(), else NULL */
-};
-
-/*
- * The copies of a context that one test's search may be split among,
- * opened when a test first needs them (a small test never does).
- */
-struct lkmm_threads {
-	int n;			/* threads wanted */
-	int nopen;		/* models open: models[0] is the context's own */
-	struct cat_model **models;
-	struct lkmm *copies;
-	struct model_spec spec;		/* strings of its own */
-	char *cache_dir;
+	struct cat_eval *eval;
+	int threads;	/* a test's search may be split among; 0: one */
 };
 
 /*
@@ -57,13 +38,6 @@ struct lkmm_threads {
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir);
 void lkmm_close(struct lkmm *ctx);
 
-/*
- * Let the search of a heavy test checked with ctx use nthreads threads,
- * each with its own copy of the model, opened (as lkmm_open() would) when
- * a test first needs them; a copy that cannot be opened is done without.
- */
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir);
 
 /* What deciding one test leaves. */
 struct lkmm_result {

@@ -43,18 +43,6 @@ struct test_job {
 	int status;
 };
 
-/* The copies' models, opened once; how many models there are. */
-static int open_copies(struct lkmm_threads *t)
-{
-	while (t->nopen < t->n &&
-	       !lkmm_open(&t->copies[t->nopen], &t->spec, t->cache_dir)) {
-		t->models[t->nopen] = t->copies[t->nopen].loaded.model;
-		t->nopen++;
-	}
-	t->n = t->nopen;	/* one that failed is not tried again */
-	return t->nopen;
-}
-
 void check_options_init(struct check_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -76,11 +64,7 @@ static void decide(struct lkmm_result *r, const char *path, const struct checker
 	program_build(r->prog, r->test, &c->opts->limits, model_rmw_style(c->model));
 	if (c->opts->events_only)
 		return;
-	if (c->threads && search_splits(r->prog, c->opts, c->threads->n) &&
-	    open_copies(c->threads) > 1)
-		enumerate(r->prog, c->threads->models, c->threads->nopen, c->opts, &r->outcomes);
-	else
-		enumerate(r->prog, &c->model, 1, c->opts, &r->outcomes);
+	enumerate(r->prog, c->eval, c->threads, c->opts, &r->outcomes);
 }
 
 /* The test's output in r->out; EXIT_LIMIT, with the reason printed, if a limit ended it. */
@@ -149,7 +133,7 @@ static void decide_variant(void *arg)
 static struct lkmm_result *decide_text(const struct checker *c, const struct check_options *opts,
 				       const char *path, const char *text)
 {
-	struct checker quick = { c->model, c->macros, opts, NULL, NULL, NULL };
+	struct checker quick = { c->model, c->eval, c->macros, opts, 0, NULL, NULL };
 	struct lkmm_result *r = xcalloc(1, sizeof(*r));
 	struct variant_job job = { r, path, &quick };
 
@@ -217,8 +201,8 @@ static bool flag_raised(const struct checker *c, const char *path, const char *t
 int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
 		    const struct check_options *opts, struct lkmm_result **result)
 {
-	const struct checker c = { ctx->loaded.model, ctx->loaded.macros, opts, ctx->threads,
-				   outcome_reachable, flag_raised };
+	const struct checker c = { ctx->loaded.model, ctx->eval, ctx->loaded.macros, opts,
+				   ctx->threads, outcome_reachable, flag_raised };
 	struct test_job job = { xcalloc(1, sizeof(**result)), path, text, &c, 0 };
 	int status = catch_die(run_test, &job);
 
@@ -258,52 +242,26 @@ static void open_model(void *arg)
 int lkmm_open(struct lkmm *ctx, const struct model_spec *spec, const char *cache_dir)
 {
 	struct open_job job = { ctx, spec, NULL };
-	int status;
+	int status = 0;
 
 	memset(ctx, 0, sizeof(*ctx));
-	if (cache_dir && model_cache_load(&ctx->loaded, cache_dir, spec))
-		return 0;
-	status = catch_die(open_model, &job);
-	if (!status && cache_dir)
-		model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
-	free(job.text);
+	if (!cache_dir || !model_cache_load(&ctx->loaded, cache_dir, spec)) {
+		status = catch_die(open_model, &job);
+		if (!status && cache_dir)
+			model_cache_store(&ctx->loaded, cache_dir, spec, job.text);
+		free(job.text);
+	}
 	if (status)
 		lkmm_close(ctx);
+	else
+		ctx->eval = cat_eval_new(ctx->loaded.model);
 	return status;
-}
-
-void lkmm_split(struct lkmm *ctx, int nthreads, const struct model_spec *spec,
-		const char *cache_dir)
-{
-	struct lkmm_threads *t = xcalloc(1, sizeof(*t));
-
-	t->n = nthreads;
-	t->nopen = 1;
-	t->models = xcalloc(nthreads, sizeof(*t->models));
-	t->models[0] = ctx->loaded.model;
-	t->copies = xcalloc(nthreads, sizeof(*t->copies));
-	t->spec.dir = spec->dir ? xstrdup(spec->dir) : NULL;
-	t->spec.cfg_name = xstrdup(spec->cfg_name);
-	t->spec.variants = spec->variants ? xstrdup(spec->variants) : NULL;
-	t->cache_dir = cache_dir ? xstrdup(cache_dir) : NULL;
-	ctx->threads = t;
 }
 
 void lkmm_close(struct lkmm *ctx)
 {
-	struct lkmm_threads *t = ctx->threads;
-
-	for (int i = 1; t && i < t->nopen; i++)
-		lkmm_close(&t->copies[i]);
-	if (t) {
-		free(t->copies);
-		free(t->models);
-		free((char *)t->spec.dir);
-		free((char *)t->spec.cfg_name);
-		free((char *)t->spec.variants);
-		free(t->cache_dir);
-		free(t);
-	}
+	if (ctx->eval)
+		cat_eval_free(ctx->eval);
 	if (ctx->loaded.macros)
 		macros_free(ctx->loaded.macros);
 	if (ctx->loaded.model)

@@ -3,15 +3,44 @@
  * check.c: its handles, its options, and errors returned rather than
  * printed.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
 #include "lkmm.h"
 
+/*
+ * The model is read-only once loaded, so threads share it; what a check
+ * writes is an evaluation of it.  Each call takes an idle one (or makes
+ * one) and gives it back: it keeps what it learned of the last test's
+ * shape for the next, and there are never more than threads checking.
+ */
 struct lkmm_model {
-	struct lkmm ctx;
+	struct lkmm ctx;		/* the model and its macros; no evaluation of its own */
+	pthread_mutex_t lock;
+	struct cat_eval **idle;
+	int nidle, cap;
 };
+
+static struct cat_eval *take_eval(struct lkmm_model *m)
+{
+	struct cat_eval *ev = NULL;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->nidle)
+		ev = m->idle[--m->nidle];
+	pthread_mutex_unlock(&m->lock);
+	return ev ? ev : cat_eval_new(m->ctx.loaded.model);
+}
+
+static void give_back_eval(struct lkmm_model *m, struct cat_eval *ev)
+{
+	pthread_mutex_lock(&m->lock);
+	m->idle = grow_array(m->idle, m->nidle, &m->cap, sizeof(*m->idle));
+	m->idle[m->nidle++] = ev;
+	pthread_mutex_unlock(&m->lock);
+}
 
 /*
  * What a call of the library does under catch_die(): the messages go to
@@ -94,6 +123,10 @@ static int open_spec(struct lkmm_model **model, const struct model_spec *spec,
 	if (capture_end(&c, status, err)) {
 		free(m);
 		m = NULL;
+	} else {
+		pthread_mutex_init(&m->lock, NULL);
+		give_back_eval(m, m->ctx.eval);
+		m->ctx.eval = NULL;
 	}
 	*model = m;
 	return status;
@@ -141,6 +174,10 @@ void lkmm_model_close(struct lkmm_model *model)
 {
 	if (!model)
 		return;
+	while (model->nidle)
+		cat_eval_free(model->idle[--model->nidle]);
+	free(model->idle);
+	pthread_mutex_destroy(&model->lock);
 	lkmm_close(&model->ctx);
 	free(model);
 }
@@ -175,7 +212,6 @@ static void check_options_from(const struct lkmm_options *o, struct check_option
 	co->stats = o->stats;
 	co->events_only = o->events;
 	co->keep_executions = o->explain || o->suggest || o->graph;
-	co->jobs = 1;
 }
 
 int lkmm_check(struct lkmm_model *model, const char *name, const char *text, size_t len,
@@ -185,12 +221,16 @@ int lkmm_check(struct lkmm_model *model, const char *name, const char *text, siz
 	struct check_options co;
 	struct lkmm_result *r;
 	struct capture c;
+	struct lkmm ctx = model->ctx;
 	char *copy = xstrndup(text, len);
 	int status;
 
 	check_options_from(opts, &co);
+	ctx.eval = take_eval(model);
+	ctx.threads = opts->threads > 1 ? opts->threads : 0;
 	capture_start(&c);
-	status = lkmm_check_text(&model->ctx, name, copy, &co, &r);
+	status = lkmm_check_text(&ctx, name, copy, &co, &r);
+	give_back_eval(model, ctx.eval);
 	free(copy);
 	if (status == EXIT_LIMIT && r->outcomes.limit && !c.rec.status) {
 		/* A limit stops the search rather than dying: its reason is the message. */
@@ -210,6 +250,11 @@ void lkmm_verdict(const struct lkmm_result *result, long *positive, long *negati
 {
 	*positive = result->outcomes.positive;
 	*negative = result->outcomes.negative;
+}
+
+const char *lkmm_test_name(const struct lkmm_result *result)
+{
+	return result->test->name;
 }
 
 const char *lkmm_observation(const struct lkmm_result *result)

@@ -98,13 +98,15 @@ static void html_escaped(const char *text, struct strbuf *out)
 }
 
 /* The test's section of the --html page: verdict, explanation, suggestion, graph. */
-static void html_section(const char *path, const struct lkmm_result *r, const char *explanation,
+static void html_section(const struct lkmm_result *r, const char *explanation,
 			 const char *suggestion, struct strbuf *html)
 {
 	const char *svg = lkmm_text(r, LKMM_SVG);
 
-	sb_adds(html, "<section>\n<h2>");
-	html_escaped(path, html);
+	sb_adds(html, "<section id=\"");
+	html_escaped(lkmm_test_name(r), html);
+	sb_adds(html, "\">\n<h2>");
+	html_escaped(lkmm_test_name(r), html);
 	sb_addf(html, " <span class=\"verdict\">%s</span></h2>\n<pre class=\"herd\">",
 		lkmm_observation(r));
 	html_escaped(lkmm_text(r, LKMM_HERD), html);
@@ -173,7 +175,7 @@ static void finish_one(const char *path, struct checked *c, const struct files_o
 	if (opts->graph_dir)
 		write_graph(path, r, opts);
 	if (opts->html_file)
-		html_section(path, r, explanation, suggestion, html);
+		html_section(r, explanation, suggestion, html);
 	free(explanation);
 	free(suggestion);
 	sb_free(&out);

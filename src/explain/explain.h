@@ -79,10 +79,11 @@ void graph_svg(const struct graph *g, struct strbuf *out);
  * it: a test is parsed, expanded and searched there).
  */
 struct checker {
-	struct cat_model *model;
+	const struct cat_model *model;
+	struct cat_eval *eval;		/* of the model: this thread's */
 	const struct macro_table *macros;
 	const struct check_options *opts;
-	struct lkmm_threads *threads;	/* to split a search among, or NULL */
+	int threads;			/* to split a search among; 0: one */
 	/*
 	 * Decide a variant of a test, given as text (path names it in
 	 * messages): whether its condition's outcome is reachable.  False

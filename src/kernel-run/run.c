@@ -72,7 +72,7 @@ static void prepare_test(void *arg)
 	rt->prog = xcalloc(1, sizeof(*rt->prog));
 	program_build(rt->prog, rt->expanded, &o->check.limits,
 		      model_rmw_style(job->rn->ctx.loaded.model));
-	enumerate(rt->prog, &job->rn->ctx.loaded.model, 1, &o->check, &rt->model);
+	enumerate(rt->prog, job->rn->ctx.eval, 1, &o->check, &rt->model);
 	if (rt->model.limit)
 		die(EXIT_LIMIT, "%s", rt->model.limit);
 	if (rt->as_written->nprocs * o->ninst > o->cpus)

@@ -2,6 +2,11 @@
  * catast.h - what the phases of the cat interpreter share: the syntax
  * tree (catparse.c), its scoping and schedule (catresolve.c), values and
  * evaluation (cateval.c) and the predefined names (catprim.c).
+ *
+ * The model is read-only once loaded: what evaluation writes, down to
+ * its marks on the syntax tree, is in an evaluation (struct cat_eval),
+ * one per thread, indexed by the numbers of the slots, statements and
+ * expressions.
  */
 #ifndef LKMM_CATAST_H
 #define LKMM_CATAST_H
@@ -50,9 +55,7 @@ struct cat_expr {
 	struct cat_bind *binds;	/* X_LET, X_LETREC */
 	int nbinds;
 	bool use_handler;	/* X_TRY: args[0] has an unbound name */
-	bool empty_here;	/* {} for this event structure (catlevel.c) */
-	bool empty_set;		/* ...and an event set: ~ must see a set, not {} */
-	int kept;		/* 1 + its entry in m->kept, or 0 (catlevel.c) */
+	int id;			/* its number: its marks in an evaluation (expr_marks) */
 };
 
 struct cat_bind {
@@ -81,12 +84,9 @@ struct cat_stmt {
 	bool negated;		/* ~acyclic etc. */
 	struct cat_expr *e;
 	const char *name;	/* as NAME, or NULL */
-	int index;		/* position in the source */
-	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with */
+	int index;		/* position in the source, then the invariants' */
+	int level;		/* LEVEL_STATIC, LEVEL_EXECUTION, or past a with: the text's */
 	int end_slot;		/* its bindings have the slots before this */
-	unsigned long gen;	/* checks, flags: `holds` is valid for this... */
-	bool holds;		/* ...generation of their level */
-	bool prunes;		/* checks: can judge a partial execution (catmono.c) */
 };
 
 /* ---- Values ---- */
@@ -103,7 +103,9 @@ enum cat_value_kind {
 struct cat_frame;
 struct cat_value;
 
-typedef struct cat_value *cat_prim_fn(struct cat_model *m,
+struct cat_eval;
+
+typedef struct cat_value *cat_prim_fn(struct cat_eval *ev,
 				       struct cat_value **args, struct srcpos pos);
 
 struct cat_value {
@@ -117,7 +119,7 @@ struct cat_value {
 		struct { int n; struct cat_value **items; } list;
 		/* V_LINS: its set, and the order restricted to it, closed */
 		struct { struct set *set; struct rel *order; } lins;
-		struct { struct cat_expr *fun; struct cat_frame *env; } clo;
+		struct { const struct cat_expr *fun; struct cat_frame *env; } clo;
 		struct {
 			cat_prim_fn *fn;
 			int arity, nargs;	/* curried: args so far */
@@ -146,17 +148,16 @@ enum { LEVEL_STATIC, LEVEL_EXECUTION };
 /* Where a predefined slot gets its value from. */
 struct cat_predef {
 	const char *name;
-	struct cat_value *(*compute)(struct cat_model *m, const char *arg);
+	struct cat_value *(*compute)(struct cat_eval *ev, const char *arg);
 	const char *arg;	/* e.g. the tag of a tag set */
 	int level;
 };
 
 struct cat_slot {
 	const char *name;
-	int level;
+	int level;		/* as the text says (an evaluation's may be lower) */
 	const struct cat_predef *predef;	/* NULL for a let or with */
 	struct cat_stmt *definer;		/* the statement binding it */
-	unsigned long gen;	/* the value is valid for this generation */
 };
 
 /* How many prefixes of one member of a cross were judged, how many cut. */
@@ -177,7 +178,7 @@ struct cat_arena {
  */
 struct cat_kept {
 	int level;
-	unsigned long gen;	/* m->gens[level] when v was computed; 0: never */
+	unsigned long gen;	/* ev->gens[level] when v was computed; 0: never */
 	struct cat_value *v;
 };
 
@@ -188,11 +189,12 @@ struct level_read {
 };
 
 /*
- * The model as loaded: the strings, statements and trees live in the
- * syntax arena, or, for a model read back from the cache (modelimage.c),
- * in the image its caller owns; the vectors and arrays are the model's
- * own (malloc), either way.  A pointer field added to the syntax needs
- * its line in modelimage.c, which copies the model into an image.
+ * The model as loaded, read-only from then on: the strings, statements
+ * and trees live in the syntax arena, or, for a model read back from the
+ * cache (modelimage.c), in the image its caller owns, mapped read-only;
+ * the vectors and arrays are the model's own (malloc), either way.  A
+ * pointer field added to the syntax needs its line in modelimage.c,
+ * which copies the model into an image.
  */
 struct cat_model {
 	char *dir;
@@ -215,12 +217,47 @@ struct cat_model {
 	struct cat_slot *slots;
 	int nslots;
 	int nlevels;
+	int nexprs;		/* expressions made (cat_new_expr()) */
+};
 
-	/* Evaluation: values are computed when first needed. */
+/* A slot in an evaluation: its value, valid for a generation of its level. */
+struct slot_state {
+	struct cat_value *val;
+	unsigned long gen;
+	int level;		/* for this event structure (catlevel.c) */
+};
+
+/* A statement in an evaluation. */
+struct stmt_state {
+	unsigned long gen;	/* checks, flags: `holds` is valid for this... */
+	int level;		/* ...generation of their level (catlevel.c's) */
+	bool holds;
+	bool prunes;		/* checks: can judge a partial execution (catmono.c) */
+};
+
+/* What catlevel.c found of an expression, for this event structure. */
+struct expr_marks {
+	bool empty_here;	/* {} here */
+	bool empty_set;		/* ...and an event set: ~ must see a set, not {} */
+	int kept;		/* 1 + its entry in ev->kept, or 0 */
+};
+
+/*
+ * One evaluation of a model, for one thread at a time: the execution at
+ * hand, the values computed for it, and what the analyses of its event
+ * structure found (catlevel.c, catmono.c).  Any number of evaluations
+ * share one model.
+ */
+struct cat_eval {
+	const struct cat_model *m;
+	struct slot_state *slots;	/* by slot */
+	struct stmt_state *stmts;	/* by cat_stmt.index */
+	struct expr_marks *marks;	/* by cat_expr.id */
+
+	/* Values are computed when first needed. */
 	struct shape *shape;		/* what the static values are of (enter()) */
 	unsigned long structure;	/* ...and the structure it was taken from */
 	const struct execution *x;
-	struct cat_value **vals;	/* slot -> value */
 	unsigned long *gens;		/* level -> generation */
 	unsigned long last_gen;		/* the last generation given (renew_levels()) */
 	struct cat_arena *arenas;	/* level -> its arena */
@@ -228,7 +265,7 @@ struct cat_model {
 	struct set *all;		/* every event */
 	const struct cat_visitor *visitor;
 	struct vec flags;
-	struct cat_stmt *failed;	/* the check being rejected, if any */
+	const struct cat_stmt *failed;	/* the check being rejected, if any */
 	unsigned long mono_gen;		/* static generation `prunes` is for */
 	struct prefix_tally *tallies;	/* by member of a cross (member_key()), this structure */
 
@@ -240,9 +277,19 @@ struct cat_model {
 	struct level_read *level_reads;
 	int nlevel_reads, level_reads_cap;
 	bool levels_known;
-	struct cat_kept *kept;		/* terms kept apart, by cat_expr.kept */
+	struct cat_kept *kept;		/* terms kept apart, by expr_marks.kept */
 	int nkept, kept_cap;
 };
+
+static inline struct stmt_state *stmt_state(struct cat_eval *ev, const struct cat_stmt *s)
+{
+	return &ev->stmts[s->index];
+}
+
+static inline struct expr_marks *expr_marks(struct cat_eval *ev, const struct cat_expr *e)
+{
+	return &ev->marks[e->id];
+}
 
 /* The library files built into the binary (generated by src/model/lib.mk). */
 struct cat_libfile {
@@ -263,28 +310,28 @@ void cat_free_syntax(struct cat_model *m);
  */
 void cat_each_source(struct cat_model *m,
 		     void (*fn)(void *arg, const char *path, const char *text), void *arg);
-
-/* cateval.c: the evaluation's state, for a model whose syntax is ready. */
-void cat_ready(struct cat_model *m);
+/* A new expression of m's syntax, numbered, with room for n operands. */
+struct cat_expr *cat_new_expr(struct cat_model *m, enum cat_expr_kind kind, struct srcpos pos,
+			      int n);
 
 /* catresolve.c: scope names to slots, give them levels, order the steps. */
 void cat_resolve(struct cat_model *m);
 
 /* cateval.c: values, allocated for the current run */
-struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind);
-struct cat_value *cat_new_set(struct cat_model *m);
-struct cat_value *cat_new_rel(struct cat_model *m);
-struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
+struct cat_value *cat_new_value(struct cat_eval *ev, enum cat_value_kind kind);
+struct cat_value *cat_new_set(struct cat_eval *ev);
+struct cat_value *cat_new_rel(struct cat_eval *ev);
+struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 			    struct cat_value *arg, struct srcpos pos);
-struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
+struct cat_value *cat_add(struct cat_eval *ev, struct cat_value *v,
 			  struct cat_value *coll, struct srcpos pos);
-struct cat_value *cat_valset(struct cat_model *m, struct vec *items);
-struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
+struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items);
+struct set *cat_as_set(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos);
-struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
+struct rel *cat_as_rel(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos);
 /* The value of a top-level slot, computed if need be. */
-struct cat_value *cat_slot_value(struct cat_model *m, int slot);
+struct cat_value *cat_slot_value(struct cat_eval *ev, int slot);
 
 /* Whether v is {}, or an empty event set or relation. */
 static inline bool cat_is_empty(const struct cat_value *v)
@@ -294,18 +341,18 @@ static inline bool cat_is_empty(const struct cat_value *v)
 }
 
 /* Call each() on every member of a set, relation or set of values. */
-void cat_each_member(struct cat_model *m, struct cat_value *coll,
+void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
 		     struct srcpos pos,
-		     void (*each)(struct cat_model *m, struct cat_value *v,
+		     void (*each)(struct cat_eval *ev, struct cat_value *v,
 				  void *arg), void *arg);
 
 /*
- * catlevel.c: mark the terms empty for the event structure of m->x and
+ * catlevel.c: mark the terms empty for the event structure of ev->x and
  * lower the levels of what only reads others through them.  The static
  * values it reads come from slot_value (the evaluator, above it).
  */
-typedef struct cat_value *(*cat_slot_reader)(struct cat_model *m, int slot);
-void cat_level_analyse(struct cat_model *m, cat_slot_reader slot_value);
+typedef struct cat_value *(*cat_slot_reader)(struct cat_eval *ev, int slot);
+void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value);
 
 /* Whether keeping e's value apart saves work: [S] stays a filter (see eval), a name is kept already. */
 static inline bool cat_worth_keeping(const struct cat_expr *e)
@@ -319,8 +366,8 @@ static inline bool cat_worth_keeping(const struct cat_expr *e)
 	}
 }
 
-/* catmono.c: set `prunes` of the steps, for the event structure of m->x. */
-void cat_mono_analyse(struct cat_model *m);
+/* catmono.c: set `prunes` of the steps, for the event structure of ev->x. */
+void cat_mono_analyse(struct cat_eval *ev);
 
 /* catprim.c: fill defs with the predefined names (struct cat_predef). */
 void cat_predefine(struct cat_model *m, struct vec *defs);

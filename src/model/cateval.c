@@ -52,9 +52,9 @@ static struct block *next_block(struct cat_arena *a, struct block *b, size_t siz
  * Inlined, with the rare change of block apart: every value of every
  * verdict comes from here.
  */
-static inline void *run_alloc(struct cat_model *m, size_t size)
+static inline void *run_alloc(struct cat_eval *ev, size_t size)
 {
-	struct cat_arena *a = &m->arenas[m->arena];
+	struct cat_arena *a = &ev->arenas[ev->arena];
 	struct block *b;
 
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
@@ -71,12 +71,12 @@ static inline void *run_alloc(struct cat_model *m, size_t size)
  * never passes for current at another, as it could when the level
  * analysis (catlevel.c) moves a name from one level to another.
  */
-static void renew_levels(struct cat_model *m, int level)
+static void renew_levels(struct cat_eval *ev, int level)
 {
-	for (; level < m->nlevels; level++) {
-		m->gens[level] = ++m->last_gen;
-		m->arenas[level].cur = 0;
-		m->arenas[level].used = 0;
+	for (; level < ev->m->nlevels; level++) {
+		ev->gens[level] = ++ev->last_gen;
+		ev->arenas[level].cur = 0;
+		ev->arenas[level].used = 0;
 	}
 }
 
@@ -96,30 +96,30 @@ static const char *kind_name(enum cat_value_kind kind)
 	return names[kind];
 }
 
-struct cat_value *cat_new_value(struct cat_model *m, enum cat_value_kind kind)
+struct cat_value *cat_new_value(struct cat_eval *ev, enum cat_value_kind kind)
 {
-	struct cat_value *v = run_alloc(m, sizeof(*v));
+	struct cat_value *v = run_alloc(ev, sizeof(*v));
 
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
 	return v;
 }
 
-struct cat_value *cat_new_set(struct cat_model *m)
+struct cat_value *cat_new_set(struct cat_eval *ev)
 {
-	struct cat_value *v = cat_new_value(m, V_SET);
+	struct cat_value *v = cat_new_value(ev, V_SET);
 
-	v->u.set = run_alloc(m, set_bytes(m->x->nevents));
-	set_init(v->u.set, m->x->nevents);
+	v->u.set = run_alloc(ev, set_bytes(ev->x->nevents));
+	set_init(v->u.set, ev->x->nevents);
 	return v;
 }
 
-struct cat_value *cat_new_rel(struct cat_model *m)
+struct cat_value *cat_new_rel(struct cat_eval *ev)
 {
-	struct cat_value *v = cat_new_value(m, V_REL);
+	struct cat_value *v = cat_new_value(ev, V_REL);
 
-	v->u.rel = run_alloc(m, rel_bytes(m->x->nevents));
-	rel_init(v->u.rel, m->x->nevents);
+	v->u.rel = run_alloc(ev, rel_bytes(ev->x->nevents));
+	rel_init(v->u.rel, ev->x->nevents);
 	return v;
 }
 
@@ -128,11 +128,11 @@ struct cat_value *cat_new_rel(struct cat_model *m)
  * sequence, a copy): not cleared first, as most relations an execution
  * makes are.
  */
-static struct rel *rel_to_fill(struct cat_model *m)
+static struct rel *rel_to_fill(struct cat_eval *ev)
 {
-	struct rel *r = run_alloc(m, rel_bytes(m->x->nevents));
+	struct rel *r = run_alloc(ev, rel_bytes(ev->x->nevents));
 
-	rel_shape(r, m->x->nevents);
+	rel_shape(r, ev->x->nevents);
 	return r;
 }
 
@@ -142,21 +142,21 @@ static _Noreturn void type_error(struct srcpos pos, const char *want,
 	die_at(pos, "%s expected, found a %s", want, kind_name(v->kind));
 }
 
-struct set *cat_as_set(struct cat_model *m, struct cat_value *v,
+struct set *cat_as_set(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos)
 {
 	if (v->kind == V_EMPTY)
-		return cat_new_set(m)->u.set;
+		return cat_new_set(ev)->u.set;
 	if (v->kind != V_SET)
 		type_error(pos, "event set", v);
 	return v->u.set;
 }
 
-struct rel *cat_as_rel(struct cat_model *m, struct cat_value *v,
+struct rel *cat_as_rel(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos)
 {
 	if (v->kind == V_EMPTY)
-		return cat_new_rel(m)->u.rel;
+		return cat_new_rel(ev)->u.rel;
 	if (v->kind != V_REL)
 		type_error(pos, "relation", v);
 	return v->u.rel;
@@ -206,13 +206,13 @@ static int value_ptr_cmp(const void *a, const void *b)
 }
 
 /* A set of values from a list: sorted, without duplicates; frees items. */
-struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
+struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 {
-	struct cat_value *v = cat_new_value(m, V_VALSET);
+	struct cat_value *v = cat_new_value(ev, V_VALSET);
 	int n = 0;
 
 	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
-	v->u.list.items = run_alloc(m, items->len * sizeof(void *));
+	v->u.list.items = run_alloc(ev, items->len * sizeof(void *));
 	for (int i = 0; i < items->len; i++)
 		if (!n || cat_value_cmp(v->u.list.items[n - 1], items->items[i]))
 			v->u.list.items[n++] = items->items[i];
@@ -221,43 +221,43 @@ struct cat_value *cat_valset(struct cat_model *m, struct vec *items)
 	return v;
 }
 
-static void push_members(struct cat_model *m, struct cat_value *v, void *arg)
+static void push_members(struct cat_eval *ev, struct cat_value *v, void *arg)
 {
-	(void)m;
+	(void)ev;
 	vec_push(arg, v);
 }
 
 /* v ++ coll: add an event, a pair or any value to a collection. */
-struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
+struct cat_value *cat_add(struct cat_eval *ev, struct cat_value *v,
 			  struct cat_value *coll, struct srcpos pos)
 {
 	struct cat_value *r;
 	struct vec items = { 0 };
 
 	if (coll->kind == V_EMPTY && v->kind == V_EVENT)
-		coll = cat_new_set(m);
+		coll = cat_new_set(ev);
 	else if (coll->kind == V_EMPTY && v->kind == V_PAIR)
-		coll = cat_new_rel(m);
+		coll = cat_new_rel(ev);
 	switch (coll->kind) {
 	case V_SET:
 		if (v->kind != V_EVENT)
 			type_error(pos, "event", v);
-		r = cat_new_set(m);
+		r = cat_new_set(ev);
 		set_copy(r->u.set, coll->u.set);
 		set_add(r->u.set, v->u.ev);
 		return r;
 	case V_REL:
 		if (v->kind != V_PAIR)
 			type_error(pos, "pair", v);
-		r = cat_new_rel(m);
+		r = cat_new_rel(ev);
 		rel_copy(r->u.rel, coll->u.rel);
 		rel_add(r->u.rel, v->u.pair.a, v->u.pair.b);
 		return r;
 	case V_EMPTY:
 	case V_VALSET:
-		cat_each_member(m, coll, pos, push_members, &items);
+		cat_each_member(ev, coll, pos, push_members, &items);
 		vec_push(&items, v);
-		return cat_valset(m, &items);
+		return cat_valset(ev, &items);
 	default:
 		type_error(pos, "set", coll);
 	}
@@ -266,11 +266,11 @@ struct cat_value *cat_add(struct cat_model *m, struct cat_value *v,
 /* ---- Members of collections ---- */
 
 struct topo {
-	struct cat_model *m;
+	struct cat_eval *ev;
 	const struct rel *order;	/* must be respected */
 	int *placed;			/* the order so far */
 	struct set *left;
-	void (*each)(struct cat_model *m, struct cat_value *v, void *arg);
+	void (*each)(struct cat_eval *ev, struct cat_value *v, void *arg);
 	void *arg;
 };
 
@@ -281,11 +281,11 @@ static void topo_sorts(struct topo *t, int nplaced)
 	int e;
 
 	if (set_is_empty(t->left)) {
-		r = cat_new_rel(t->m);
+		r = cat_new_rel(t->ev);
 		for (int i = 0; i < nplaced; i++)
 			for (int j = i + 1; j < nplaced; j++)
 				rel_add(r->u.rel, t->placed[i], t->placed[j]);
-		t->each(t->m, r, t->arg);
+		t->each(t->ev, r, t->arg);
 		return;
 	}
 	for (e = set_next(t->left, 0); e >= 0; e = set_next(t->left, e + 1)) {
@@ -304,21 +304,21 @@ static void topo_sorts(struct topo *t, int nplaced)
 }
 
 /* Call each() on every linearisation of a V_LINS value (catprim.c makes them). */
-static void each_linearisation(struct cat_model *m, struct cat_value *lins,
-			       void (*each)(struct cat_model *m, struct cat_value *v, void *arg),
+static void each_linearisation(struct cat_eval *ev, struct cat_value *lins,
+			       void (*each)(struct cat_eval *ev, struct cat_value *v, void *arg),
 			       void *arg)
 {
-	struct topo t = { m, lins->u.lins.order, NULL, cat_new_set(m)->u.set, each, arg };
-	int placed[m->x->nevents + 1];
+	struct topo t = { ev, lins->u.lins.order, NULL, cat_new_set(ev)->u.set, each, arg };
+	int placed[ev->x->nevents + 1];
 
 	set_copy(t.left, lins->u.lins.set);
 	t.placed = placed;
 	topo_sorts(&t, 0);
 }
 
-void cat_each_member(struct cat_model *m, struct cat_value *coll,
+void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
 		     struct srcpos pos,
-		     void (*each)(struct cat_model *m, struct cat_value *v,
+		     void (*each)(struct cat_eval *ev, struct cat_value *v,
 				  void *arg), void *arg)
 {
 	struct cat_value *v;
@@ -329,27 +329,27 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 	case V_SET:
 		for (int e = set_next(coll->u.set, 0); e >= 0;
 		     e = set_next(coll->u.set, e + 1)) {
-			v = cat_new_value(m, V_EVENT);
+			v = cat_new_value(ev, V_EVENT);
 			v->u.ev = e;
-			each(m, v, arg);
+			each(ev, v, arg);
 		}
 		return;
 	case V_REL:
 		for (int a = 0; a < coll->u.rel->n; a++)
 			for (int b = 0; b < coll->u.rel->n; b++)
 				if (rel_has(coll->u.rel, a, b)) {
-					v = cat_new_value(m, V_PAIR);
+					v = cat_new_value(ev, V_PAIR);
 					v->u.pair.a = a;
 					v->u.pair.b = b;
-					each(m, v, arg);
+					each(ev, v, arg);
 				}
 		return;
 	case V_VALSET:
 		for (int i = 0; i < coll->u.list.n; i++)
-			each(m, coll->u.list.items[i], arg);
+			each(ev, coll->u.list.items[i], arg);
 		return;
 	case V_LINS:
-		each_linearisation(m, coll, each, arg);
+		each_linearisation(ev, coll, each, arg);
 		return;
 	default:
 		type_error(pos, "set", coll);
@@ -358,10 +358,10 @@ void cat_each_member(struct cat_model *m, struct cat_value *coll,
 
 /* ---- Expressions ---- */
 
-static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
 			      struct cat_frame *env);
 
-static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
+static struct cat_frame *bind(struct cat_eval *ev, const struct cat_pat *pat,
 			      struct cat_value *v, struct cat_frame *env,
 			      struct srcpos pos)
 {
@@ -369,7 +369,7 @@ static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
 		die_at(pos, "a tuple of %d expected, found a %s", pat->n,
 		       kind_name(v->kind));
 	for (int i = 0; i < pat->n; i++) {
-		struct cat_frame *f = run_alloc(m, sizeof(*f));
+		struct cat_frame *f = run_alloc(ev, sizeof(*f));
 
 		f->name = pat->names[i];
 		f->val = pat->tuple ? v->u.list.items[i] : v;
@@ -379,38 +379,38 @@ static struct cat_frame *bind(struct cat_model *m, const struct cat_pat *pat,
 	return env;
 }
 
-struct cat_value *cat_apply(struct cat_model *m, struct cat_value *f,
+struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 			    struct cat_value *arg, struct srcpos pos)
 {
 	struct cat_value *p;
 
 	if (f->kind == V_CLO) {
-		struct cat_expr *fun = f->u.clo.fun;
+		const struct cat_expr *fun = f->u.clo.fun;
 
-		return eval(m, fun->args[0],
-			    bind(m, &fun->param, arg, f->u.clo.env, pos));
+		return eval(ev, fun->args[0],
+			    bind(ev, &fun->param, arg, f->u.clo.env, pos));
 	}
 	if (f->kind != V_PRIM)
 		type_error(pos, "function", f);
-	p = cat_new_value(m, V_PRIM);
+	p = cat_new_value(ev, V_PRIM);
 	p->u.prim = f->u.prim;
-	p->u.prim.args = run_alloc(m, f->u.prim.arity * sizeof(void *));
+	p->u.prim.args = run_alloc(ev, f->u.prim.arity * sizeof(void *));
 	if (f->u.prim.nargs)
 		memcpy(p->u.prim.args, f->u.prim.args,
 		       f->u.prim.nargs * sizeof(void *));
 	p->u.prim.args[p->u.prim.nargs++] = arg;
 	if (p->u.prim.nargs < p->u.prim.arity)
 		return p;
-	return p->u.prim.fn(m, p->u.prim.args, pos);
+	return p->u.prim.fn(ev, p->u.prim.args, pos);
 }
 
-static struct cat_value *slot_value(struct cat_model *m, int slot);
+static struct cat_value *slot_value(struct cat_eval *ev, int slot);
 
-static struct cat_value *lookup(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *lookup(struct cat_eval *ev, const struct cat_expr *e,
 				struct cat_frame *env)
 {
 	if (e->slot >= 0)
-		return slot_value(m, e->slot);
+		return slot_value(ev, e->slot);
 	for (; env; env = env->up)
 		if (env->name == e->name)
 			return env->val;
@@ -429,17 +429,17 @@ static struct cat_value *with_empty(enum cat_expr_kind op, struct cat_value *a,
 }
 
 /* A lazy set of linearisations as the set of values it stands for. */
-static struct cat_value *listed(struct cat_model *m, struct cat_value *v)
+static struct cat_value *listed(struct cat_eval *ev, struct cat_value *v)
 {
 	struct vec items = { 0 };
 
 	if (v->kind != V_LINS)
 		return v;
-	cat_each_member(m, v, (struct srcpos){ 0 }, push_members, &items);
-	return cat_valset(m, &items);
+	cat_each_member(ev, v, (struct srcpos){ 0 }, push_members, &items);
+	return cat_valset(ev, &items);
 }
 
-static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
+static struct cat_value *valset_op(struct cat_eval *ev, enum cat_expr_kind op,
 				   struct cat_value *a, struct cat_value *b)
 {
 	struct vec items = { 0 };
@@ -455,11 +455,11 @@ static struct cat_value *valset_op(struct cat_model *m, enum cat_expr_kind op,
 	if (op == X_UNION)
 		for (int j = 0; j < b->u.list.n; j++)
 			vec_push(&items, b->u.list.items[j]);
-	return cat_valset(m, &items);
+	return cat_valset(ev, &items);
 }
 
 /* a | b, a & b, a \ b on two values of the same kind. */
-static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *set_op(struct cat_eval *ev, const struct cat_expr *e,
 				struct cat_value *a, struct cat_value *b)
 {
 	enum cat_expr_kind op = e->kind;
@@ -467,14 +467,14 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 
 	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
 		return with_empty(op, a, b);
-	a = listed(m, a);
-	b = listed(m, b);
+	a = listed(ev, a);
+	b = listed(ev, b);
 	if (a->kind != b->kind)
 		die_at(e->pos, "operands of different types: %s and %s",
 		       kind_name(a->kind), kind_name(b->kind));
 	switch (a->kind) {
 	case V_SET:
-		r = cat_new_set(m);
+		r = cat_new_set(ev);
 		if (op == X_UNION)
 			set_union(r->u.set, a->u.set, b->u.set);
 		else if (op == X_INTER)
@@ -483,8 +483,8 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 			set_diff(r->u.set, a->u.set, b->u.set);
 		return r;
 	case V_REL:
-		r = cat_new_value(m, V_REL);
-		r->u.rel = rel_to_fill(m);
+		r = cat_new_value(ev, V_REL);
+		r->u.rel = rel_to_fill(ev);
 		if (op == X_UNION)
 			rel_union(r->u.rel, a->u.rel, b->u.rel);
 		else if (op == X_INTER)
@@ -493,30 +493,30 @@ static struct cat_value *set_op(struct cat_model *m, struct cat_expr *e,
 			rel_diff(r->u.rel, a->u.rel, b->u.rel);
 		return r;
 	case V_VALSET:
-		return valset_op(m, op, a, b);
+		return valset_op(ev, op, a, b);
 	default:
 		die_at(e->pos, "set or relation expected, found a %s",
 		       kind_name(a->kind));
 	}
 }
 
-static struct cat_value *eval_union(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval_union(struct cat_eval *ev, const struct cat_expr *e,
 				    struct cat_frame *env)
 {
-	struct cat_value *acc = eval(m, e->args[0], env);
+	struct cat_value *acc = eval(ev, e->args[0], env);
 
 	for (int i = 1; i < e->n; i++)
-		acc = set_op(m, e, acc, eval(m, e->args[i], env));
+		acc = set_op(ev, e, acc, eval(ev, e->args[i], env));
 	return acc;
 }
 
-static struct cat_value *identity(struct cat_model *m, const struct set *s);
+static struct cat_value *identity(struct cat_eval *ev, const struct set *s);
 
 /* r restricted to pairs from dom to ran, as a new relation. */
-static struct rel *restricted(struct cat_model *m, const struct rel *r,
+static struct rel *restricted(struct cat_eval *ev, const struct rel *r,
 			      const struct set *dom, const struct set *ran)
 {
-	struct rel *out = rel_to_fill(m);
+	struct rel *out = rel_to_fill(ev);
 
 	rel_copy(out, r);
 	rel_restrict(out, dom, ran);
@@ -528,75 +528,76 @@ static struct rel *restricted(struct cat_model *m, const struct rel *r,
  * only filters the rows or columns of its neighbour, so it is applied as
  * a filter rather than composed with.
  */
-static struct cat_value *eval_seq(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 				  struct cat_frame *env)
 {
-	struct set *dom = m->all;	/* filter on the left, until acc */
+	struct set *dom = ev->all;	/* filter on the left, until acc */
 	struct rel *acc = NULL;
 	struct cat_value *v;
 
 	for (int i = 0; i < e->n; i++) {
-		struct cat_expr *arg = e->args[i];
+		const struct cat_expr *arg = e->args[i];
 		bool filter = arg->kind == X_TOID;
 
-		v = eval(m, filter ? arg->args[0] : arg, env);
+		v = eval(ev, filter ? arg->args[0] : arg, env);
 		if (v->kind == V_EMPTY)
 			return &empty_value;
 		if (filter) {
-			struct set *s = cat_as_set(m, v, arg->args[0]->pos);
+			struct set *s = cat_as_set(ev, v, arg->args[0]->pos);
 
 			if (acc) {
-				acc = restricted(m, acc, m->all, s);
+				acc = restricted(ev, acc, ev->all, s);
 			} else {
-				struct set *d = cat_new_set(m)->u.set;
+				struct set *d = cat_new_set(ev)->u.set;
 
 				set_inter(d, dom, s);
 				dom = d;
 			}
 		} else if (!acc) {
-			struct rel *first = cat_as_rel(m, v, arg->pos);
+			struct rel *first = cat_as_rel(ev, v, arg->pos);
 
 			/* Unfiltered and not last, it is only read: the next step makes a new one. */
-			acc = dom == m->all && i + 1 < e->n ? first : restricted(m, first, dom, m->all);
+			acc = dom == ev->all && i + 1 < e->n ? first :
+							       restricted(ev, first, dom, ev->all);
 		} else {
-			struct rel *r = rel_to_fill(m);
+			struct rel *r = rel_to_fill(ev);
 
-			rel_seq(r, acc, cat_as_rel(m, v, arg->pos));
+			rel_seq(r, acc, cat_as_rel(ev, v, arg->pos));
 			acc = r;
 		}
 		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
 			return &empty_value;
 	}
 	if (!acc)
-		return identity(m, dom);
-	v = cat_new_value(m, V_REL);
+		return identity(ev, dom);
+	v = cat_new_value(ev, V_REL);
 	v->u.rel = acc;
 	return v;
 }
 
-static struct cat_value *identity(struct cat_model *m, const struct set *s)
+static struct cat_value *identity(struct cat_eval *ev, const struct set *s)
 {
-	struct cat_value *r = cat_new_rel(m);
+	struct cat_value *r = cat_new_rel(ev);
 
 	rel_add_id(r->u.rel, s);
 	return r;
 }
 
 /* ~a: the complement among all events, or all pairs of events. */
-static struct cat_value *complement(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *complement(struct cat_eval *ev, const struct cat_expr *e,
 				    struct cat_value *a)
 {
 	struct cat_value *r;
 
 	if (a->kind == V_SET) {
-		r = cat_new_set(m);
-		set_diff(r->u.set, m->all, a->u.set);
+		r = cat_new_set(ev);
+		set_diff(r->u.set, ev->all, a->u.set);
 		return r;
 	}
 	if (a->kind == V_REL) {
-		struct cat_value *all = cat_new_rel(m);
+		struct cat_value *all = cat_new_rel(ev);
 
-		rel_cartesian(all->u.rel, m->all, m->all);
+		rel_cartesian(all->u.rel, ev->all, ev->all);
 		rel_diff(all->u.rel, all->u.rel, a->u.rel);
 		return all;
 	}
@@ -605,57 +606,57 @@ static struct cat_value *complement(struct cat_model *m, struct cat_expr *e,
 }
 
 /* r+, r*, r?, r^-1 */
-static struct cat_value *closure(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 				 struct cat_value *a)
 {
 	struct cat_value *r;
 
 	if (a->kind == V_PAIR && e->kind == X_INV) {
-		r = cat_new_value(m, V_PAIR);
+		r = cat_new_value(ev, V_PAIR);
 		r->u.pair.a = a->u.pair.b;
 		r->u.pair.b = a->u.pair.a;
 		return r;
 	}
 	if (a->kind == V_EMPTY)
-		return e->kind == X_STAR || e->kind == X_OPT ? identity(m, m->all)
+		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all)
 							     : a;
-	r = cat_new_rel(m);
+	r = cat_new_rel(ev);
 	switch (e->kind) {
 	case X_INV:
-		rel_inverse(r->u.rel, cat_as_rel(m, a, e->pos));
+		rel_inverse(r->u.rel, cat_as_rel(ev, a, e->pos));
 		break;
 	case X_PLUS:
 	case X_STAR:
-		rel_closure(r->u.rel, cat_as_rel(m, a, e->pos));
+		rel_closure(r->u.rel, cat_as_rel(ev, a, e->pos));
 		if (e->kind == X_STAR)
-			rel_add_id(r->u.rel, m->all);
+			rel_add_id(r->u.rel, ev->all);
 		break;
 	default:
-		rel_copy(r->u.rel, cat_as_rel(m, a, e->pos));
-		rel_add_id(r->u.rel, m->all);
+		rel_copy(r->u.rel, cat_as_rel(ev, a, e->pos));
+		rel_add_id(r->u.rel, ev->all);
 	}
 	return r;
 }
 
-static struct cat_value *eval_set(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval_set(struct cat_eval *ev, const struct cat_expr *e,
 				  struct cat_frame *env)
 {
 	struct cat_value *acc = &empty_value;
 
 	for (int i = 0; i < e->n; i++)
-		acc = cat_add(m, eval(m, e->args[i], env), acc, e->args[i]->pos);
+		acc = cat_add(ev, eval(ev, e->args[i], env), acc, e->args[i]->pos);
 	return acc;
 }
 
-static struct cat_value *eval_tuple(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval_tuple(struct cat_eval *ev, const struct cat_expr *e,
 				    struct cat_frame *env)
 {
-	struct cat_value *v = cat_new_value(m, V_TUPLE);
+	struct cat_value *v = cat_new_value(ev, V_TUPLE);
 
 	v->u.list.n = e->n;
-	v->u.list.items = run_alloc(m, e->n * sizeof(void *));
+	v->u.list.items = run_alloc(ev, e->n * sizeof(void *));
 	for (int i = 0; i < e->n; i++)
-		v->u.list.items[i] = eval(m, e->args[i], env);
+		v->u.list.items[i] = eval(ev, e->args[i], env);
 	return v;
 }
 
@@ -681,7 +682,7 @@ static bool grown(struct cat_value *old, struct cat_value *new)
  * turn, each seeing the latest values, until a round changes nothing.
  * `cells` holds the frames (local) or slots (top level) of the names.
  */
-static void fixpoint(struct cat_model *m, struct cat_bind *binds, int n,
+static void fixpoint(struct cat_eval *ev, const struct cat_bind *binds, int n,
 		     struct cat_value ***cells, struct cat_frame *env)
 {
 	bool again = true;
@@ -694,7 +695,7 @@ static void fixpoint(struct cat_model *m, struct cat_bind *binds, int n,
 	while (again) {
 		again = false;
 		for (int i = 0; i < n; i++) {
-			struct cat_value *v = eval(m, binds[i].e, env);
+			struct cat_value *v = eval(ev, binds[i].e, env);
 
 			again |= grown(*cells[i], v);
 			*cells[i] = v;
@@ -702,7 +703,7 @@ static void fixpoint(struct cat_model *m, struct cat_bind *binds, int n,
 	}
 }
 
-static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval_let(struct cat_eval *ev, const struct cat_expr *e,
 				  struct cat_frame *env)
 {
 	struct cat_frame *inner = env;
@@ -711,18 +712,18 @@ static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
 		struct cat_value **cells[e->nbinds];
 
 		for (int i = 0; i < e->nbinds; i++) {
-			inner = bind(m, &e->binds[i].pat, &empty_value, inner,
+			inner = bind(ev, &e->binds[i].pat, &empty_value, inner,
 				     e->binds[i].pos);
 			cells[i] = &inner->val;
 		}
-		fixpoint(m, e->binds, e->nbinds, cells, inner);
+		fixpoint(ev, e->binds, e->nbinds, cells, inner);
 	} else {
 		for (int i = 0; i < e->nbinds; i++)
-			inner = bind(m, &e->binds[i].pat,
-				     eval(m, e->binds[i].e, env), inner,
+			inner = bind(ev, &e->binds[i].pat,
+				     eval(ev, e->binds[i].e, env), inner,
 				     e->binds[i].pos);
 	}
-	return eval(m, e->args[0], inner);
+	return eval(ev, e->args[0], inner);
 }
 
 /*
@@ -730,62 +731,64 @@ static struct cat_value *eval_let(struct cat_model *m, struct cat_expr *e,
  * every term costs more than a second copy of the switch.
  */
 static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env);
+eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env);
 
 /* A term kept apart: computed in its level's arena, as a slot would be. */
-static struct cat_value *kept_value(struct cat_model *m, struct cat_expr *e,
-				    struct cat_frame *env)
+static struct cat_value *kept_value(struct cat_eval *ev, const struct cat_expr *e,
+				    struct cat_frame *env, int kept)
 {
-	struct cat_kept *k = &m->kept[e->kept - 1];
-	int arena = m->arena;
+	struct cat_kept *k = &ev->kept[kept - 1];
+	int arena = ev->arena;
 
-	if (k->gen == m->gens[k->level])
+	if (k->gen == ev->gens[k->level])
 		return k->v;
-	m->arena = k->level;
-	k->v = eval_term(m, e, env);
-	k->gen = m->gens[k->level];
-	m->arena = arena;
+	ev->arena = k->level;
+	k->v = eval_term(ev, e, env);
+	k->gen = ev->gens[k->level];
+	ev->arena = arena;
 	return k->v;
 }
 
-static struct cat_value *eval(struct cat_model *m, struct cat_expr *e,
+static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
 			      struct cat_frame *env)
 {
-	if (e->empty_here)
-		return e->empty_set ? cat_new_set(m) : &empty_value;
-	if (e->kept)
-		return kept_value(m, e, env);
-	return eval_term(m, e, env);
+	const struct expr_marks *marks = expr_marks(ev, e);
+
+	if (marks->empty_here)
+		return marks->empty_set ? cat_new_set(ev) : &empty_value;
+	if (marks->kept)
+		return kept_value(ev, e, env, marks->kept);
+	return eval_term(ev, e, env);
 }
 
 static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env)
+eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env)
 {
 	struct cat_value *a, *b, *r;
 
 	switch (e->kind) {
 	case X_VAR:
-		return lookup(m, e, env);
+		return lookup(ev, e, env);
 	case X_TAG:
-		r = cat_new_value(m, V_TAG);
+		r = cat_new_value(ev, V_TAG);
 		r->u.tag = e->name;
 		return r;
 	case X_ZERO:
-		return cat_new_rel(m);
+		return cat_new_rel(ev);
 	case X_EMPTY:
 		return &empty_value;
 	case X_UNIV:
-		r = cat_new_value(m, V_SET);
-		r->u.set = m->all;
+		r = cat_new_value(ev, V_SET);
+		r->u.set = ev->all;
 		return r;
 	case X_SET:
-		return eval_set(m, e, env);
+		return eval_set(ev, e, env);
 	case X_TUPLE:
-		return eval_tuple(m, e, env);
+		return eval_tuple(ev, e, env);
 	case X_UNION:
-		return eval_union(m, e, env);
+		return eval_union(ev, e, env);
 	case X_SEQ:
-		return eval_seq(m, e, env);
+		return eval_seq(ev, e, env);
 	case X_INTER:
 	case X_DIFF:
 		/*
@@ -793,111 +796,114 @@ eval_term(struct cat_model *m, struct cat_expr *e, struct cat_frame *env)
 		 * flag's (pre-race & co) \ ww-nonrace, on a test with no plain
 		 * access, need not compute the costly ww-nonrace.
 		 */
-		a = eval(m, e->args[0], env);
+		a = eval(ev, e->args[0], env);
 		if (cat_is_empty(a))
 			return a;
-		return set_op(m, e, a, eval(m, e->args[1], env));
+		return set_op(ev, e, a, eval(ev, e->args[1], env));
 	case X_CART:
-		a = eval(m, e->args[0], env);
-		b = eval(m, e->args[1], env);
-		r = cat_new_rel(m);
-		rel_cartesian(r->u.rel, cat_as_set(m, a, e->args[0]->pos),
-			      cat_as_set(m, b, e->args[1]->pos));
+		a = eval(ev, e->args[0], env);
+		b = eval(ev, e->args[1], env);
+		r = cat_new_rel(ev);
+		rel_cartesian(r->u.rel, cat_as_set(ev, a, e->args[0]->pos),
+			      cat_as_set(ev, b, e->args[1]->pos));
 		return r;
 	case X_ADD:
-		a = eval(m, e->args[0], env);
-		return cat_add(m, a, eval(m, e->args[1], env), e->pos);
+		a = eval(ev, e->args[0], env);
+		return cat_add(ev, a, eval(ev, e->args[1], env), e->pos);
 	case X_COMP:
-		return complement(m, e, eval(m, e->args[0], env));
+		return complement(ev, e, eval(ev, e->args[0], env));
 	case X_INV:
 	case X_PLUS:
 	case X_STAR:
 	case X_OPT:
-		return closure(m, e, eval(m, e->args[0], env));
+		return closure(ev, e, eval(ev, e->args[0], env));
 	case X_TOID:
-		a = eval(m, e->args[0], env);
+		a = eval(ev, e->args[0], env);
 		if (a->kind == V_EMPTY)
 			return a;
-		return identity(m, cat_as_set(m, a, e->args[0]->pos));
+		return identity(ev, cat_as_set(ev, a, e->args[0]->pos));
 	case X_APP:
-		a = eval(m, e->args[0], env);
-		return cat_apply(m, a, eval(m, e->args[1], env), e->pos);
+		a = eval(ev, e->args[0], env);
+		return cat_apply(ev, a, eval(ev, e->args[1], env), e->pos);
 	case X_FUN:
-		r = cat_new_value(m, V_CLO);
+		r = cat_new_value(ev, V_CLO);
 		r->u.clo.fun = e;
 		r->u.clo.env = env;
 		return r;
 	case X_LET:
 	case X_LETREC:
-		return eval_let(m, e, env);
+		return eval_let(ev, e, env);
 	case X_TRY:
-		return eval(m, e->args[e->use_handler], env);
+		return eval(ev, e->args[e->use_handler], env);
 	}
 	die_internal_at(e->pos, "unknown expression");
 }
 
 /* ---- Slots ---- */
 
-static void set_slot(struct cat_model *m, int slot, struct cat_value *v)
+static void set_slot(struct cat_eval *ev, int slot, struct cat_value *v)
 {
-	m->vals[slot] = v;
-	m->slots[slot].gen = m->gens[m->slots[slot].level];
+	struct slot_state *st = &ev->slots[slot];
+
+	st->val = v;
+	st->gen = ev->gens[st->level];
 }
 
 /* Evaluate a let or a let rec, giving its slots their values. */
-static void define(struct cat_model *m, struct cat_stmt *s)
+static void define(struct cat_eval *ev, const struct cat_stmt *s)
 {
 	if (s->kind == S_LETREC) {
 		struct cat_value **cells[s->nbinds];
 
 		for (int i = 0; i < s->nbinds; i++) {
-			set_slot(m, s->binds[i].slot, &empty_value);
-			cells[i] = &m->vals[s->binds[i].slot];
+			set_slot(ev, s->binds[i].slot, &empty_value);
+			cells[i] = &ev->slots[s->binds[i].slot].val;
 		}
-		fixpoint(m, s->binds, s->nbinds, cells, NULL);
+		fixpoint(ev, s->binds, s->nbinds, cells, NULL);
 		return;
 	}
 	for (int i = 0; i < s->nbinds; i++) {
-		struct cat_bind *b = &s->binds[i];
-		struct cat_value *v = eval(m, b->e, NULL);
+		const struct cat_bind *b = &s->binds[i];
+		struct cat_value *v = eval(ev, b->e, NULL);
 
 		if (!b->pat.tuple) {
-			set_slot(m, b->slot, v);
+			set_slot(ev, b->slot, v);
 			continue;
 		}
 		if (v->kind != V_TUPLE || v->u.list.n != b->pat.n)
 			die_at(b->pos, "a tuple of %d expected, found a %s",
 			       b->pat.n, kind_name(v->kind));
 		for (int j = 0; j < b->pat.n; j++)
-			set_slot(m, b->slot + j, v->u.list.items[j]);
+			set_slot(ev, b->slot + j, v->u.list.items[j]);
 	}
 }
 
 /* The value of a slot, computed in its level's arena if need be. */
-static struct cat_value *slot_value(struct cat_model *m, int slot)
+static struct cat_value *slot_value(struct cat_eval *ev, int slot)
 {
-	struct cat_slot *sl = &m->slots[slot];
-	int arena = m->arena;
+	const struct cat_slot *sl = &ev->m->slots[slot];
+	struct slot_state *st = &ev->slots[slot];
+	int arena = ev->arena;
 
-	if (sl->gen == m->gens[sl->level])
-		return m->vals[slot];
-	m->arena = sl->level;
+	if (st->gen == ev->gens[st->level])
+		return st->val;
+	ev->arena = st->level;
 	if (sl->predef)
-		set_slot(m, slot, sl->predef->compute(m, sl->predef->arg));
+		set_slot(ev, slot, sl->predef->compute(ev, sl->predef->arg));
 	else if (sl->definer->kind == S_WITH)
 		die_internal_at(sl->definer->pos, "'%s' read before its choice",
 				sl->name);
 	else
-		define(m, sl->definer);
-	m->arena = arena;
-	return m->vals[slot];
+		define(ev, sl->definer);
+	ev->arena = arena;
+	return st->val;
 }
 
 /* ---- Steps ---- */
 
-static bool test_holds(struct cat_model *m, struct cat_stmt *s)
+static bool test_holds(struct cat_eval *ev, const struct cat_stmt *s)
 {
-	struct cat_value *v = eval(m, s->e, NULL);
+	struct cat_value *v = eval(ev, s->e, NULL);
 	bool holds;
 
 	if (v->kind == V_EMPTY)
@@ -909,26 +915,27 @@ static bool test_holds(struct cat_model *m, struct cat_stmt *s)
 	else if (s->test == TEST_EMPTY && v->kind == V_LINS)
 		holds = false;	/* several orders, by construction */
 	else if (s->test == TEST_EMPTY)
-		holds = rel_is_empty(cat_as_rel(m, v, s->e->pos));
+		holds = rel_is_empty(cat_as_rel(ev, v, s->e->pos));
 	else if (s->test == TEST_ACYCLIC)
-		holds = rel_is_acyclic(cat_as_rel(m, v, s->e->pos));
+		holds = rel_is_acyclic(cat_as_rel(ev, v, s->e->pos));
 	else
-		holds = rel_is_irreflexive(cat_as_rel(m, v, s->e->pos));
+		holds = rel_is_irreflexive(cat_as_rel(ev, v, s->e->pos));
 	return holds != s->negated;
 }
 
 /* Whether a check or flag holds, known once per generation of its level. */
-static bool holds(struct cat_model *m, struct cat_stmt *s)
+static bool holds(struct cat_eval *ev, const struct cat_stmt *s)
 {
-	int arena = m->arena;
+	struct stmt_state *st = stmt_state(ev, s);
+	int arena = ev->arena;
 
-	if (s->gen == m->gens[s->level])
-		return s->holds;
-	m->arena = s->level;
-	s->holds = test_holds(m, s);
-	s->gen = m->gens[s->level];
-	m->arena = arena;
-	return s->holds;
+	if (st->gen == ev->gens[st->level])
+		return st->holds;
+	ev->arena = st->level;
+	st->holds = test_holds(ev, s);
+	st->gen = ev->gens[st->level];
+	ev->arena = arena;
+	return st->holds;
 }
 
 static void add_flag(struct vec *flags, const char *name)
@@ -939,43 +946,43 @@ static void add_flag(struct vec *flags, const char *name)
 	vec_push(flags, (void *)name);
 }
 
-static void accept(struct cat_model *m)
+static void accept(struct cat_eval *ev)
 {
 	struct cat_outcome out;
 
-	m->flags.len = 0;
-	for (int i = 0; i < m->flag_stmts.len; i++) {
-		struct cat_stmt *s = m->flag_stmts.items[i];
+	ev->flags.len = 0;
+	for (int i = 0; i < ev->m->flag_stmts.len; i++) {
+		const struct cat_stmt *s = ev->m->flag_stmts.items[i];
 
-		if (s->name && m->visitor->wants_flag &&
-		    !m->visitor->wants_flag(m->visitor->arg, s->name))
+		if (s->name && ev->visitor->wants_flag &&
+		    !ev->visitor->wants_flag(ev->visitor->arg, s->name))
 			continue;
-		if (holds(m, s))
-			add_flag(&m->flags, s->name);
+		if (holds(ev, s))
+			add_flag(&ev->flags, s->name);
 	}
-	out.flags = (const char **)m->flags.items;
-	out.nflags = m->flags.len;
-	m->visitor->accept(m->visitor->arg, &out);
+	out.flags = (const char **)ev->flags.items;
+	out.nflags = ev->flags.len;
+	ev->visitor->accept(ev->visitor->arg, &out);
 }
 
-static void run_from(struct cat_model *m, int at);
+static void run_from(struct cat_eval *ev, int at);
 
 struct choice {
-	struct cat_stmt *with;
+	const struct cat_stmt *with;
 	int next;		/* the step after it */
 };
 
-static void try_choice(struct cat_model *m, struct cat_value *v, void *arg)
+static void try_choice(struct cat_eval *ev, struct cat_value *v, void *arg)
 {
 	struct choice *c = arg;
 
-	renew_levels(m, c->with->level);
-	set_slot(m, c->with->binds[0].slot, v);
-	run_from(m, c->next);
+	renew_levels(ev, c->with->level);
+	set_slot(ev, c->with->binds[0].slot, v);
+	run_from(ev, c->next);
 }
 
-static bool partial_steps_fail(struct cat_model *m, int at);
-static void mono_analyse(struct cat_model *m);
+static bool partial_steps_fail(struct cat_eval *ev, int at);
+static void mono_analyse(struct cat_eval *ev);
 
 struct cross_walk {
 	struct cat_value **members;	/* those with a choice to make */
@@ -1012,23 +1019,23 @@ static bool prefixes_pay(const struct prefix_tally *t)
  * the one whose choice it is part of; false, unjudged, where its
  * prefixes do not pay.
  */
-static bool prefix_fails(struct cat_model *m, struct cross_walk *w, int i, struct rel *part)
+static bool prefix_fails(struct cat_eval *ev, struct cross_walk *w, int i, struct rel *part)
 {
-	struct prefix_tally *t = &m->tallies[w->keys[i]];
+	struct prefix_tally *t = &ev->tallies[w->keys[i]];
 	bool fails;
 
 	if (!prefixes_pay(t))
 		return false;
 	w->part->u.rel = part;
-	renew_levels(m, w->choice->with->level);
-	set_slot(m, w->choice->with->binds[0].slot, w->part);
-	fails = partial_steps_fail(m, w->choice->next);
+	renew_levels(ev, w->choice->with->level);
+	set_slot(ev, w->choice->with->binds[0].slot, w->part);
+	fails = partial_steps_fail(ev, w->choice->next);
 	t->checks++;
 	t->cuts += fails;
 	return fails;
 }
 
-static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
+static void walk_cross(struct cat_eval *ev, struct cross_walk *w, int i);
 
 /*
  * The linearisations of member i, one event at a time: the event placed
@@ -1036,7 +1043,7 @@ static void walk_cross(struct cat_model *m, struct cross_walk *w, int i);
  * extending this prefix holds, so the prefix is judged as it grows and a
  * failing one cuts all its orders at once.  acc[i + 1] grows in place.
  */
-static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
+static void walk_order(struct cat_eval *ev, struct cross_walk *w, int i,
 		       struct set *left, int nleft)
 {
 	const struct rel *order = w->members[i]->u.lins.order;
@@ -1045,7 +1052,7 @@ static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
 	uint64_t after[acc->words];	/* events after one still left */
 
 	if (!nleft) {
-		walk_cross(m, w, i + 1);
+		walk_cross(ev, w, i + 1);
 		return;
 	}
 	memset(after, 0, sizeof(after));
@@ -1064,35 +1071,35 @@ static void walk_order(struct cat_model *m, struct cross_walk *w, int i,
 		for (int j = 0; j < acc->words; j++)
 			row[j] |= left->w[j];
 		if (!w->prune || nready == 1 || (nleft <= 2 && i + 1 == w->n) ||
-		    !prefix_fails(m, w, i, acc))
-			walk_order(m, w, i, left, nleft - 1);
+		    !prefix_fails(ev, w, i, acc))
+			walk_order(ev, w, i, left, nleft - 1);
 		memcpy(row, saved, sizeof(saved));
 		set_add(left, e);
 	}
 }
 
-static void walk_cross(struct cat_model *m, struct cross_walk *w, int i)
+static void walk_cross(struct cat_eval *ev, struct cross_walk *w, int i)
 {
 	struct cat_value *member;
 
 	if (i == w->n) {
-		try_choice(m, w->leaf, w->choice);
+		try_choice(ev, w->leaf, w->choice);
 		return;
 	}
 	member = w->members[i];
 	if (member->kind == V_LINS) {
-		struct set *left = cat_new_set(m)->u.set;
+		struct set *left = cat_new_set(ev)->u.set;
 
 		set_copy(left, member->u.lins.set);
 		rel_copy(w->acc[i + 1], w->acc[i]);
-		walk_order(m, w, i, left, set_count(left));
+		walk_order(ev, w, i, left, set_count(left));
 		return;
 	}
 	for (int j = 0; j < member->u.list.n; j++) {
 		rel_union(w->acc[i + 1], w->acc[i], member->u.list.items[j]->u.rel);
-		if (w->prune && i + 1 < w->n && prefix_fails(m, w, i, w->acc[i + 1]))
+		if (w->prune && i + 1 < w->n && prefix_fails(ev, w, i, w->acc[i + 1]))
 			continue;
-		walk_cross(m, w, i + 1);
+		walk_cross(ev, w, i + 1);
 	}
 }
 
@@ -1106,7 +1113,7 @@ static bool has_choice(const struct cat_value *member)
  * linearisations extends, its only relation, or the pairs common to a
  * listed set.
  */
-static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_value *member)
+static void add_lower_bound(struct cat_eval *ev, struct rel *acc, struct cat_value *member)
 {
 	struct rel *common;
 
@@ -1118,7 +1125,7 @@ static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_val
 		rel_union(acc, acc, member->u.list.items[0]->u.rel);
 		return;
 	}
-	common = cat_new_rel(m)->u.rel;
+	common = cat_new_rel(ev)->u.rel;
 	rel_copy(common, member->u.list.items[0]->u.rel);
 	for (int j = 1; j < member->u.list.n; j++)
 		rel_inter(common, common, member->u.list.items[j]->u.rel);
@@ -1131,9 +1138,9 @@ static void add_lower_bound(struct cat_model *m, struct rel *acc, struct cat_val
  * other members have a choice in this execution), so the first event a
  * member orders names it; listed members share the last tally.
  */
-static int member_key(const struct cat_model *m, const struct cat_value *member)
+static int member_key(const struct cat_eval *ev, const struct cat_value *member)
 {
-	return member->kind == V_LINS ? set_next(member->u.lins.set, 0) : m->x->nevents;
+	return member->kind == V_LINS ? set_next(member->u.lins.set, 0) : ev->x->nevents;
 }
 
 /* How many events a member orders, for walking the largest first. */
@@ -1170,69 +1177,71 @@ static void largest_first(struct cat_value **members, int n)
  * the members not chosen yet at their least, and only the members with
  * a choice to make are walked (most locations have one order).
  */
-static void each_cross(struct cat_model *m, struct cat_value *cross,
+static void each_cross(struct cat_eval *ev, struct cat_value *cross,
 		       struct choice *c)
 {
 	struct cat_value *choosing[cross->u.list.n + 1];
 	int keys[cross->u.list.n + 1];
 	struct rel *acc[cross->u.list.n + 1];
-	struct cross_walk w = { choosing, keys, 0, acc, cat_new_value(m, V_REL), c,
-				m->visitor->skip_rejected && m->mono_gen == m->gens[LEVEL_STATIC],
-				cat_new_value(m, V_REL) };
+	struct cross_walk w = {
+		choosing, keys, 0, acc, cat_new_value(ev, V_REL), c,
+		ev->visitor->skip_rejected && ev->mono_gen == ev->gens[LEVEL_STATIC],
+		cat_new_value(ev, V_REL)
+	};
 
-	acc[0] = cat_new_rel(m)->u.rel;
+	acc[0] = cat_new_rel(ev)->u.rel;
 	for (int i = 0; i < cross->u.list.n; i++) {
 		struct cat_value *member = cross->u.list.items[i];
 
-		add_lower_bound(m, acc[0], member);
+		add_lower_bound(ev, acc[0], member);
 		if (has_choice(member)) {
 			choosing[w.n++] = member;
-			acc[w.n] = cat_new_rel(m)->u.rel;
+			acc[w.n] = cat_new_rel(ev)->u.rel;
 		}
 	}
-	if (m->visitor->skip_rejected)
+	if (ev->visitor->skip_rejected)
 		largest_first(choosing, w.n);
 	for (int i = 0; i < w.n; i++)
-		keys[i] = member_key(m, choosing[i]);
+		keys[i] = member_key(ev, choosing[i]);
 	w.leaf->u.rel = acc[w.n];
-	walk_cross(m, &w, 0);
+	walk_cross(ev, &w, 0);
 }
 
 /* The choices live in the arena of the level before the `with`'s. */
-static void run_with(struct cat_model *m, struct cat_stmt *s, int next)
+static void run_with(struct cat_eval *ev, const struct cat_stmt *s, int next)
 {
 	struct choice c = { s, next };
-	struct cat_expr *e = s->binds[0].e;
-	int arena = m->arena;
+	const struct cat_expr *e = s->binds[0].e;
+	int arena = ev->arena;
 	struct cat_value *coll;
 
-	m->arena = s->level - 1;
-	coll = eval(m, e, NULL);
+	ev->arena = s->level - 1;
+	coll = eval(ev, e, NULL);
 	if (coll->kind == V_CROSS)
-		each_cross(m, coll, &c);
+		each_cross(ev, coll, &c);
 	else
-		cat_each_member(m, coll, e->pos, try_choice, &c);
-	m->arena = arena;
+		cat_each_member(ev, coll, e->pos, try_choice, &c);
+	ev->arena = arena;
 }
 
 /* Run the steps from `at` on; every path ends in accept or reject. */
-static void run_from(struct cat_model *m, int at)
+static void run_from(struct cat_eval *ev, int at)
 {
-	for (; at < m->steps.len; at++) {
-		struct cat_stmt *s = m->steps.items[at];
+	for (; at < ev->m->steps.len; at++) {
+		const struct cat_stmt *s = ev->m->steps.items[at];
 
 		if (s->kind == S_WITH) {
-			run_with(m, s, at + 1);
+			run_with(ev, s, at + 1);
 			return;
 		}
-		if (!holds(m, s)) {
-			m->failed = s;
-			m->visitor->reject(m->visitor->arg, s->name);
-			m->failed = NULL;
+		if (!holds(ev, s)) {
+			ev->failed = s;
+			ev->visitor->reject(ev->visitor->arg, s->name);
+			ev->failed = NULL;
 			return;
 		}
 	}
-	accept(m);
+	accept(ev);
 }
 
 /*
@@ -1240,7 +1249,7 @@ static void run_from(struct cat_model *m, int at)
  * them.  Not the values they read or write: only different-values looks
  * at those, and it is not of the static level (catprim.c), so runs that
  * differ only in the values read (e.g. every read 0 or 1) share it.  The
- * tags are copied: the model outlives the test whose events they were.
+ * tags are copied: an evaluation may outlive the test whose events they were.
  */
 struct shape {
 	int nevents;
@@ -1322,47 +1331,47 @@ static bool same_shape(const struct shape *s, const struct execution *x)
 }
 
 /* Make x the execution at hand: its static values are kept if they hold. */
-static void enter(struct cat_model *m, const struct execution *x)
+static void enter(struct cat_eval *ev, const struct execution *x)
 {
-	m->x = x;
-	if ((x->structure && x->structure == m->structure) || same_shape(m->shape, x)) {
-		renew_levels(m, LEVEL_EXECUTION);
+	ev->x = x;
+	if ((x->structure && x->structure == ev->structure) || same_shape(ev->shape, x)) {
+		renew_levels(ev, LEVEL_EXECUTION);
 	} else {
-		shape_free(m->shape);
-		m->shape = shape_of(x);
-		renew_levels(m, LEVEL_STATIC);
-		m->arena = LEVEL_STATIC;
-		m->all = run_alloc(m, set_bytes(x->nevents));
-		set_init(m->all, x->nevents);
-		set_fill(m->all);
-		cat_level_analyse(m, cat_slot_value);
+		shape_free(ev->shape);
+		ev->shape = shape_of(x);
+		renew_levels(ev, LEVEL_STATIC);
+		ev->arena = LEVEL_STATIC;
+		ev->all = run_alloc(ev, set_bytes(x->nevents));
+		set_init(ev->all, x->nevents);
+		set_fill(ev->all);
+		cat_level_analyse(ev, cat_slot_value);
 	}
-	m->structure = x->structure;
+	ev->structure = x->structure;
 }
 
-void cat_run(struct cat_model *m, const struct execution *x,
+void cat_run(struct cat_eval *ev, const struct execution *x,
 	     const struct cat_visitor *v)
 {
-	enter(m, x);
-	m->visitor = v;
+	enter(ev, x);
+	ev->visitor = v;
 	if (v->skip_rejected)
-		mono_analyse(m);
-	run_from(m, 0);
+		mono_analyse(ev);
+	run_from(ev, 0);
 }
 
-struct cat_value *cat_slot_value(struct cat_model *m, int slot)
+struct cat_value *cat_slot_value(struct cat_eval *ev, int slot)
 {
-	return slot_value(m, slot);
+	return slot_value(ev, slot);
 }
 
 /* Which checks prune, for this event structure (catmono.c). */
-static void mono_analyse(struct cat_model *m)
+static void mono_analyse(struct cat_eval *ev)
 {
-	if (m->mono_gen != m->gens[LEVEL_STATIC]) {
-		cat_mono_analyse(m);
-		m->mono_gen = m->gens[LEVEL_STATIC];
-		free(m->tallies);
-		m->tallies = xcalloc(m->x->nevents + 1, sizeof(*m->tallies));
+	if (ev->mono_gen != ev->gens[LEVEL_STATIC]) {
+		cat_mono_analyse(ev);
+		ev->mono_gen = ev->gens[LEVEL_STATIC];
+		free(ev->tallies);
+		ev->tallies = xcalloc(ev->x->nevents + 1, sizeof(*ev->tallies));
 	}
 }
 
@@ -1370,15 +1379,15 @@ static void mono_analyse(struct cat_model *m)
  * The steps from `at` on, each later `with` bound to {}, below all its
  * choices: whether a check catmono.c found monotone fails.
  */
-static bool partial_steps_fail(struct cat_model *m, int at)
+static bool partial_steps_fail(struct cat_eval *ev, int at)
 {
-	for (; at < m->steps.len; at++) {
-		struct cat_stmt *s = m->steps.items[at];
+	for (; at < ev->m->steps.len; at++) {
+		const struct cat_stmt *s = ev->m->steps.items[at];
 
 		if (s->kind == S_WITH) {
-			renew_levels(m, s->level);
-			set_slot(m, s->binds[0].slot, &empty_value);
-		} else if (s->prunes && !holds(m, s)) {
+			renew_levels(ev, s->level);
+			set_slot(ev, s->binds[0].slot, &empty_value);
+		} else if (stmt_state(ev, s)->prunes && !holds(ev, s)) {
 			return true;
 		}
 	}
@@ -1390,26 +1399,40 @@ static bool partial_steps_fail(struct cat_model *m, int at)
  * catmono.c found monotone are run: if one fails here, it fails on
  * every completion of x, whichever choices the withs make.
  */
-bool cat_partial_fails(struct cat_model *m, const struct execution *x)
+bool cat_partial_fails(struct cat_eval *ev, const struct execution *x)
 {
-	enter(m, x);
-	mono_analyse(m);
-	return partial_steps_fail(m, 0);
+	enter(ev, x);
+	mono_analyse(ev);
+	return partial_steps_fail(ev, 0);
 }
 
-/* ---- Ready to evaluate (after catload.c, modelimage.c), freed ---- */
+/* ---- Evaluations of a loaded model, the model freed ---- */
 
-void cat_ready(struct cat_model *m)
+struct cat_eval *cat_eval_new(const struct cat_model *m)
 {
-	m->vals = xcalloc(m->nslots, sizeof(*m->vals));
-	m->gens = xcalloc(m->nlevels, sizeof(*m->gens));
-	m->arenas = xcalloc(m->nlevels, sizeof(*m->arenas));
-	renew_levels(m, 0);	/* slots start at 0: not computed */
+	struct cat_eval *ev = xcalloc(1, sizeof(*ev));
+	int nstmts = m->stmts.len + m->invariants.len;
+
+	ev->m = m;
+	ev->slots = xcalloc(m->nslots + 1, sizeof(*ev->slots));
+	for (int i = 0; i < m->nslots; i++)
+		ev->slots[i].level = m->slots[i].level;
+	ev->stmts = xcalloc(nstmts + 1, sizeof(*ev->stmts));
+	for (int i = 0; i < m->stmts.len; i++)
+		ev->stmts[i].level = ((const struct cat_stmt *)m->stmts.items[i])->level;
+	for (int i = 0; i < m->invariants.len; i++)
+		ev->stmts[m->stmts.len + i].level =
+			((const struct cat_stmt *)m->invariants.items[i])->level;
+	ev->marks = xcalloc(m->nexprs + 1, sizeof(*ev->marks));
+	ev->gens = xcalloc(m->nlevels, sizeof(*ev->gens));
+	ev->arenas = xcalloc(m->nlevels, sizeof(*ev->arenas));
+	renew_levels(ev, 0);	/* slots start at 0: not computed */
+	return ev;
 }
 
-const char *cat_macros_file(const struct cat_model *m)
+const struct cat_model *cat_eval_model(const struct cat_eval *ev)
 {
-	return m->macros;
+	return ev->m;
 }
 
 static void free_vec(struct vec *v)
@@ -1419,29 +1442,41 @@ static void free_vec(struct vec *v)
 	vec_free(v);
 }
 
+void cat_eval_free(struct cat_eval *ev)
+{
+	for (int i = 0; i < ev->m->nlevels; i++)
+		free_vec(&ev->arenas[i].blocks);
+	free(ev->arenas);
+	free(ev->gens);
+	shape_free(ev->shape);
+	free(ev->level_reads);
+	free(ev->kept);
+	free(ev->tallies);
+	vec_free(&ev->flags);
+	free(ev->slots);
+	free(ev->stmts);
+	free(ev->marks);
+	free(ev);
+}
+
+const char *cat_macros_file(const struct cat_model *m)
+{
+	return m->macros;
+}
+
 void cat_free(struct cat_model *m)
 {
 	vec_free(&m->names);
 	free(m->name_index);
 	vec_free(&m->files);
 	free_vec(&m->texts);
-	for (int i = 0; i < m->nlevels; i++)
-		free_vec(&m->arenas[i].blocks);
-	free(m->arenas);
-	free(m->gens);
-	shape_free(m->shape);
-	free(m->level_reads);
-	free(m->kept);
-	free(m->tallies);
 	vec_free(&m->bell_tags);
 	vec_free(&m->variants);
 	cat_free_syntax(m);
 	vec_free(&m->steps);
 	vec_free(&m->flag_stmts);
-	vec_free(&m->flags);
 	free(m->tag_sets);
 	free(m->slots);
-	free(m->vals);
 	free(m->dir);
 	free(m);
 }
@@ -1449,28 +1484,28 @@ void cat_free(struct cat_model *m)
 /* ---- Explanations ---- */
 
 /* The relation of the check being rejected, if it is a non-negated test of a relation. */
-static struct rel *failed_relation(struct cat_model *m)
+static struct rel *failed_relation(struct cat_eval *ev)
 {
-	struct cat_stmt *s = m->failed;
+	const struct cat_stmt *s = ev->failed;
 	struct cat_value *v;
-	int arena = m->arena;
+	int arena = ev->arena;
 
 	if (!s || s->negated)
 		return NULL;
-	m->arena = s->level;
-	v = eval(m, s->e, NULL);
-	m->arena = arena;
+	ev->arena = stmt_state(ev, s)->level;
+	v = eval(ev, s->e, NULL);
+	ev->arena = arena;
 	return v->kind == V_REL ? v->u.rel : NULL;
 }
 
-int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
+int cat_failed_cycle(struct cat_eval *ev, int *cycle, int max)
 {
 	struct rel *r;
 	int n;
 
-	if (!m->failed || m->failed->test == TEST_EMPTY || !(r = failed_relation(m)))
+	if (!ev->failed || ev->failed->test == TEST_EMPTY || !(r = failed_relation(ev)))
 		return 0;
-	if (m->failed->test == TEST_ACYCLIC)
+	if (ev->failed->test == TEST_ACYCLIC)
 		return rel_find_cycle(r, cycle, max);
 	for (n = 0; n < r->n; n++) {
 		if (rel_has(r, n, n) && max > 0) {
@@ -1481,15 +1516,15 @@ int cat_failed_cycle(struct cat_model *m, int *cycle, int max)
 	return 0;
 }
 
-const struct rel *cat_relation(struct cat_model *m, const char *name)
+const struct rel *cat_relation(struct cat_eval *ev, const char *name)
 {
 	/* The last binding of the name that this execution has computed. */
-	for (int i = m->nslots - 1; i >= 0; i--) {
-		struct cat_slot *sl = &m->slots[i];
+	for (int i = ev->m->nslots - 1; i >= 0; i--) {
+		const struct slot_state *st = &ev->slots[i];
 
-		if (strcmp(sl->name, name) || sl->gen != m->gens[sl->level])
+		if (strcmp(ev->m->slots[i].name, name) || st->gen != ev->gens[st->level])
 			continue;
-		return m->vals[i]->kind == V_REL ? m->vals[i]->u.rel : NULL;
+		return st->val->kind == V_REL ? st->val->u.rel : NULL;
 	}
 	return NULL;
 }
@@ -1520,13 +1555,13 @@ enum { DERIVE_DEPTH = 48 };
  */
 struct derive_arg {
 	const char *name;
-	struct cat_expr *e;
+	const struct cat_expr *e;
 	struct cat_frame *env;
 	struct derive_arg *up;
 };
 
 struct derivation {
-	struct cat_model *m;
+	struct cat_eval *ev;
 	struct cat_step *steps;
 	int n, max;
 	struct derive_arg *args;	/* innermost first */
@@ -1548,17 +1583,17 @@ static void add_step(struct derivation *d, int from, int to, const char *base,
 	d->n++;
 }
 
-static struct rel *derive_rel(struct derivation *d, struct cat_expr *e, struct cat_frame *env)
+static struct rel *derive_rel(struct derivation *d, const struct cat_expr *e, struct cat_frame *env)
 {
-	struct cat_value *v = eval(d->m, e, env);
+	struct cat_value *v = eval(d->ev, e, env);
 
 	return v->kind == V_REL ? v->u.rel : NULL;
 }
 
 /* The expression that defines global slot, or NULL. */
-static struct cat_expr *definition(struct cat_model *m, int slot)
+static const struct cat_expr *definition(const struct cat_model *m, int slot)
 {
-	struct cat_stmt *s = m->slots[slot].definer;
+	const struct cat_stmt *s = m->slots[slot].definer;
 
 	if (!s || (s->kind != S_LET && s->kind != S_LETREC) || m->slots[slot].predef)
 		return NULL;
@@ -1568,7 +1603,7 @@ static struct cat_expr *definition(struct cat_model *m, int slot)
 	return NULL;
 }
 
-static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+static void derive(struct derivation *d, const struct cat_expr *e, struct cat_frame *env,
 		   int a, int b, const char *context, int depth);
 
 /* A shortest path from a to b of at least one step of r, into path; its length. */
@@ -1609,10 +1644,10 @@ static int shortest_path(const struct rel *r, int a, int b, int *path)
 }
 
 /* a ; ... ; b: the events between the operands, then each operand's own steps. */
-static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+static void derive_seq(struct derivation *d, const struct cat_expr *e, struct cat_frame *env,
 		       int a, int b, const char *context, int depth)
 {
-	int n = d->m->x->nevents, k = e->n;
+	int n = d->ev->x->nevents, k = e->n;
 	struct rel *rels[k];
 	struct set *sets[k];
 	bool reach[k + 1][n];
@@ -1621,8 +1656,8 @@ static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_fram
 	memset(reach, 0, sizeof(reach));
 	reach[0][a] = true;
 	for (int i = 0; i < k; i++) {
-		struct cat_expr *arg = e->args[i];
-		struct cat_value *v = eval(d->m, arg->kind == X_TOID ? arg->args[0] : arg, env);
+		const struct cat_expr *arg = e->args[i];
+		struct cat_value *v = eval(d->ev, arg->kind == X_TOID ? arg->args[0] : arg, env);
 
 		rels[i] = arg->kind != X_TOID && v->kind == V_REL ? v->u.rel : NULL;
 		sets[i] = arg->kind == X_TOID && v->kind == V_SET ? v->u.set : NULL;
@@ -1654,7 +1689,7 @@ static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_fram
 		}
 	}
 	for (int i = 0; i < k; i++) {
-		struct cat_expr *arg = e->args[i];
+		const struct cat_expr *arg = e->args[i];
 
 		if (sets[i])
 			add_step(d, at[i], at[i], arg->args[0]->kind == X_VAR ?
@@ -1665,11 +1700,11 @@ static void derive_seq(struct derivation *d, struct cat_expr *e, struct cat_fram
 }
 
 /* r+ from a to b: each step of a shortest path. */
-static void derive_closure(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+static void derive_closure(struct derivation *d, const struct cat_expr *e, struct cat_frame *env,
 			   int a, int b, const char *context, int depth)
 {
 	struct rel *r = derive_rel(d, e->args[0], env);
-	int path[d->m->x->nevents + 1], len;
+	int path[d->ev->x->nevents + 1], len;
 
 	if (a == b && e->kind != X_PLUS)
 		return;
@@ -1706,10 +1741,10 @@ static bool symmetric(const struct rel *r)
  * product or a symmetric relation (loc, int, ext), which only classify
  * the pair, then the one with the fewest pairs.
  */
-static struct cat_expr *telling_operand(struct derivation *d, struct cat_expr *e,
+static const struct cat_expr *telling_operand(struct derivation *d, const struct cat_expr *e,
 					struct cat_frame *env)
 {
-	struct cat_expr *best = e->args[0];
+	const struct cat_expr *best = e->args[0];
 	int fewest = -1;
 	bool best_symmetric = true;
 
@@ -1731,10 +1766,10 @@ static struct cat_expr *telling_operand(struct derivation *d, struct cat_expr *e
 	return best;
 }
 
-static void derive_var(struct derivation *d, struct cat_expr *e, int a, int b,
+static void derive_var(struct derivation *d, const struct cat_expr *e, int a, int b,
 		       const char *context, int depth)
 {
-	struct cat_expr *def = e->slot >= 0 ? definition(d->m, e->slot) : NULL;
+	const struct cat_expr *def = e->slot >= 0 ? definition(d->ev->m, e->slot) : NULL;
 	struct derive_arg *arg, *args = d->args;
 
 	for (arg = args; e->slot < 0 && arg; arg = arg->up) {
@@ -1754,11 +1789,11 @@ static void derive_var(struct derivation *d, struct cat_expr *e, int a, int b,
 	d->args = args;
 }
 
-static void derive_app(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+static void derive_app(struct derivation *d, const struct cat_expr *e, struct cat_frame *env,
 		       int a, int b, const char *context, int depth)
 {
-	struct cat_value *f = eval(d->m, e->args[0], env);
-	struct cat_expr *fun;
+	struct cat_value *f = eval(d->ev, e->args[0], env);
+	const struct cat_expr *fun;
 	struct derive_arg arg, *args = d->args;
 
 	if (f->kind != V_CLO || depth > DERIVE_DEPTH) {
@@ -1770,12 +1805,12 @@ static void derive_app(struct derivation *d, struct cat_expr *e, struct cat_fram
 	arg = (struct derive_arg){ fun->param.n == 1 && !fun->param.tuple ?
 				   fun->param.names[0] : NULL, e->args[1], env, args };
 	d->args = &arg;
-	derive(d, fun->args[0], bind(d->m, &fun->param, eval(d->m, e->args[1], env),
+	derive(d, fun->args[0], bind(d->ev, &fun->param, eval(d->ev, e->args[1], env),
 				     f->u.clo.env, e->pos), a, b, context, depth + 1);
 	d->args = args;
 }
 
-static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *env,
+static void derive(struct derivation *d, const struct cat_expr *e, struct cat_frame *env,
 		   int a, int b, const char *context, int depth)
 {
 	int first = d->n;
@@ -1840,25 +1875,25 @@ static void derive(struct derivation *d, struct cat_expr *e, struct cat_frame *e
 	add_step(d, a, b, "?", context, false);
 }
 
-int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps, int max)
+int cat_derive_failed(struct cat_eval *ev, int a, int b, struct cat_step *steps, int max)
 {
-	struct cat_stmt *s = m->failed;
-	struct derivation d = { m, steps, 0, max, NULL };
-	int arena = m->arena;
+	const struct cat_stmt *s = ev->failed;
+	struct derivation d = { ev, steps, 0, max, NULL };
+	int arena = ev->arena;
 
 	if (!s)
 		return 0;
-	m->arena = s->level;
+	ev->arena = stmt_state(ev, s)->level;
 	derive(&d, s->e, NULL, a, b, s->name, 0);
-	m->arena = arena;
+	ev->arena = arena;
 	return d.n <= max ? d.n : -1;
 }
 
-int cat_failed_pair(struct cat_model *m, int *a, int *b)
+int cat_failed_pair(struct cat_eval *ev, int *a, int *b)
 {
 	struct rel *r;
 
-	if (!m->failed || m->failed->test != TEST_EMPTY || !(r = failed_relation(m)))
+	if (!ev->failed || ev->failed->test != TEST_EMPTY || !(r = failed_relation(ev)))
 		return 0;
 	for (*a = 0; *a < r->n; (*a)++)
 		for (*b = 0; *b < r->n; (*b)++)

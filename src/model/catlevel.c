@@ -16,7 +16,9 @@
  * empty event set where the term is a set, for ~ to complement),
  * and every slot and statement that is not a `with` gets the highest
  * level of the terms it still reads.  A level can only go down from the
- * text's, so the steps keep their order.
+ * text's, so the steps keep their order.  The marks and levels are the
+ * evaluation's (struct cat_eval), by the numbers of the terms, slots and
+ * statements: the model stays as loaded.
  *
  * The analysis is a function of the static values it reads (is this
  * one empty?), in the order it reads them.  Structures in turn mostly
@@ -41,55 +43,59 @@
 enum { UNSEEN, BUSY, DONE };
 
 struct levels {
-	struct cat_model *m;
+	struct cat_eval *ev;
 	cat_slot_reader slot_value;
 	unsigned char *state;	/* per slot */
 	bool *assumed_empty;	/* a let rec's names, on the first round */
 	int local;		/* > 0 where terms may read local names */
 };
 
-static int expr_level(struct levels *a, struct cat_expr *e);
+static int expr_level(struct levels *a, const struct cat_expr *e);
 static int slot_level(struct levels *a, int slot);
 
 /* Whether a static value is empty, kept among the answers. */
 static bool read_empty(struct levels *a, int slot)
 {
-	struct cat_model *m = a->m;
-	bool empty = cat_is_empty(a->slot_value(m, slot));
+	struct cat_eval *ev = a->ev;
+	bool empty = cat_is_empty(a->slot_value(ev, slot));
 
-	m->level_reads = grow_array(m->level_reads, m->nlevel_reads, &m->level_reads_cap,
-				    sizeof(*m->level_reads));
-	m->level_reads[m->nlevel_reads++] = (struct level_read){ slot, empty };
+	ev->level_reads = grow_array(ev->level_reads, ev->nlevel_reads, &ev->level_reads_cap,
+				     sizeof(*ev->level_reads));
+	ev->level_reads[ev->nlevel_reads++] = (struct level_read){ slot, empty };
 	return empty;
 }
 
 /* Whether the last analysis holds: its reads, in turn, answer as then. */
-static bool same_answers(struct cat_model *m, cat_slot_reader slot_value)
+static bool same_answers(struct cat_eval *ev, cat_slot_reader slot_value)
 {
-	if (!m->levels_known)
+	if (!ev->levels_known)
 		return false;
-	for (int i = 0; i < m->nlevel_reads; i++) {
-		const struct level_read *r = &m->level_reads[i];
+	for (int i = 0; i < ev->nlevel_reads; i++) {
+		const struct level_read *r = &ev->level_reads[i];
 
-		if (cat_is_empty(slot_value(m, r->slot)) != r->empty)
+		if (cat_is_empty(slot_value(ev, r->slot)) != r->empty)
 			return false;
 	}
 	return true;
 }
 
+/* Whether the slot is of the static level and its value may be read now. */
+static bool static_value_known(struct levels *a, int slot)
+{
+	return a->ev->slots[slot].level == LEVEL_STATIC &&
+	       (a->ev->m->slots[slot].predef || a->state[slot] == DONE);
+}
+
 /* Whether e's value is {}, an empty set or an empty relation here. */
 static bool empty_operand(struct levels *a, const struct cat_expr *e)
 {
-	const struct cat_slot *sl;
-
-	if (e->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY)
+	if (expr_marks(a->ev, e)->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY)
 		return true;
 	if (e->kind != X_VAR || e->slot < 0)
 		return false;
 	if (a->assumed_empty[e->slot])
 		return true;
-	sl = &a->m->slots[e->slot];
-	if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
+	if (!static_value_known(a, e->slot))
 		return false;
 	return read_empty(a, e->slot);
 }
@@ -103,22 +109,20 @@ static bool is_set_operation(const struct cat_expr *e)
 /* Whether e is an event set, as far as the marks and static values say. */
 static bool is_event_set(struct levels *a, const struct cat_expr *e)
 {
-	const struct cat_slot *sl;
+	const struct expr_marks *marks;
 
 	switch (e->kind) {
 	case X_VAR:
-		if (e->slot < 0 || a->assumed_empty[e->slot])
+		if (e->slot < 0 || a->assumed_empty[e->slot] || !static_value_known(a, e->slot))
 			return false;
-		sl = &a->m->slots[e->slot];
-		if (sl->level != LEVEL_STATIC || (!sl->predef && a->state[e->slot] != DONE))
-			return false;
-		return a->slot_value(a->m, e->slot)->kind == V_SET;
+		return a->slot_value(a->ev, e->slot)->kind == V_SET;
 	case X_UNIV:
 		return true;
 	default:
 		if (!is_set_operation(e))
 			return false;
-		return e->empty_here ? e->empty_set : is_event_set(a, e->args[0]);
+		marks = expr_marks(a->ev, e);
+		return marks->empty_here ? marks->empty_set : is_event_set(a, e->args[0]);
 	}
 }
 
@@ -155,20 +159,20 @@ static bool empty_term(struct levels *a, const struct cat_expr *e)
 }
 
 /* e, of `level`, is kept apart from a term of a higher one. */
-static void keep(struct levels *a, struct cat_expr *e, int level)
+static void keep(struct levels *a, const struct cat_expr *e, int level)
 {
-	struct cat_model *m = a->m;
+	struct cat_eval *ev = a->ev;
 
-	m->kept = grow_array(m->kept, m->nkept, &m->kept_cap, sizeof(*m->kept));
-	m->kept[m->nkept] = (struct cat_kept){ level, 0, NULL };
-	e->kept = ++m->nkept;
+	ev->kept = grow_array(ev->kept, ev->nkept, &ev->kept_cap, sizeof(*ev->kept));
+	ev->kept[ev->nkept] = (struct cat_kept){ level, 0, NULL };
+	expr_marks(ev, e)->kept = ++ev->nkept;
 }
 
 /*
  * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
  * operands of a lower level than the highest are kept apart.
  */
-static int operands_level(struct levels *a, struct cat_expr **args, int n)
+static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
 {
 	int level = LEVEL_STATIC, levels[n + 1];
 
@@ -178,12 +182,13 @@ static int operands_level(struct levels *a, struct cat_expr **args, int n)
 			level = levels[i];
 	}
 	for (int i = 0; i < n && !a->local; i++)
-		if (levels[i] < level && !args[i]->empty_here && cat_worth_keeping(args[i]))
+		if (levels[i] < level && !expr_marks(a->ev, args[i])->empty_here &&
+		    cat_worth_keeping(args[i]))
 			keep(a, args[i], levels[i]);
 	return level;
 }
 
-static int binds_level(struct levels *a, struct cat_bind *binds, int n)
+static int binds_level(struct levels *a, const struct cat_bind *binds, int n)
 {
 	int level = LEVEL_STATIC;
 
@@ -196,7 +201,7 @@ static int binds_level(struct levels *a, struct cat_bind *binds, int n)
 	return level;
 }
 
-static int let_level(struct levels *a, struct cat_expr *e)
+static int let_level(struct levels *a, const struct cat_expr *e)
 {
 	int level, l;
 
@@ -208,13 +213,12 @@ static int let_level(struct levels *a, struct cat_expr *e)
 }
 
 /* Every node below e is marked, so that evaluation never meets a stale mark. */
-static int expr_level(struct levels *a, struct cat_expr *e)
+static int expr_level(struct levels *a, const struct cat_expr *e)
 {
+	struct expr_marks *marks = expr_marks(a->ev, e);
 	int level;
 
-	e->empty_here = false;
-	e->empty_set = false;
-	e->kept = 0;
+	*marks = (struct expr_marks){ false, false, 0 };
 	switch (e->kind) {
 	case X_VAR:
 		return e->slot < 0 ? LEVEL_STATIC : slot_level(a, e->slot);
@@ -230,9 +234,10 @@ static int expr_level(struct levels *a, struct cat_expr *e)
 		return expr_level(a, e->args[e->use_handler]);
 	default:
 		level = operands_level(a, e->args, e->n);
-		e->empty_here = empty_term(a, e);
-		e->empty_set = e->empty_here && is_set_operation(e) && is_event_set(a, e->args[0]);
-		return e->empty_here ? LEVEL_STATIC : level;
+		marks->empty_here = empty_term(a, e);
+		marks->empty_set = marks->empty_here && is_set_operation(e) &&
+				   is_event_set(a, e->args[0]);
+		return marks->empty_here ? LEVEL_STATIC : level;
 	}
 }
 
@@ -242,11 +247,11 @@ static int first_slot(const struct cat_stmt *s)
 	return s->nbinds ? s->binds[0].slot : s->end_slot;
 }
 
-static void set_level(struct levels *a, struct cat_stmt *s, int level, int state)
+static void set_level(struct levels *a, const struct cat_stmt *s, int level, int state)
 {
-	s->level = level;
+	stmt_state(a->ev, s)->level = level;
 	for (int slot = first_slot(s); slot < s->end_slot; slot++) {
-		a->m->slots[slot].level = level;
+		a->ev->slots[slot].level = level;
 		a->state[slot] = state;
 	}
 }
@@ -257,8 +262,9 @@ static void set_level(struct levels *a, struct cat_stmt *s, int level, int state
  * level of their bindings, round after round until it holds still;
  * until then they are busy, never evaluated.
  */
-static void letrec_level(struct levels *a, struct cat_stmt *s)
+static void letrec_level(struct levels *a, const struct cat_stmt *s)
 {
+	struct stmt_state *st = stmt_state(a->ev, s);
 	bool all_empty = true;
 	int level;
 
@@ -276,22 +282,22 @@ static void letrec_level(struct levels *a, struct cat_stmt *s)
 		do {
 			int grown = binds_level(a, s->binds, s->nbinds);
 
-			level = s->level;
+			level = st->level;
 			set_level(a, s, grown > level ? grown : level, BUSY);
-		} while (s->level != level);
+		} while (st->level != level);
 	}
-	set_level(a, s, s->level, DONE);
+	set_level(a, s, st->level, DONE);
 	a->local--;
 }
 
 static int slot_level(struct levels *a, int slot)
 {
-	struct cat_slot *sl = &a->m->slots[slot];
-	struct cat_stmt *s = sl->definer;
+	const struct cat_slot *sl = &a->ev->m->slots[slot];
+	const struct cat_stmt *s = sl->definer;
 	int local = a->local;
 
 	if (a->state[slot] != UNSEEN || sl->predef || s->kind == S_WITH)
-		return sl->level;
+		return a->ev->slots[slot].level;
 	a->state[slot] = BUSY;
 	a->local = 0;	/* a statement of its own, wherever it is first read */
 	if (s->kind == S_LETREC)
@@ -299,52 +305,52 @@ static int slot_level(struct levels *a, int slot)
 	else
 		set_level(a, s, binds_level(a, s->binds, s->nbinds), DONE);
 	a->local = local;
-	return sl->level;
+	return a->ev->slots[slot].level;
 }
 
 static void analyse_each(void *arg)
 {
 	struct levels *a = arg;
-	struct cat_model *m = a->m;
+	const struct cat_model *m = a->ev->m;
 
 	for (int i = 0; i < m->stmts.len; i++) {
-		struct cat_stmt *s = m->stmts.items[i];
+		const struct cat_stmt *s = m->stmts.items[i];
 
 		if (s->kind == S_CHECK || s->kind == S_FLAG)
-			s->level = expr_level(a, s->e);
+			stmt_state(a->ev, s)->level = expr_level(a, s->e);
 		else if (s->kind == S_WITH)
 			binds_level(a, s->binds, s->nbinds);
 		else if (first_slot(s) < s->end_slot)
 			slot_level(a, first_slot(s));
 	}
 	for (int i = 0; i < m->invariants.len; i++) {
-		struct cat_stmt *s = m->invariants.items[i];
+		const struct cat_stmt *s = m->invariants.items[i];
 
 		slot_level(a, s->binds[0].slot);
 	}
 }
 
 /*
- * Mark the terms empty for the event structure of m->x, and set the
+ * Mark the terms empty for the event structure of ev->x, and set the
  * levels.  A type error found on the way ends the load: the analysis's
  * tables are freed first.
  */
-void cat_level_analyse(struct cat_model *m, cat_slot_reader slot_value)
+void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 {
 	struct levels a;
 	int status;
 
-	if (same_answers(m, slot_value))
+	if (same_answers(ev, slot_value))
 		return;
-	m->levels_known = false;	/* until the analysis is whole */
-	m->nlevel_reads = 0;
-	m->nkept = 0;
-	a = (struct levels){ m, slot_value, xcalloc(m->nslots + 1, 1),
-			     xcalloc(m->nslots + 1, sizeof(bool)), 0 };
+	ev->levels_known = false;	/* until the analysis is whole */
+	ev->nlevel_reads = 0;
+	ev->nkept = 0;
+	a = (struct levels){ ev, slot_value, xcalloc(ev->m->nslots + 1, 1),
+			     xcalloc(ev->m->nslots + 1, sizeof(bool)), 0 };
 	status = catch_die(analyse_each, &a);
 	free(a.state);
 	free(a.assumed_empty);
 	if (status)
 		die_again(status);
-	m->levels_known = true;
+	ev->levels_known = true;
 }

@@ -1,8 +1,8 @@
 /*
  * catload.c - loading a model: its files parsed (catparse.c), its names
- * resolved and herd's primitives bound (catresolve.c), then made ready
- * to evaluate (cateval.c).  On top of the interpreter's other files, so
- * that evaluation never reaches back to loading.
+ * resolved and herd's primitives bound (catresolve.c).  On top of the
+ * interpreter's other files, so that evaluation never reaches back to
+ * loading.
  */
 #include "catast.h"
 
@@ -35,6 +35,5 @@ struct cat_model *cat_load(const struct model_spec *spec)
 		cat_free(m);
 		die_again(status);
 	}
-	cat_ready(m);
 	return m;
 }

@@ -39,12 +39,12 @@ struct penv {
 };
 
 struct mono {
-	struct cat_model *m;
+	struct cat_eval *ev;
 	signed char *slot_pol;	/* per slot: its polarity, or -1 not known yet */
 	int depth;
 };
 
-static int expr_pol(struct mono *a, struct cat_expr *e, const struct penv *env);
+static int expr_pol(struct mono *a, const struct cat_expr *e, const struct penv *env);
 
 static int flip(int pol)
 {
@@ -65,16 +65,16 @@ static const struct penv *bind_pat(const struct cat_pat *pat, int pol, const str
 }
 
 /* The polarity of f applied to arg. */
-static int app_pol(struct mono *a, struct cat_expr *f, struct cat_expr *arg,
+static int app_pol(struct mono *a, const struct cat_expr *f, const struct cat_expr *arg,
 		   const struct penv *env)
 {
 	int argp = expr_pol(a, arg, env), pol;
-	struct cat_slot *sl;
-	struct cat_expr *fun;
+	const struct cat_slot *sl;
+	const struct cat_expr *fun;
 
 	if (f->kind != X_VAR || f->slot < 0)
 		return (expr_pol(a, f, env) | argp) ? ANYHOW : 0;
-	sl = &a->m->slots[f->slot];
+	sl = &a->ev->m->slots[f->slot];
 	if (sl->predef) {
 		/* Of the primitives, these keep or filter their argument's pairs. */
 		static const char *const keeping[] = { "domain", "range", "different-values" };
@@ -113,7 +113,7 @@ static int app_pol(struct mono *a, struct cat_expr *f, struct cat_expr *arg,
 }
 
 /* let and let rec inside an expression. */
-static int let_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
+static int let_pol(struct mono *a, const struct cat_expr *e, const struct penv *env)
 {
 	int n = 0;
 
@@ -149,7 +149,7 @@ static int let_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
 	}
 }
 
-static int operands_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
+static int operands_pol(struct mono *a, const struct cat_expr *e, const struct penv *env)
 {
 	int pol = 0;
 
@@ -168,9 +168,9 @@ static int local_pol(const struct cat_expr *e, const struct penv *env)
 
 static int slot_pol(struct mono *a, int slot);
 
-static int expr_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
+static int expr_pol(struct mono *a, const struct cat_expr *e, const struct penv *env)
 {
-	if (e->empty_here)
+	if (expr_marks(a->ev, e)->empty_here)
 		return 0;
 	switch (e->kind) {
 	case X_VAR:
@@ -201,7 +201,7 @@ static int expr_pol(struct mono *a, struct cat_expr *e, const struct penv *env)
 }
 
 /* A top-level let rec: its names grow together until a round changes none. */
-static void letrec_pols(struct mono *a, struct cat_stmt *s)
+static void letrec_pols(struct mono *a, const struct cat_stmt *s)
 {
 	for (int i = 0; i < s->nbinds; i++)
 		a->slot_pol[s->binds[i].slot] = 0;
@@ -218,8 +218,8 @@ static void letrec_pols(struct mono *a, struct cat_stmt *s)
 
 static int slot_pol(struct mono *a, int slot)
 {
-	struct cat_slot *sl = &a->m->slots[slot];
-	struct cat_stmt *s = sl->definer;
+	const struct cat_slot *sl = &a->ev->m->slots[slot];
+	const struct cat_stmt *s = sl->definer;
 
 	if (a->slot_pol[slot] >= 0)
 		return a->slot_pol[slot];
@@ -233,7 +233,7 @@ static int slot_pol(struct mono *a, int slot)
 		letrec_pols(a, s);
 	} else {
 		for (int i = 0; i < s->nbinds; i++) {
-			struct cat_bind *b = &s->binds[i];
+			const struct cat_bind *b = &s->binds[i];
 
 			if (slot >= b->slot && slot < b->slot + b->pat.n)
 				a->slot_pol[slot] = (signed char)expr_pol(a, b->e, NULL);
@@ -244,19 +244,20 @@ static int slot_pol(struct mono *a, int slot)
 
 /*
  * Mark the checks that can judge a partial execution, for the event
- * structure of m->x: an acyclic, irreflexive or empty check, not
+ * structure of ev->x: an acyclic, irreflexive or empty check, not
  * negated, whose relation never loses pairs as rf and the withs grow.
  */
-void cat_mono_analyse(struct cat_model *m)
+void cat_mono_analyse(struct cat_eval *ev)
 {
-	struct mono a = { m, xmalloc(m->nslots ? m->nslots : 1), 0 };
+	const struct cat_model *m = ev->m;
+	struct mono a = { ev, xmalloc(m->nslots ? m->nslots : 1), 0 };
 
 	memset(a.slot_pol, -1, m->nslots);
 	for (int i = 0; i < m->steps.len; i++) {
-		struct cat_stmt *s = m->steps.items[i];
+		const struct cat_stmt *s = m->steps.items[i];
 
-		s->prunes = s->kind == S_CHECK && !s->negated &&
-			    !(expr_pol(&a, s->e, NULL) & SHRINKS);
+		stmt_state(ev, s)->prunes = s->kind == S_CHECK && !s->negated &&
+					    !(expr_pol(&a, s->e, NULL) & SHRINKS);
 	}
 	free(a.slot_pol);
 }

@@ -354,23 +354,24 @@ static const char *expect_name(struct parser *ps)
  * with the model: no node has to be freed on its own, not even those a
  * parse drops, and a load makes no malloc() per node.
  */
-static struct cat_expr *new_expr(struct parser *ps, enum cat_expr_kind kind,
-				 struct srcpos pos, int n)
+struct cat_expr *cat_new_expr(struct cat_model *m, enum cat_expr_kind kind, struct srcpos pos,
+			      int n)
 {
-	struct cat_expr *e = arena_alloc(&ps->m->syntax, sizeof(*e));
+	struct cat_expr *e = arena_alloc(&m->syntax, sizeof(*e));
 
 	e->kind = kind;
 	e->pos = pos;
 	e->slot = -1;
 	e->n = n;
-	e->args = n ? arena_alloc(&ps->m->syntax, n * sizeof(*e->args)) : NULL;
+	e->args = n ? arena_alloc(&m->syntax, n * sizeof(*e->args)) : NULL;
+	e->id = m->nexprs++;
 	return e;
 }
 
 static struct cat_expr *unary(struct parser *ps, enum cat_expr_kind kind,
 			      struct srcpos pos, struct cat_expr *a)
 {
-	struct cat_expr *e = new_expr(ps, kind, pos, 1);
+	struct cat_expr *e = cat_new_expr(ps->m, kind, pos, 1);
 
 	e->args[0] = a;
 	return e;
@@ -380,7 +381,7 @@ static struct cat_expr *binary(struct parser *ps, enum cat_expr_kind kind,
 			       struct srcpos pos, struct cat_expr *a,
 			       struct cat_expr *b)
 {
-	struct cat_expr *e = new_expr(ps, kind, pos, 2);
+	struct cat_expr *e = cat_new_expr(ps->m, kind, pos, 2);
 
 	e->args[0] = a;
 	e->args[1] = b;
@@ -392,7 +393,7 @@ static struct cat_expr *nary(struct parser *ps, enum cat_expr_kind kind,
 			     struct srcpos pos, struct cat_expr *a,
 			     struct cat_expr *b)
 {
-	struct cat_expr *e = new_expr(ps, kind, pos, 0);
+	struct cat_expr *e = cat_new_expr(ps->m, kind, pos, 0);
 
 	for (int i = 0; i < 2; i++) {
 		struct cat_expr *x = i ? b : a;
@@ -466,20 +467,20 @@ static struct cat_expr *simple(struct parser *ps)
 	switch (ps->tok) {
 	case T_ZERO:
 		next(ps);
-		return new_expr(ps, X_ZERO, pos, 0);
+		return cat_new_expr(ps->m, X_ZERO, pos, 0);
 	case T_UNDERSCORE:
 		next(ps);
-		return new_expr(ps, X_UNIV, pos, 0);
+		return cat_new_expr(ps->m, X_UNIV, pos, 0);
 	case T_TAGNAME:
 		if (!tag_declared(ps, ps->text))
 			die_at(pos, "tag '%s is not declared by any enum", ps->text);
-		e = new_expr(ps, X_TAG, pos, 0);
+		e = cat_new_expr(ps->m, X_TAG, pos, 0);
 		e->name = ps->text;
 		next(ps);
 		return e;
 	case T_LACC:
 		next(ps);
-		e = new_expr(ps, X_SET, pos, 0);
+		e = cat_new_expr(ps->m, X_SET, pos, 0);
 		base_list(ps, e, T_RACC, "'}'");
 		if (!e->n)
 			e->kind = X_EMPTY;
@@ -487,7 +488,7 @@ static struct cat_expr *simple(struct parser *ps)
 	case T_LPAR:
 		next(ps);
 		if (accept(ps, T_RPAR))
-			return new_expr(ps, X_TUPLE, pos, 0);
+			return cat_new_expr(ps->m, X_TUPLE, pos, 0);
 		e = expr(ps);
 		expect(ps, T_RPAR, "')'");
 		return e;
@@ -509,7 +510,7 @@ static struct cat_expr *simple(struct parser *ps)
 /* A name applied to arguments: names or simple expressions. */
 static struct cat_expr *application(struct parser *ps)
 {
-	struct cat_expr *e = new_expr(ps, X_VAR, ps->pos, 0);
+	struct cat_expr *e = cat_new_expr(ps->m, X_VAR, ps->pos, 0);
 
 	e->name = expect_name(ps);
 	while (ps->tok == T_NAME || starts_simple(ps->tok)) {
@@ -517,7 +518,7 @@ static struct cat_expr *application(struct parser *ps)
 		struct cat_expr *arg;
 
 		if (ps->tok == T_NAME) {
-			arg = new_expr(ps, X_VAR, pos, 0);
+			arg = cat_new_expr(ps->m, X_VAR, pos, 0);
 			arg->name = ps->text;
 			next(ps);
 		} else {
@@ -759,7 +760,7 @@ static struct cat_expr *expr(struct parser *ps)
 	struct cat_expr *e, *tuple;
 
 	if (accept(ps, T_LET)) {
-		e = new_expr(ps, accept(ps, T_REC) ? X_LETREC : X_LET, pos, 1);
+		e = cat_new_expr(ps->m, accept(ps, T_REC) ? X_LETREC : X_LET, pos, 1);
 		e->nbinds = bindings(ps, &e->binds);
 		expect(ps, T_IN, "'in'");
 		e->args[0] = expr(ps);
@@ -775,7 +776,7 @@ static struct cat_expr *expr(struct parser *ps)
 	if (accept(ps, T_IF))
 		return if_variant(ps);
 	if (accept(ps, T_TRY)) {
-		e = new_expr(ps, X_TRY, pos, 2);
+		e = cat_new_expr(ps->m, X_TRY, pos, 2);
 		e->args[0] = expr(ps);
 		expect(ps, T_WITH, "'with'");
 		e->args[1] = expr(ps);
@@ -784,7 +785,7 @@ static struct cat_expr *expr(struct parser *ps)
 	e = base(ps);
 	if (ps->tok != T_COMMA)
 		return e;
-	tuple = new_expr(ps, X_TUPLE, pos, 0);
+	tuple = cat_new_expr(ps->m, X_TUPLE, pos, 0);
 	arena_push(&ps->m->syntax, tuple->args, tuple->n, e);
 	while (accept(ps, T_COMMA)) {
 		e = base(ps);
@@ -886,7 +887,7 @@ static void add_bell_tag(struct cat_model *m, const char *tag)
 static void enumeration(struct parser *ps, struct srcpos pos)
 {
 	struct cat_stmt *s = new_stmt(ps, S_LET, pos);
-	struct cat_expr *tags = new_expr(ps, X_SET, pos, 0);
+	struct cat_expr *tags = cat_new_expr(ps->m, X_SET, pos, 0);
 
 	s->binds = arena_alloc(&ps->m->syntax, sizeof(*s->binds));
 	s->nbinds = 1;
@@ -896,7 +897,7 @@ static void enumeration(struct parser *ps, struct srcpos pos)
 	expect(ps, T_EQUAL, "'='");
 	accept(ps, T_BARBAR);
 	do {
-		struct cat_expr *tag = new_expr(ps, X_TAG, ps->pos, 0);
+		struct cat_expr *tag = cat_new_expr(ps->m, X_TAG, ps->pos, 0);
 
 		tag->name = ps->text;
 		expect(ps, T_TAGNAME, "tag");
@@ -933,7 +934,7 @@ static void instruction_tags(struct parser *ps, struct cat_expr *arg)
 /* "instructions R[...]": the tags become event sets, e.g. 'once -> Once. */
 static void instructions(struct parser *ps)
 {
-	struct cat_expr *args = new_expr(ps, X_TUPLE, ps->pos, 0);
+	struct cat_expr *args = cat_new_expr(ps->m, X_TUPLE, ps->pos, 0);
 
 	expect_name(ps);
 	expect(ps, T_LBRAC, "'['");

@@ -21,33 +21,33 @@ static const char kind_letters[] = {
 };
 
 /* Events whose kind letter is in `kinds`. */
-static struct cat_value *by_kind(struct cat_model *m, const char *kinds)
+static struct cat_value *by_kind(struct cat_eval *ev, const char *kinds)
 {
-	struct cat_value *v = cat_new_set(m);
+	struct cat_value *v = cat_new_set(ev);
 
-	for (int i = 0; i < m->x->nevents; i++)
-		if (strchr(kinds, kind_letters[m->x->events[i].kind]))
+	for (int i = 0; i < ev->x->nevents; i++)
+		if (strchr(kinds, kind_letters[ev->x->events[i].kind]))
 			set_add(v->u.set, i);
 	return v;
 }
 
-static struct cat_value *atomic(struct cat_model *m, const char *unused)
+static struct cat_value *atomic(struct cat_eval *ev, const char *unused)
 {
-	struct cat_value *v = cat_new_set(m);
+	struct cat_value *v = cat_new_set(ev);
 
 	(void)unused;
-	for (int i = 0; i < m->x->nevents; i++)
-		if (m->x->events[i].atomic)
+	for (int i = 0; i < ev->x->nevents; i++)
+		if (ev->x->events[i].atomic)
 			set_add(v->u.set, i);
 	return v;
 }
 
-static struct cat_value *tagged(struct cat_model *m, const char *tag)
+static struct cat_value *tagged(struct cat_eval *ev, const char *tag)
 {
-	struct cat_value *v = cat_new_set(m);
+	struct cat_value *v = cat_new_set(ev);
 
-	for (int i = 0; i < m->x->nevents; i++) {
-		const struct event *e = &m->x->events[i];
+	for (int i = 0; i < ev->x->nevents; i++) {
+		const struct event *e = &ev->x->events[i];
 
 		for (int t = 0; t < e->ntags; t++)
 			if (e->tags[t][0] == tag[0] && !strcmp(e->tags[t], tag))
@@ -56,23 +56,23 @@ static struct cat_value *tagged(struct cat_model *m, const char *tag)
 	return v;
 }
 
-static struct cat_value *given_set(struct cat_model *m, const char *name)
+static struct cat_value *given_set(struct cat_eval *ev, const char *name)
 {
-	struct cat_value *v = cat_new_set(m);
+	struct cat_value *v = cat_new_set(ev);
 
-	set_copy(v->u.set, name[0] == 'I' ? m->x->iw : m->x->fw);
+	set_copy(v->u.set, name[0] == 'I' ? ev->x->iw : ev->x->fw);
 	return v;
 }
 
 /* ---- Relations ---- */
 
-static struct cat_value *given_rel(struct cat_model *m, const char *name)
+static struct cat_value *given_rel(struct cat_eval *ev, const char *name)
 {
-	const struct execution *x = m->x;
+	const struct execution *x = ev->x;
 	static const char *const names[] = { "po", "rf", "rmw", "addr",
 					     "data", "ctrl" };
 	struct rel *rels[] = { x->po, x->rf, x->rmw, x->addr, x->data, x->ctrl };
-	struct cat_value *v = cat_new_rel(m);
+	struct cat_value *v = cat_new_rel(ev);
 
 	for (int i = 0; i < 6; i++)
 		if (!strcmp(names[i], name))
@@ -110,10 +110,10 @@ static const struct {
 };
 
 /* The relation named `name` in pair_kinds. */
-static struct cat_value *pairs_by(struct cat_model *m, const char *name)
+static struct cat_value *pairs_by(struct cat_eval *ev, const char *name)
 {
-	const struct execution *x = m->x;
-	struct cat_value *v = cat_new_rel(m);
+	const struct execution *x = ev->x;
+	struct cat_value *v = cat_new_rel(ev);
 	size_t k = 0;
 
 	while (strcmp(pair_kinds[k].name, name))
@@ -127,27 +127,27 @@ static struct cat_value *pairs_by(struct cat_model *m, const char *name)
 
 /* ---- Primitive functions ---- */
 
-static struct cat_value *domain(struct cat_model *m, struct cat_value **args,
+static struct cat_value *domain(struct cat_eval *ev, struct cat_value **args,
 				struct srcpos pos)
 {
 	struct cat_value *v;
 
 	if (args[0]->kind == V_EMPTY)
 		return args[0];
-	v = cat_new_set(m);
-	rel_domain(v->u.set, cat_as_rel(m, args[0], pos));
+	v = cat_new_set(ev);
+	rel_domain(v->u.set, cat_as_rel(ev, args[0], pos));
 	return v;
 }
 
-static struct cat_value *range(struct cat_model *m, struct cat_value **args,
+static struct cat_value *range(struct cat_eval *ev, struct cat_value **args,
 			       struct srcpos pos)
 {
 	struct cat_value *v;
 
 	if (args[0]->kind == V_EMPTY)
 		return args[0];
-	v = cat_new_set(m);
-	rel_range(v->u.set, cat_as_rel(m, args[0], pos));
+	v = cat_new_set(ev);
+	rel_range(v->u.set, cat_as_rel(ev, args[0], pos));
 	return v;
 }
 
@@ -158,12 +158,12 @@ static bool same_value(const struct event *a, const struct event *b)
 }
 
 /* The pairs of r whose events do not have one same value. */
-static struct cat_value *different_values(struct cat_model *m,
+static struct cat_value *different_values(struct cat_eval *ev,
 					  struct cat_value **args,
 					  struct srcpos pos)
 {
-	struct rel *r = cat_as_rel(m, args[0], pos);
-	struct cat_value *v = cat_new_rel(m);
+	struct rel *r = cat_as_rel(ev, args[0], pos);
+	struct cat_value *v = cat_new_rel(ev);
 
 	for (int a = 0; a < r->n; a++) {
 		const uint64_t *row = r->w + (size_t)a * r->words;
@@ -172,7 +172,7 @@ static struct cat_value *different_values(struct cat_model *m,
 			for (uint64_t bits = row[i]; bits; bits &= bits - 1) {
 				int b = i * 64 + __builtin_ctzll(bits);
 
-				if (!same_value(&m->x->events[a], &m->x->events[b]))
+				if (!same_value(&ev->x->events[a], &ev->x->events[b]))
 					rel_add(v->u.rel, a, b);
 			}
 	}
@@ -185,11 +185,11 @@ struct mapping {
 	struct srcpos pos;
 };
 
-static void map_one(struct cat_model *m, struct cat_value *v, void *arg)
+static void map_one(struct cat_eval *ev, struct cat_value *v, void *arg)
 {
 	struct mapping *map = arg;
 
-	vec_push(&map->items, cat_apply(m, map->f, v, map->pos));
+	vec_push(&map->items, cat_apply(ev, map->f, v, map->pos));
 }
 
 /*
@@ -197,46 +197,46 @@ static void map_one(struct cat_model *m, struct cat_value *v, void *arg)
  * and pairs make an event set or a relation; other values are sorted
  * into a set once, not added one by one.
  */
-static struct cat_value *map(struct cat_model *m, struct cat_value **args,
+static struct cat_value *map(struct cat_eval *ev, struct cat_value **args,
 			     struct srcpos pos)
 {
 	struct mapping map = { args[0], { 0 }, pos };
-	struct cat_value *acc = cat_new_value(m, V_EMPTY), *first;
+	struct cat_value *acc = cat_new_value(ev, V_EMPTY), *first;
 
-	cat_each_member(m, args[1], pos, map_one, &map);
+	cat_each_member(ev, args[1], pos, map_one, &map);
 	if (!map.items.len)
 		return acc;
 	first = map.items.items[0];
 	if (first->kind != V_EVENT && first->kind != V_PAIR)
-		return cat_valset(m, &map.items);
+		return cat_valset(ev, &map.items);
 	for (int i = 0; i < map.items.len; i++)
-		acc = cat_add(m, map.items.items[i], acc, pos);
+		acc = cat_add(ev, map.items.items[i], acc, pos);
 	vec_free(&map.items);
 	return acc;
 }
 
 /* classes-loc(S): S split by location, events without one left out. */
-static struct cat_value *classes_loc(struct cat_model *m,
+static struct cat_value *classes_loc(struct cat_eval *ev,
 				     struct cat_value **args, struct srcpos pos)
 {
-	struct set *s = cat_as_set(m, args[0], pos);
-	struct cat_value *by_loc[m->x->nlocs + 1];
+	struct set *s = cat_as_set(ev, args[0], pos);
+	struct cat_value *by_loc[ev->x->nlocs + 1];
 	struct vec classes = { 0 };
 
 	memset(by_loc, 0, sizeof(by_loc));
 	for (int e = set_next(s, 0); e >= 0; e = set_next(s, e + 1)) {
-		int loc = m->x->events[e].loc;
+		int loc = ev->x->events[e].loc;
 
-		if (loc < 0 || loc >= m->x->nlocs)
+		if (loc < 0 || loc >= ev->x->nlocs)
 			continue;
 		if (!by_loc[loc])
-			by_loc[loc] = cat_new_set(m);
+			by_loc[loc] = cat_new_set(ev);
 		set_add(by_loc[loc]->u.set, e);
 	}
-	for (int loc = 0; loc < m->x->nlocs; loc++)
+	for (int loc = 0; loc < ev->x->nlocs; loc++)
 		if (by_loc[loc])
 			vec_push(&classes, by_loc[loc]);
-	return cat_valset(m, &classes);
+	return cat_valset(ev, &classes);
 }
 
 /*
@@ -274,14 +274,14 @@ static bool total_on(const struct rel *order, const struct set *s)
 }
 
 /* The set of one order. */
-static struct cat_value *only_order(struct cat_model *m, struct rel *order)
+static struct cat_value *only_order(struct cat_eval *ev, struct rel *order)
 {
-	struct cat_value *v = cat_new_value(m, V_REL);
+	struct cat_value *v = cat_new_value(ev, V_REL);
 	struct vec one = { 0 };
 
 	v->u.rel = order;
 	vec_push(&one, v);
-	return cat_valset(m, &one);
+	return cat_valset(ev, &one);
 }
 
 /*
@@ -293,7 +293,7 @@ static struct cat_value *only_order(struct cat_model *m, struct rel *order)
  * r on S, which determine it (a partial order is the intersection of
  * its linear extensions), so that two such sets compare exactly.
  */
-static struct cat_value *linearisations(struct cat_model *m,
+static struct cat_value *linearisations(struct cat_eval *ev,
 					struct cat_value **args,
 					struct srcpos pos)
 {
@@ -304,16 +304,16 @@ static struct cat_value *linearisations(struct cat_model *m,
 
 	if (tuple->kind != V_TUPLE || tuple->u.list.n != 2)
 		die_at(pos, "linearisations expects (set, relation)");
-	s = cat_as_set(m, tuple->u.list.items[0], pos);
-	order = cat_new_rel(m)->u.rel;
+	s = cat_as_set(ev, tuple->u.list.items[0], pos);
+	order = cat_new_rel(ev)->u.rel;
 	n = set_count(s);
 	if (n <= 1)
-		return only_order(m, order);	/* empty */
-	if (!close_on(order, cat_as_rel(m, tuple->u.list.items[1], pos), s))
-		return cat_valset(m, &(struct vec){ 0 });
+		return only_order(ev, order);	/* empty */
+	if (!close_on(order, cat_as_rel(ev, tuple->u.list.items[1], pos), s))
+		return cat_valset(ev, &(struct vec){ 0 });
 	if (total_on(order, s))
-		return only_order(m, order);	/* total already */
-	v = cat_new_value(m, V_LINS);
+		return only_order(ev, order);	/* total already */
+	v = cat_new_value(ev, V_LINS);
 	v->u.lins.set = s;
 	v->u.lins.order = order;
 	return v;
@@ -327,10 +327,10 @@ static struct cat_value *linearisations(struct cat_model *m,
  * disjoint events (one location's coherence, one read's rf), so their
  * unions differ anyway.
  */
-static struct cat_value *cross(struct cat_model *m, struct cat_value **args,
+static struct cat_value *cross(struct cat_eval *ev, struct cat_value **args,
 			       struct srcpos pos)
 {
-	struct cat_value *s = args[0], *v = cat_new_value(m, V_CROSS);
+	struct cat_value *s = args[0], *v = cat_new_value(ev, V_CROSS);
 
 	if (s->kind == V_EMPTY)
 		return v;
@@ -343,7 +343,7 @@ static struct cat_value *cross(struct cat_model *m, struct cat_value **args,
 			continue;
 		if (member->kind == V_EMPTY ||
 		    (member->kind == V_VALSET && !member->u.list.n))
-			return cat_new_value(m, V_EMPTY);
+			return cat_new_value(ev, V_EMPTY);
 		if (member->kind != V_VALSET)
 			die_at(pos, "cross expects a set of sets of relations");
 		for (int j = 0; j < member->u.list.n; j++)
@@ -368,9 +368,9 @@ static const struct {
 	{ "cross", cross, 1 },
 };
 
-static struct cat_value *prim(struct cat_model *m, const char *name)
+static struct cat_value *prim(struct cat_eval *ev, const char *name)
 {
-	struct cat_value *v = cat_new_value(m, V_PRIM);
+	struct cat_value *v = cat_new_value(ev, V_PRIM);
 
 	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++)
 		if (!strcmp(prims[i].name, name)) {

@@ -228,7 +228,7 @@ static int closed_level(struct cat_model *m, struct cat_expr *e)
 static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
 {
 	struct cat_stmt *s = arena_alloc(&m->syntax, sizeof(*s));
-	struct cat_expr *var = arena_alloc(&m->syntax, sizeof(*var));
+	struct cat_expr *var = cat_new_expr(m, X_VAR, e->pos, 0);
 	const char *name = cat_intern(m, "(invariant)", 11);
 
 	s->kind = S_LET;
@@ -246,8 +246,6 @@ static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
 	m->slots[s->binds->slot].level = level;
 	m->slots[s->binds->slot].definer = s;
 	vec_push(&m->invariants, s);
-	var->kind = X_VAR;
-	var->pos = e->pos;
 	var->name = name;
 	var->slot = s->binds->slot;
 	return var;
@@ -256,13 +254,8 @@ static struct cat_expr *keep(struct cat_model *m, struct cat_expr *e, int level)
 /* Gather the operands of e[from..to) into one operand of e's kind. */
 static void group(struct cat_model *m, struct cat_expr *e, int from, int to)
 {
-	struct cat_expr *g = arena_alloc(&m->syntax, sizeof(*g));
+	struct cat_expr *g = cat_new_expr(m, e->kind, e->args[from]->pos, to - from);
 
-	g->kind = e->kind;
-	g->pos = e->args[from]->pos;
-	g->slot = -1;
-	g->n = to - from;
-	g->args = arena_alloc(&m->syntax, g->n * sizeof(*g->args));
 	memcpy(g->args, e->args + from, g->n * sizeof(*g->args));
 	e->args[from] = g;
 	memmove(e->args + from + 1, e->args + to, (e->n - to) * sizeof(*e->args));
@@ -404,6 +397,9 @@ void cat_resolve(struct cat_model *m)
 		if (s->level >= m->nlevels)
 			m->nlevels = s->level + 1;
 	}
+	/* An evaluation's state of a statement is by index: the invariants' follow. */
+	for (int i = 0; i < m->invariants.len; i++)
+		((struct cat_stmt *)m->invariants.items[i])->index = m->stmts.len + i;
 	sort_by_level(&m->steps);
 	sort_by_level(&m->flag_stmts);
 	if (m->nlevels <= LEVEL_EXECUTION)

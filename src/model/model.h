@@ -1,7 +1,12 @@
 /*
- * cat.h - the cat model interpreter: loads a herd-style model (cfg, bell
+ * model.h - the cat model interpreter: loads a herd-style model (cfg, bell
  * and cat files, plus our own rewrite of herd's library) and judges the
  * candidate executions the enumerator hands it.
+ *
+ * A loaded model is read-only: it is judged with through an evaluation
+ * (struct cat_eval), which holds all that judging writes.  One thread
+ * uses an evaluation at a time; any number of evaluations, in as many
+ * threads, share one model.
  *
  * Model errors are reported as "FILE:LINE:COL: error: ..." and exit with
  * EXIT_BAD_INPUT: at load time for syntax, scoping and constructs we do
@@ -14,6 +19,7 @@
 #include "exec/exec.h"
 
 struct cat_model;
+struct cat_eval;
 
 /*
  * Which model: its directory, the cfg file there, and the variants set
@@ -96,8 +102,12 @@ struct cat_visitor {
 	bool skip_rejected;
 };
 
-void cat_run(struct cat_model *m, const struct execution *x,
-	     const struct cat_visitor *v);
+/* An evaluation of m, which must outlive it; what it evaluates. */
+struct cat_eval *cat_eval_new(const struct cat_model *m);
+void cat_eval_free(struct cat_eval *ev);
+const struct cat_model *cat_eval_model(const struct cat_eval *ev);
+
+void cat_run(struct cat_eval *ev, const struct execution *x, const struct cat_visitor *v);
 
 /*
  * Whether x, an execution whose rf is only part of what it will be, is
@@ -105,20 +115,20 @@ void cat_run(struct cat_model *m, const struct execution *x,
  * the model's withs) could satisfy: then so is every execution that
  * completes it.  Calls no visitor.
  */
-bool cat_partial_fails(struct cat_model *m, const struct execution *x);
+bool cat_partial_fails(struct cat_eval *ev, const struct execution *x);
 
 /*
  * For explanations, during a reject() call: a cycle of the relation whose
  * acyclic or irreflexive check failed, as event ids (at most max); its
  * length, 0 for other checks.
  */
-int cat_failed_cycle(struct cat_model *m, int *cycle, int max);
+int cat_failed_cycle(struct cat_eval *ev, int *cycle, int max);
 
 /*
  * During an accept() or reject() call: the model's relation `name` (its
  * last binding), if the model has computed it for this execution.
  */
-const struct rel *cat_relation(struct cat_model *m, const char *name);
+const struct rel *cat_relation(struct cat_eval *ev, const char *name);
 
 /* One base step of a derivation (cat_derive_failed). */
 struct cat_step {
@@ -135,10 +145,10 @@ struct cat_step {
  * model it comes from.  Returns how many (up to max written), or -1 when
  * more than max.
  */
-int cat_derive_failed(struct cat_model *m, int a, int b, struct cat_step *steps, int max);
+int cat_derive_failed(struct cat_eval *ev, int a, int b, struct cat_step *steps, int max);
 
 /* During a reject() call for an `empty` check: one pair of its relation. */
-int cat_failed_pair(struct cat_model *m, int *a, int *b);
+int cat_failed_pair(struct cat_eval *ev, int *a, int *b);
 
 void cat_free(struct cat_model *m);
 

@@ -26,10 +26,11 @@
  * the file written again.
  *
  * The image is mapped, not read: at the address it is made for, it is
- * used as it is, its pages shared with the page cache until evaluation
- * writes into one; elsewhere (that range taken) its pointers are moved
- * first.  Reading it into fresh memory would cost a page fault a page,
- * more than all the rest of a warm start.
+ * used as it is, its pages shared with the page cache (evaluation writes
+ * nothing into the model, and the mapping is read-only); elsewhere (that
+ * range taken) its pointers are moved first.  Reading it into fresh
+ * memory would cost a page fault a page, more than all the rest of a
+ * warm start.
  *
  * The binary's identity is its GNU build ID (a hash the linker computes
  * over the whole executable, -Wl,--build-id), hashed with CACHE_FORMAT:
@@ -269,7 +270,7 @@ char *model_cache_dir(void)
  * at a multiple of the page size, for mmap().  The image's pointers are
  * right for the address `base`, where a run maps it when that range is
  * free: then the image is used as it is, its pages shared with the page
- * cache until written; elsewhere its pointers are moved (the
+ * cache; elsewhere its pointers are moved (the
  * relocations say where they are).
  */
 struct cache_header {
@@ -413,12 +414,13 @@ static bool move_image(int fd, const struct cache_header *h, char *map)
 /*
  * The image, mapped at its base if that range is free, else anywhere and
  * moved; NULL if it is damaged.  Populated at once: its hash reads every
- * page and evaluation writes into many, and one call is cheaper than a
- * fault for each (half of a small test's page faults, otherwise).
+ * page, and one call is cheaper than a fault for each (half of a small
+ * test's page faults, otherwise).  Read-only once in place: the loaded
+ * model is (catast.h), and a write into it would fault.
  */
 static char *map_image(int fd, const struct cache_header *h)
 {
-	char *map = mmap((void *)(uintptr_t)h->base, h->image_len, PROT_READ | PROT_WRITE,
+	char *map = mmap((void *)(uintptr_t)h->base, h->image_len, PROT_READ,
 			 MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_POPULATE, fd, h->image_at);
 
 	if (map != MAP_FAILED && map != (char *)(uintptr_t)h->base) {
@@ -431,7 +433,8 @@ static char *map_image(int fd, const struct cache_header *h)
 	if (map == MAP_FAILED)
 		return NULL;
 	if (hash_equal(hash_bytes(map, h->image_len), h->image_hash) &&
-	    (map == (char *)(uintptr_t)h->base || move_image(fd, h, map)))
+	    (map == (char *)(uintptr_t)h->base ||
+	     (move_image(fd, h, map) && !mprotect(map, h->image_len, PROT_READ))))
 		return map;
 	munmap(map, h->image_len);
 	return NULL;

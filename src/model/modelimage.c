@@ -34,13 +34,13 @@ enum kind {
 	K_CAT_EXPR, K_CAT_BINDS, K_CAT_STMT, K_MACROS, K_EXPR, K_STMT,
 };
 
-/* Where the image starts: the model's and the macros' parts that are not runtime state. */
+/* Where the image starts: the model's and the macros' parts that are not the files' texts. */
 struct image_root {
 	struct vec names, files, bell_tags, variants, stmts, invariants, steps, flag_stmts;
 	int *name_index;
 	size_t name_slots;
 	struct cat_slot *slots;
-	int nslots, nlevels, npredefs;
+	int nslots, nlevels, nexprs, npredefs;
 	char *macros_path;
 	struct macro *macros;
 	int nmacros;
@@ -231,40 +231,18 @@ static size_t put_cat_expr(struct writer *w, const void *p)
 	return at;
 }
 
-static void link_cat_stmt(struct writer *w, size_t at, const struct cat_stmt *s)
-{
-	LINK(at, struct cat_stmt, pos.file, put_string(w, s->pos.file));
-	LINK(at, struct cat_stmt, binds, put_cat_binds(w, s->binds, s->nbinds));
-	LINK(at, struct cat_stmt, e, put_cat_expr(w, s->e));
-	LINK(at, struct cat_stmt, name, put_string(w, s->name));
-}
-
 static size_t put_cat_stmt(struct writer *w, const void *p)
 {
 	const struct cat_stmt *s = p;
 	size_t at;
 
-	if (place_new(w, s, sizeof(*s), alignof(struct cat_stmt), K_CAT_STMT, &at))
-		link_cat_stmt(w, at, s);
+	if (!place_new(w, s, sizeof(*s), alignof(struct cat_stmt), K_CAT_STMT, &at))
+		return at;
+	LINK(at, struct cat_stmt, pos.file, put_string(w, s->pos.file));
+	LINK(at, struct cat_stmt, binds, put_cat_binds(w, s->binds, s->nbinds));
+	LINK(at, struct cat_stmt, e, put_cat_expr(w, s->e));
+	LINK(at, struct cat_stmt, name, put_string(w, s->name));
 	return at;
-}
-
-/*
- * The statements of v side by side: evaluation writes into statements
- * (their verdicts), and in an image mapped from the cache file, each
- * page written becomes a copy of the process's own.
- */
-static void put_stmts_together(struct writer *w, const struct vec *v)
-{
-	size_t first = w->im->len, at;
-
-	for (int i = 0; i < v->len; i++)
-		if (!written(w, v->items[i], K_CAT_STMT, &at))
-			place(w, v->items[i], sizeof(struct cat_stmt), alignof(struct cat_stmt),
-			      K_CAT_STMT);
-	for (int i = 0; i < v->len; i++)
-		if (written(w, v->items[i], K_CAT_STMT, &at) && at >= first)
-			link_cat_stmt(w, at, v->items[i]);
 }
 
 /* The slots; a predefined one's table entry is made again on reading. */
@@ -381,7 +359,7 @@ bool image_write(const struct loaded_model *lm, struct model_image *out)
 	const struct cat_model *m = lm->model;
 	struct image_root root = {
 		m->names, m->files, m->bell_tags, m->variants, m->stmts, m->invariants, m->steps,
-		m->flag_stmts, NULL, m->name_slots, NULL, m->nslots, m->nlevels,
+		m->flag_stmts, NULL, m->name_slots, NULL, m->nslots, m->nlevels, m->nexprs,
 		count_predefs(m), NULL, NULL, lm->macros->n,
 	};
 	struct writer w = { .im = out };
@@ -390,8 +368,6 @@ bool image_write(const struct loaded_model *lm, struct model_image *out)
 	if (root.npredefs < 0)
 		return false;
 	place(&w, &root, sizeof(root), alignof(struct image_root), K_ROOT);
-	put_stmts_together(&w, &m->stmts);
-	put_stmts_together(&w, &m->invariants);
 	put_root_parts(&w, m, lm->macros);
 	free(w.table);
 	if (out->len > UINT32_MAX) {
@@ -483,7 +459,7 @@ bool image_read(char *bytes, size_t len, const char *model_dir, struct loaded_mo
 	m->slots = own_copy(root->slots, root->nslots * sizeof(*m->slots));
 	m->nslots = root->nslots;
 	m->nlevels = root->nlevels;
-	cat_ready(m);
+	m->nexprs = root->nexprs;
 	if (!predefine_again(m, root->npredefs)) {
 		cat_free(m);
 		return false;

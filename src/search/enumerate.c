@@ -33,7 +33,7 @@ struct state_index {
 };
 
 /*
- * One search split among threads (enumerate() given several models):
+ * One search split among threads (enumerate() given several):
  * the combinations of runs of the first `depth` processes are the jobs,
  * taken in turn; the limits count for the whole search.
  */
@@ -68,7 +68,7 @@ struct twins {
 
 struct enumeration {
 	const struct program *prog;
-	struct cat_model *model;
+	struct cat_eval *eval;		/* the model's evaluation, this thread's */
 	const struct check_options *opts;
 	struct outcomes *out;
 	struct timespec start;
@@ -557,20 +557,20 @@ static struct snapshot *take_snapshot(const struct enumeration *en, const char *
 	s->data = rel_dup(x->data);
 	s->ctrl = rel_dup(x->ctrl);
 	s->rmw = rel_dup(x->rmw);
-	s->co = rel_dup(cat_relation(en->model, "co"));
+	s->co = rel_dup(cat_relation(en->eval, "co"));
 	if (!check)
 		return s;
 	s->check = xstrdup(check);
 	s->steps = xmalloc(max * sizeof(*s->steps));
-	n = cat_failed_cycle(en->model, cycle, 64);
-	if (!n && cat_failed_pair(en->model, &a, &b)) {
+	n = cat_failed_cycle(en->eval, cycle, 64);
+	if (!n && cat_failed_pair(en->eval, &a, &b)) {
 		s->pair = true;
 		cycle[0] = a;
 		cycle[1] = b;
 		n = 2;
 	}
 	for (i = 0; i < n - s->pair; i++) {
-		int k = cat_derive_failed(en->model, cycle[i], cycle[(i + 1) % n],
+		int k = cat_derive_failed(en->eval, cycle[i], cycle[(i + 1) % n],
 					  s->steps + s->nsteps, max - s->nsteps);
 
 		if (k < 0) {
@@ -851,7 +851,7 @@ static void judge(struct enumeration *en)
 	rel_init(x->rf, x->nevents);
 	for (k = 0; k < en->nreads; k++)
 		rel_add(x->rf, en->cands[k][en->rf_pick[k]], en->reads[k]);
-	cat_run(en->model, x, &visitor);
+	cat_run(en->eval, x, &visitor);
 }
 
 static void each_rf(struct enumeration *en, int k);
@@ -924,7 +924,7 @@ static bool partial_fails(struct enumeration *en, int k)
 	rel_init(x->rf, x->nevents);
 	for (int i = 0; i < k; i++)
 		rel_add(x->rf, en->cands[i][en->rf_pick[i]], en->reads[i]);
-	return cat_partial_fails(en->model, x);
+	return cat_partial_fails(en->eval, x);
 }
 
 static void each_rf(struct enumeration *en, int k)
@@ -1250,16 +1250,15 @@ static void find_twins(struct enumeration *en, const struct program *p, bool all
 	free(class_of);
 }
 
-/* Set en up to search p's executions with model, tallying into out. */
-static void start_search(struct enumeration *en, const struct program *p,
-			 struct cat_model *model, const struct check_options *opts,
-			 struct outcomes *out)
+/* Set en up to search p's executions with ev, tallying into out. */
+static void start_search(struct enumeration *en, const struct program *p, struct cat_eval *ev,
+			 const struct check_options *opts, struct outcomes *out)
 {
 	int i;
 
 	memset(en, 0, sizeof(*en));
 	en->prog = p;
-	en->model = model;
+	en->eval = ev;
 	en->opts = opts;
 	en->out = out;
 	memset(out, 0, sizeof(*out));
@@ -1349,11 +1348,6 @@ static int split_depth(const struct program *p, const struct check_options *opts
 	return nthreads > 1 && all >= MIN_SPLIT && jobs >= 2L * nthreads ? depth : 0;
 }
 
-bool search_splits(const struct program *p, const struct check_options *opts, int nthreads)
-{
-	return split_depth(p, opts, nthreads) > 0;
-}
-
 /* The job's runs for the first depth processes, the first varying slowest. */
 static void pick_job(struct enumeration *en, long job)
 {
@@ -1420,26 +1414,28 @@ static void merge_outcomes(struct enumeration *en, struct outcomes *out, struct 
 }
 
 /*
- * The search split among one thread per model.  Executions are found in
- * another order than one thread's, which changes nothing printed: the
- * states are sorted, the counts summed.  An error in a thread is raised
- * here, after all have stopped.
+ * The search split among nthreads threads, each with an evaluation of
+ * the model of its own, made here.  Executions are found in another order than one
+ * thread's, which changes nothing printed: the states are sorted, the
+ * counts summed.  An error in a thread is raised here, after all have
+ * stopped.
  */
-static void split_search(struct enumeration *en, struct cat_model *const *models, int nmodels,
-			 int depth)
+static void split_search(struct enumeration *en, int nthreads, int depth)
 {
 	struct shared_search shared = { .depth = depth, .njobs = 1 };
-	struct search_thread *threads = xcalloc(nmodels, sizeof(*threads));
+	struct search_thread *threads = xcalloc(nthreads, sizeof(*threads));
 	int started, failed = -1;
 
 	for (int d = 0; d < depth; d++)
 		shared.njobs *= en->prog->procs[d].ntraces;
-	for (started = 0; started < nmodels; started++) {
+	for (started = 0; started < nthreads; started++) {
 		struct search_thread *t = &threads[started];
 
-		start_search(&t->en, en->prog, models[started], en->opts, &t->out);
+		start_search(&t->en, en->prog, cat_eval_new(cat_eval_model(en->eval)), en->opts,
+			     &t->out);
 		t->en.shared = &shared;
 		if (pthread_create(&t->thread, NULL, search_thread, t)) {
+			cat_eval_free(t->en.eval);
 			end_search(&t->en);
 			outcomes_free(&t->out);
 			break;
@@ -1459,6 +1455,7 @@ static void split_search(struct enumeration *en, struct cat_model *const *models
 			failed = i;
 	}
 	for (int i = 0; i < started; i++) {
+		cat_eval_free(threads[i].en.eval);
 		end_search(&threads[i].en);
 		outcomes_free(&threads[i].out);
 	}
@@ -1480,30 +1477,29 @@ static void split_search(struct enumeration *en, struct cat_model *const *models
 /* What search() needs, under catch_die(). */
 struct search_job {
 	struct enumeration *en;
-	struct cat_model *const *models;
-	int nmodels;
+	int nthreads;
 };
 
 static void search(void *arg)
 {
 	struct search_job *job = arg;
-	int depth = split_depth(job->en->prog, job->en->opts, job->nmodels);
+	int depth = split_depth(job->en->prog, job->en->opts, job->nthreads);
 
 	if (depth)
-		split_search(job->en, job->models, job->nmodels, depth);
+		split_search(job->en, job->nthreads, depth);
 	else
 		each_combination(job->en, 0);
 }
 
 /* An error in the model ends the search: what it holds is freed, then the error passed on. */
-void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
+void enumerate(const struct program *p, struct cat_eval *ev, int nthreads,
 	       const struct check_options *opts, struct outcomes *out)
 {
 	struct enumeration en;
-	struct search_job job = { &en, models, nmodels };
+	struct search_job job = { &en, nthreads };
 	int status;
 
-	start_search(&en, p, models[0], opts, out);
+	start_search(&en, p, ev, opts, out);
 	status = catch_die(search, &job);
 	end_search(&en);
 	if (status)

@@ -27,7 +27,6 @@ struct check_options {
 	int suggest_edits;		/* --suggest: edits in one fix at most, 0: processes + 2 */
 	bool keep_executions;		/* a witness and counterexamples, for the above */
 	bool stats;			/* --stats: how much of the search ran */
-	int jobs;			/* -j: tests checked at once */
 	enum speedcheck speedcheck;
 	long timeout;			/* seconds, 0 for none */
 	long max_executions;
@@ -104,15 +103,14 @@ struct outcomes {
 struct cat_model;
 
 /*
- * The candidate executions of p, judged by the model, tallied into out.
- * Given several models (copies of one; each thread writes into its own),
- * the search is split among as many threads when it is big enough and
- * needs no order (no -speedcheck, no --explain): the output is the same.
+ * The candidate executions of p, judged by the model with ev (the
+ * caller's thread's evaluation of it), tallied into out.  Given
+ * nthreads > 1, the search is split among as many threads, each with an
+ * evaluation of the model of its own, when it is big enough and needs no
+ * order (no -speedcheck, no --explain): the output is the same.
  */
-void enumerate(const struct program *p, struct cat_model *const *models, int nmodels,
+void enumerate(const struct program *p, struct cat_eval *ev, int nthreads,
 	       const struct check_options *opts, struct outcomes *out);
-/* Whether enumerate() would split p's search under opts among nthreads. */
-bool search_splits(const struct program *p, const struct check_options *opts, int nthreads);
 void outcomes_free(struct outcomes *o);
 /* The variables of the final states herd7 prints, into o->vars. */
 void outcomes_choose_vars(const struct program *p, struct outcomes *o);

@@ -206,24 +206,29 @@ static void on_reject(void *arg, const char *check)
 			 check ? check : "?");
 }
 
-static struct verdict judge(struct cat_model *m, struct builder *b)
+static struct verdict judge(struct cat_eval *ev, struct builder *b)
 {
 	struct verdict v = { 0 };
 	struct cat_visitor visitor = { on_accept, on_reject, &v, NULL, false };
 
-	cat_run(m, &b->x, &visitor);
+	cat_run(ev, &b->x, &visitor);
 	return v;
 }
 
+/* The kernel's model; the state of the tests is an evaluation of it. */
+static struct cat_model *kernel_model;
+
 static int setup_model(void **state)
 {
-	*state = load_model(model_dir(), "linux-kernel.cfg", NULL);
+	kernel_model = load_model(model_dir(), "linux-kernel.cfg", NULL);
+	*state = cat_eval_new(kernel_model);
 	return 0;
 }
 
 static int teardown_model(void **state)
 {
-	cat_free(*state);
+	cat_eval_free(*state);
+	cat_free(kernel_model);
 	return 0;
 }
 
@@ -231,7 +236,7 @@ static int teardown_model(void **state)
  * MP: P0 writes x then y, P1 reads y=1 then x=0.  The reads and the
  * write of y carry `ytag` (e.g. release/acquire) or are plain "once".
  */
-static struct verdict mp(struct cat_model *m, const char *wtag,
+static struct verdict mp(struct cat_eval *ev, const char *wtag,
 			 const char *rtag, const char *xtag)
 {
 	struct builder b;
@@ -248,7 +253,7 @@ static struct verdict mp(struct cat_model *m, const char *wtag,
 	rel_add(b.x.rf, 0, rx);
 	set_add(b.x.fw, wx);
 	set_add(b.x.fw, wy);
-	v = judge(m, &b);
+	v = judge(ev, &b);
 	release(&b);
 	return v;
 }
@@ -286,7 +291,7 @@ enum { SB_FENCES = 1, SB_REREAD = 2, SB_FROM_WRITES = 4 };
  * or, with SB_FROM_WRITES, the other's write; SB_FENCES puts an mb
  * between; with SB_REREAD, P1 then reads x again (what it read first).
  */
-static struct verdict sb_shape(struct cat_model *m, int how)
+static struct verdict sb_shape(struct cat_eval *ev, int how)
 {
 	struct builder b;
 	struct verdict v;
@@ -310,14 +315,14 @@ static struct verdict sb_shape(struct cat_model *m, int how)
 		rel_add(b.x.rf, seen ? wx : 0, rx2);
 	set_add(b.x.fw, wx);
 	set_add(b.x.fw, wy);
-	v = judge(m, &b);
+	v = judge(ev, &b);
 	release(&b);
 	return v;
 }
 
-static struct verdict sb(struct cat_model *m, bool fences)
+static struct verdict sb(struct cat_eval *ev, bool fences)
 {
-	return sb_shape(m, fences ? SB_FENCES : 0);
+	return sb_shape(ev, fences ? SB_FENCES : 0);
 }
 
 static void test_sb_allowed(void **state)
@@ -419,8 +424,10 @@ static struct verdict sb_under_variants(const char *cat, const char *variants)
 {
 	char *dir = model_with(cat);
 	struct cat_model *m = load_model(dir, "bad.cfg", variants);
-	struct verdict v = sb(m, false);
+	struct cat_eval *ev = cat_eval_new(m);
+	struct verdict v = sb(ev, false);
 
+	cat_eval_free(ev);
 	cat_free(m);
 	remove_model(dir);
 	return v;
@@ -528,12 +535,12 @@ static void test_variants(void **state)
 	assert_true(count_words(v1x.flags, "x-only") > 0);
 }
 
-/* The level of the last slot named `name`. */
-static int level_of(const struct cat_model *m, const char *name)
+/* The level of the last slot named `name`, for the event structure last judged. */
+static int level_of(const struct cat_eval *ev, const char *name)
 {
-	for (int i = m->nslots - 1; i >= 0; i--)
-		if (!strcmp(m->slots[i].name, name))
-			return m->slots[i].level;
+	for (int i = ev->m->nslots - 1; i >= 0; i--)
+		if (!strcmp(ev->m->slots[i].name, name))
+			return ev->slots[i].level;
 	fail_msg("no slot %s", name);
 	return -1;
 }
@@ -551,36 +558,38 @@ static void test_levels_for_structure(void **state)
 			       "let rec t = ([F] ; c) | (t ; c)\n"
 			       "acyclic late | t as checked\n");
 	struct cat_model *m = load_model(dir, "bad.cfg", NULL);
+	struct cat_eval *ev = cat_eval_new(m);
 	struct verdict v;
 	int with_level;
 
 	(void)state;
-	v = sb(m, false);
+	v = sb(ev, false);
 	assert_int_equal(v.accepted, 2);
-	with_level = level_of(m, "c");
+	with_level = level_of(ev, "c");
 	assert_true(with_level > LEVEL_EXECUTION);
-	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
-	assert_int_equal(level_of(m, "t"), LEVEL_STATIC);
-	v = sb(m, true);
+	assert_int_equal(level_of(ev, "late"), LEVEL_EXECUTION);
+	assert_int_equal(level_of(ev, "t"), LEVEL_STATIC);
+	v = sb(ev, true);
 	assert_int_equal(v.accepted, 2);
-	assert_int_equal(level_of(m, "late"), with_level);
-	assert_int_equal(level_of(m, "t"), with_level);
-	v = sb(m, false);
+	assert_int_equal(level_of(ev, "late"), with_level);
+	assert_int_equal(level_of(ev, "t"), with_level);
+	v = sb(ev, false);
 	assert_int_equal(v.accepted, 2);
-	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
+	assert_int_equal(level_of(ev, "late"), LEVEL_EXECUTION);
 	/*
 	 * Another structure whose static values are as empty as the last
 	 * one's keeps the analysis (its reads answer the same); one with
 	 * fences does not, even right after.
 	 */
-	v = sb_shape(m, SB_REREAD);
+	v = sb_shape(ev, SB_REREAD);
 	assert_int_equal(v.accepted, 2);
-	assert_int_equal(level_of(m, "late"), LEVEL_EXECUTION);
-	assert_int_equal(level_of(m, "t"), LEVEL_STATIC);
-	v = sb_shape(m, SB_FENCES | SB_REREAD);
+	assert_int_equal(level_of(ev, "late"), LEVEL_EXECUTION);
+	assert_int_equal(level_of(ev, "t"), LEVEL_STATIC);
+	v = sb_shape(ev, SB_FENCES | SB_REREAD);
 	assert_int_equal(v.accepted, 2);
-	assert_int_equal(level_of(m, "late"), with_level);
-	assert_int_equal(level_of(m, "t"), with_level);
+	assert_int_equal(level_of(ev, "late"), with_level);
+	assert_int_equal(level_of(ev, "t"), with_level);
+	cat_eval_free(ev);
 	cat_free(m);
 	remove_model(dir);
 }
@@ -600,18 +609,20 @@ static void test_kept_terms(void **state)
 			       "let late = c | ((rf | ([F] ; c))^-1)+\n"
 			       "acyclic late as checked\n");
 	struct cat_model *m = load_model(dir, "bad.cfg", NULL);
+	struct cat_eval *ev = cat_eval_new(m);
 	struct verdict v;
 
 	(void)state;
-	v = sb_shape(m, 0);
+	v = sb_shape(ev, 0);
 	assert_int_equal(v.accepted, 1);
 	assert_int_equal(v.rejected, 1);
-	assert_true(m->nkept >= 1);
-	v = sb_shape(m, SB_FROM_WRITES);
+	assert_true(ev->nkept >= 1);
+	v = sb_shape(ev, SB_FROM_WRITES);
 	assert_int_equal(v.accepted, 0);
 	assert_int_equal(v.rejected, 2);
-	v = sb_shape(m, 0);
+	v = sb_shape(ev, 0);
 	assert_int_equal(v.accepted, 1);
+	cat_eval_free(ev);
 	cat_free(m);
 	remove_model(dir);
 }
@@ -706,7 +717,7 @@ static void expect_error(const char *cat, const char *where, const char *msg)
 		m = load_model(dir, "bad.cfg", NULL);
 		start_xy(&b);
 		finish(&b);
-		cat_run(m, &b.x, &v);
+		cat_run(cat_eval_new(m), &b.x, &v);
 		_exit(0);
 	}
 	close(fds[1]);

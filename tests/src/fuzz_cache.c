@@ -178,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (loaded) {
 		long positive, negative;
 
+		ctx.eval = cat_eval_new(ctx.loaded.model);
 		decide_sb(&ctx, &positive, &negative);
 		if (positive != sb_positive || negative != sb_negative)
 			abort();

@@ -81,7 +81,8 @@ static void load(void *arg)
 /* Each test through the model: a verdict, a diagnostic or a limit, never our own error. */
 static void run_tests(struct cat_model *model)
 {
-	struct lkmm ctx = { .loaded = { .model = model, .macros = kernel.loaded.macros } };
+	struct lkmm ctx = { .loaded = { .model = model, .macros = kernel.loaded.macros },
+			    .eval = cat_eval_new(model) };
 
 	for (int i = 0; i < 2; i++) {
 		struct lkmm_result *r;
@@ -90,6 +91,7 @@ static void run_tests(struct cat_model *model)
 			abort();
 		lkmm_result_free(r);
 	}
+	cat_eval_free(ctx.eval);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -24,8 +24,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_open_model(&ctx, NULL);
 	opts = fuzz_options();
 	opts.explain = true;
-	/* The graph is made in memory: only `lkmm check` writes it there. */
-	opts.graph_dir = fuzz_scratch();
+	/* The graph's texts, dot and SVG, made in memory. */
+	opts.graph = true;
 	return 0;
 }
 

@@ -50,7 +50,7 @@ static void make_module(void *arg)
 	litmus_expand(job->expanded, ctx.loaded.macros);
 	job->prog = xcalloc(1, sizeof(*job->prog));
 	program_build(job->prog, job->expanded, &opts.limits, model_rmw_style(ctx.loaded.model));
-	enumerate(job->prog, &ctx.loaded.model, 1, &opts, &job->model);
+	enumerate(job->prog, ctx.eval, 1, &opts, &job->model);
 	if (!job->model.limit)
 		module_emit(job->as_written, job->prog, &job->model, &job->scratch, &job->source);
 }

@@ -97,7 +97,6 @@ struct check_options fuzz_options(void)
 {
 	struct check_options o = { .model = { .dir = FUZZ_MODEL_DIR, .cfg_name = "linux-kernel.cfg" } };
 
-	o.jobs = 1;
 	o.timeout = 1;
 	o.max_executions = 2000;
 	o.limits.max_traces = 256;

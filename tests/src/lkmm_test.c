@@ -14,11 +14,13 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "api/api.h"
+#include "lkmm.h"
 
 static const char *model_dir(void)
 {
@@ -41,8 +43,7 @@ static struct check_options defaults(void)
 {
 	return (struct check_options){ .model = { .dir = model_dir(), .cfg_name = "linux-kernel.cfg" },
 				       .max_executions = 10000000,
-				       .limits = { .max_traces = 100000, .max_values = 256 },
-				       .jobs = 1 };
+				       .limits = { .max_traces = 100000, .max_values = 256 } };
 }
 
 static char *kernel_test(const char *name)
@@ -186,6 +187,82 @@ static void test_model_cache_decides_the_same(void **state)
 	free(lb);
 }
 
+/* The kernel tests a shared model is checked on, and their verdicts from one thread. */
+static const char *const shared_tests[] = {
+	"SB+poonceonces", "MP+poonceonces", "LB+poonceonces", "IRIW+poonceonces+OnceOnce",
+	"Z6.0+pooncelock+poonceLock+pombonce", "MP+polocks", "ISA2+poonceonces",
+	"R+fencembonceonces",
+};
+enum { NSHARED = sizeof(shared_tests) / sizeof(shared_tests[0]), NTHREADS = 4 };
+
+struct shared_job {
+	struct lkmm_model *model;
+	long positive[NSHARED], negative[NSHARED];
+	int failures;
+};
+
+static void *check_shared(void *arg)
+{
+	struct shared_job *job = arg;
+	struct lkmm_options opts;
+
+	lkmm_options_init(&opts);
+	opts.explain = 1;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < NSHARED; i++) {
+			char *path = kernel_test(shared_tests[i]);
+			FILE *f = fopen(path, "r");
+			char text[8192];
+			size_t len = f ? fread(text, 1, sizeof(text), f) : 0;
+			struct lkmm_result *r;
+			struct lkmm_error *err;
+
+			if (f)
+				fclose(f);
+			if (lkmm_check(job->model, path, text, len, &opts, &r, &err)) {
+				job->failures++;
+				lkmm_error_free(err);
+			} else {
+				lkmm_verdict(r, &job->positive[i], &job->negative[i]);
+				lkmm_result_free(r);
+			}
+			free(path);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One model opened through include/lkmm.h, checked from four threads at
+ * once: every thread's verdicts are one thread's (the model is read-only;
+ * each call evaluates in a context of its own).  Under ASan, no leak.
+ */
+static void test_threads_share_one_model(void **state)
+{
+	struct lkmm_model *model;
+	struct lkmm_error *err;
+	struct shared_job alone = { 0 }, jobs[NTHREADS];
+	pthread_t threads[NTHREADS];
+
+	(void)state;
+	assert_int_equal(lkmm_model_open(&model, model_dir(), NULL, &err), 0);
+	alone.model = model;
+	check_shared(&alone);
+	assert_int_equal(alone.failures, 0);
+	assert_true(alone.positive[0] > 0);
+	for (int t = 0; t < NTHREADS; t++) {
+		jobs[t] = (struct shared_job){ .model = model };
+		assert_int_equal(pthread_create(&threads[t], NULL, check_shared, &jobs[t]), 0);
+	}
+	for (int t = 0; t < NTHREADS; t++) {
+		assert_int_equal(pthread_join(threads[t], NULL), 0);
+		assert_int_equal(jobs[t].failures, 0);
+		assert_memory_equal(jobs[t].positive, alone.positive, sizeof(alone.positive));
+		assert_memory_equal(jobs[t].negative, alone.negative, sizeof(alone.negative));
+	}
+	lkmm_model_close(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +271,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test(test_bad_model_returns),
 		cmocka_unit_test(test_model_cache_decides_the_same),
+		cmocka_unit_test(test_threads_share_one_model),
 	};
 
 	return cmocka_run_group_tests_name("lkmm", tests, NULL, NULL);
