@@ -24,9 +24,8 @@
  *	lkmm_model_close(m);
  *
  * Nothing here exits or prints: an error is returned, with its place.
- * A model serves one thread at a time; threads that check at once each
- * open their own (the model cache makes that cheap).  Every name this
- * library exports starts with lkmm_.
+ * A model is read-only once open: any number of threads may check with
+ * one model at once.  Every name this library exports starts with lkmm_.
  */
 #ifndef LKMM_H
 #define LKMM_H
