@@ -191,7 +191,7 @@ $(WEB_MODEL)/%:
 	scripts/setup.sh checker
 # The page: web/'s template with its script, style, the engine and the
 # tests (the kernel's and the one-time-init tests of kernel/patches/).
-build/web/index.html: web/index.html web/app.js web/style.css web/build.mjs build/web-obj/lkmm.js \
+build/web/index.html: web/index.html web/app.js web/style.css web/build.mjs web/litmus-files.mjs build/web-obj/lkmm.js \
 		$(wildcard kernel/patches/*/*.patch)
 	@mkdir -p $(@D)
 	node web/build.mjs build/web-obj/lkmm.js build/kernel-model $@

@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { litmusFiles } from './litmus-files.mjs';
 
 const [engineFile, tree, outFile] = process.argv.slice(2);
 if (!outFile) {
@@ -21,19 +22,6 @@ if (!outFile) {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const top = path.dirname(here);
 const read = (f) => fs.readFileSync(f, 'utf8');
-
-// The .litmus files of a folder (and its subfolders), sorted.
-function litmusFiles(dir) {
-	const out = [];
-	for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, e.name);
-		if (e.isDirectory())
-			out.push(...litmusFiles(p));
-		else if (e.name.endsWith('.litmus'))
-			out.push(p);
-	}
-	return out.sort();
-}
 
 // The files a patch creates (--- /dev/null), by path: their text is the
 // hunk's "+" lines.

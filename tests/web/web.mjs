@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launch, openPage } from './cdp.mjs';
+import { litmusFiles } from '../../web/litmus-files.mjs';
 
 const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pageFile = path.join(top, 'build/web/index.html');
@@ -26,18 +27,6 @@ const ok = (cond, name, diag = []) => {
 	return cond;
 };
 const note = (text) => console.log('# ' + text);
-
-function litmusFiles(dir) {
-	const out = [];
-	for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, e.name);
-		if (e.isDirectory())
-			out.push(...litmusFiles(p));
-		else if (e.name.endsWith('.litmus'))
-			out.push(p);
-	}
-	return out.sort();
-}
 
 // bin/lkmm's verdict: observation, "Positive: N Negative: M", wall time.
 function native(file, extra = []) {
