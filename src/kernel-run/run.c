@@ -27,11 +27,8 @@
 struct run_test {
 	const char *path;
 	char module[24];		/* lkmm_t000: kernel module names are C names */
-	char *text;
 	struct litmus *as_written;	/* what the module is made from */
-	struct litmus *expanded;	/* what the model decides */
-	struct program *prog;
-	struct outcomes model;
+	struct lkmm_result *decided;	/* the pipeline's: the test expanded, its runs, the model's outcomes */
 	struct arena scratch;
 	struct strbuf source;		/* the module's C */
 	int status;			/* why it cannot run; 0 when it can */
@@ -61,20 +58,14 @@ static void prepare_test(void *arg)
 	struct run_test *rt = job->rt;
 	const struct run_options *o = job->rn->opts;
 
-	rt->text = read_file(rt->path, NULL);
-	if (!rt->text)
-		die(EXIT_BAD_INPUT, "cannot read %s: %s", rt->path, strerror(errno));
+	int status = lkmm_check_text(&job->rn->ctx, rt->path, NULL, &o->check, &rt->decided);
+
+	if (status == EXIT_LIMIT && rt->decided->outcomes.limit)
+		die(EXIT_LIMIT, "%s", rt->decided->outcomes.limit);
+	if (status)
+		die_again(status);	/* its message is printed */
 	rt->as_written = xcalloc(1, sizeof(*rt->as_written));
-	litmus_read(rt->as_written, rt->path, rt->text);
-	rt->expanded = xcalloc(1, sizeof(*rt->expanded));
-	litmus_read(rt->expanded, rt->path, rt->text);
-	litmus_expand(rt->expanded, job->rn->ctx.loaded.macros);
-	rt->prog = xcalloc(1, sizeof(*rt->prog));
-	program_build(rt->prog, rt->expanded, &o->check.limits,
-		      model_rmw_style(job->rn->ctx.loaded.model));
-	enumerate(rt->prog, job->rn->ctx.eval, 1, &o->check, &rt->model);
-	if (rt->model.limit)
-		die(EXIT_LIMIT, "%s", rt->model.limit);
+	litmus_read(rt->as_written, rt->path, rt->decided->text);
 	if (rt->as_written->nprocs * o->ninst > o->cpus)
 		die_at(rt->as_written->procs[o->cpus / o->ninst].pos,
 		       "test %s has %d processes, %d thread%s with --ninst %ld, but the guest has "
@@ -100,23 +91,19 @@ static void make_module(void *arg)
 	struct prepare_job *job = arg;
 	struct run_test *rt = job->rt;
 
-	module_emit(rt->as_written, rt->prog, &rt->model, &rt->scratch, &rt->source);
+	module_emit(rt->as_written, rt->decided->prog, &rt->decided->outcomes, &rt->scratch, &rt->source);
 }
 
 static void run_test_free(struct run_test *rt)
 {
-	outcomes_free(&rt->model);
+	if (rt->decided)
+		lkmm_result_free(rt->decided);
 	outcomes_free(&rt->seen);
 	free(rt->satisfies);
-	if (rt->prog)
-		program_free(rt->prog);
-	if (rt->expanded)
-		litmus_free(rt->expanded);
 	if (rt->as_written)
 		litmus_free(rt->as_written);
 	arena_free(&rt->scratch);
 	sb_free(&rt->source);
-	free(rt->text);
 }
 
 static const char run_script[] =
@@ -522,10 +509,10 @@ static struct value parse_value(const struct run_test *rt, const char *w, const 
 
 	if (w[0] == '&') {
 		v.is_addr = true;
-		v.n = program_loc(rt->prog, w + 1);
+		v.n = program_loc(rt->decided->prog, w + 1);
 		if (v.n < 0)
 			die_at((struct srcpos){ log, line, 1 }, "test %s has no location %s",
-			       rt->expanded->name, w + 1);
+			       rt->decided->test->name, w + 1);
 		return v;
 	}
 	errno = 0;
@@ -622,9 +609,9 @@ static void take_block(void *arg)
 	struct value *line_vals;
 	int s, v, *where;
 
-	state_vars_print(&rt->model, &want);
+	state_vars_print(&rt->decided->outcomes, &want);
 	where = log_order(&rt->scratch, b->vars ? b->vars : "", want.buf ? want.buf : "",
-			  rt->model.nvars);
+			  rt->decided->outcomes.nvars);
 	if (!where) {
 		char test_vars[512];
 
@@ -636,9 +623,9 @@ static void take_block(void *arg)
 		       b->vars ? b->vars : "", test_vars);
 	}
 	sb_free(&want);
-	rt->seen.nvars = rt->model.nvars;
+	rt->seen.nvars = rt->decided->outcomes.nvars;
 	rt->seen.vars = xmalloc((rt->seen.nvars + 1) * sizeof(*rt->seen.vars));
-	memcpy(rt->seen.vars, rt->model.vars, rt->seen.nvars * sizeof(*rt->seen.vars));
+	memcpy(rt->seen.vars, rt->decided->outcomes.vars, rt->seen.nvars * sizeof(*rt->seen.vars));
 	rt->seen.states = xcalloc(b->states.len + 1, sizeof(*rt->seen.states));
 	/* In the scratch arena: a bad value in the log ends the test here. */
 	line_vals = arena_alloc(&rt->scratch, (rt->seen.nvars + 1) * sizeof(*line_vals));
@@ -663,12 +650,12 @@ static void take_block(void *arg)
 			st->vals[v] = line_vals[where[v]];
 		merge_last_state(&rt->seen);
 	}
-	states_sort(rt->prog, &rt->seen);
+	states_sort(rt->decided->prog, &rt->seen);
 	rt->satisfies = xcalloc(rt->seen.nstates + 1, sizeof(*rt->satisfies));
 	for (s = 0; s < rt->seen.nstates; s++) {
 		const void *ctx[2] = { rt, rt->seen.states[s].vals };
 
-		rt->satisfies[s] = prop_holds(rt->prog, rt->expanded->cond, seen_value, ctx);
+		rt->satisfies[s] = prop_holds(rt->decided->prog, rt->decided->test->cond, seen_value, ctx);
 		if (rt->satisfies[s])
 			rt->seen.positive += rt->seen.states[s].count;
 		else
@@ -682,8 +669,8 @@ static bool model_allows(const struct run_test *rt, const struct value *vals)
 {
 	int i;
 
-	for (i = 0; i < rt->model.nstates; i++)
-		if (same_state(rt->model.nvars, rt->model.states[i].vals, vals))
+	for (i = 0; i < rt->decided->outcomes.nstates; i++)
+		if (same_state(rt->decided->outcomes.nvars, rt->decided->outcomes.states[i].vals, vals))
 			return true;
 	return false;
 }
@@ -691,12 +678,12 @@ static bool model_allows(const struct run_test *rt, const struct value *vals)
 /* The model's side: its verdict, and each state seen or allowed. */
 static int print_comparison(const struct run_test *rt)
 {
-	const struct outcomes *m = &rt->model, *s = &rt->seen;
+	const struct outcomes *m = &rt->decided->outcomes, *s = &rt->seen;
 	struct strbuf out = { 0 };
 	int i, violations = 0;
 
 	sb_addf(&out, "Model %s %s %ld %ld (lkmm check: %d states allowed)\n",
-		rt->expanded->name, observation(m), m->positive, m->negative, m->nstates);
+		rt->decided->test->name, observation(m), m->positive, m->negative, m->nstates);
 	if (rt->filtered)
 		sb_addf(&out, "filter    %lld iterations rejected by the test's filter, not counted\n",
 			rt->filtered);
@@ -705,7 +692,7 @@ static int print_comparison(const struct run_test *rt)
 
 		struct strbuf st = { 0 };
 
-		state_print(rt->prog, s, s->states[i].vals, &st);
+		state_print(rt->decided->prog, s, s->states[i].vals, &st);
 		sb_addf(&out, "%-10s%-8ld%c>%s\n", ok ? "allowed" : "FORBIDDEN", s->states[i].count,
 			rt->satisfies[i] ? '*' : ':', st.buf);
 		if (!ok) {
@@ -726,7 +713,7 @@ static int print_comparison(const struct run_test *rt)
 		if (j < s->nstates)
 			continue;
 		sb_addf(&out, "%-10s%-8s  ", "not seen", "");
-		state_print(rt->prog, m, m->states[i].vals, &out);
+		state_print(rt->decided->prog, m, m->states[i].vals, &out);
 		sb_addf(&out, "\n");
 	}
 	fputs(out.buf, stdout);
@@ -776,7 +763,7 @@ static int report_test(struct run_test *rt, struct run_log *log, const char *dir
 	int i, status, violations;
 
 	for (i = 0; i < log->nblocks && !b; i++)
-		if (!log->blocks[i].claimed && !strcmp(log->blocks[i].name, rt->expanded->name))
+		if (!log->blocks[i].claimed && !strcmp(log->blocks[i].name, rt->decided->test->name))
 			b = &log->blocks[i];
 	if (!b || !b->ended) {
 		fprintf(stderr, "lkmm: %s: %s\n", rt->path, b && b->error ? b->error :
@@ -793,7 +780,7 @@ static int report_test(struct run_test *rt, struct run_log *log, const char *dir
 	status = catch_die(take_block, &job);
 	if (status)
 		return status;
-	report_klitmus(rt->prog, &rt->seen, rt->satisfies, rt->seconds, &out);
+	report_klitmus(rt->decided->prog, &rt->seen, rt->satisfies, rt->seconds, &out);
 	fputs(out.buf, stdout);
 	sb_free(&out);
 	violations = print_comparison(rt);
@@ -803,7 +790,7 @@ static int report_test(struct run_test *rt, struct run_log *log, const char *dir
 	sum->seconds += rt->seconds;
 	sum->states += rt->seen.nstates;
 	sum->violations += violations;
-	if (rt->model.positive && rt->model.negative) {
+	if (rt->decided->outcomes.positive && rt->decided->outcomes.negative) {
 		sum->sometimes++;
 		sum->sometimes_seen += rt->seen.positive > 0;
 	}
