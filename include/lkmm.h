@@ -59,9 +59,10 @@ struct lkmm_model;
 struct lkmm_result;
 
 /*
- * Where the model is looked for when no directory is given: $LKMM_MODEL,
- * the kernel tree around the working directory, then the installed
- * default.  The directory found (allocated), or NULL.
+ * Where `lkmm` looks for the model when no directory is given:
+ * $LKMM_MODEL_DIR, the working directory when it holds the cfg, the
+ * model unpacked beside the binary, then the one installed beside it.
+ * The directory found (allocated), or NULL.
  */
 char *lkmm_model_find(const char *cfg);
 

@@ -232,7 +232,7 @@ static void open_model(void *arg)
 	path = cat_macros_file(job->ctx->loaded.model);
 	if (!path)
 		die(EXIT_BAD_INPUT, "the model's configuration names no macros file");
-	job->text = read_file(path, NULL);
+	job->text = model_file_read(job->spec, path);
 	if (!job->text)
 		die(EXIT_BAD_INPUT, "cannot read %s: %s", path, strerror(errno));
 	job->ctx->loaded.macros = xcalloc(1, sizeof(*job->ctx->loaded.macros));

@@ -51,12 +51,13 @@ static void check_one(struct lkmm_model *model, const char *path, const struct l
 
 	memset(out, 0, sizeof(*out));
 	if (!text) {
+		const char *why = strerror(errno);
 		struct strbuf msg = { 0 };
 
-		sb_addf(&msg, "lkmm: cannot read %s: %s\n", path, strerror(errno));
+		sb_addf(&msg, "lkmm: cannot read %s: %s\n", path, why);
 		out->error = xcalloc(1, sizeof(*out->error));
 		out->error->status = out->status = LKMM_BAD_INPUT;
-		out->error->message = xstrdup(strerror(errno));
+		out->error->message = xstrdup(why);
 		out->error->text = msg.buf;
 		return;
 	}

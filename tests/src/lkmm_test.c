@@ -263,6 +263,91 @@ static void test_threads_share_one_model(void **state)
 	lkmm_model_close(model);
 }
 
+/* The text of a model file, read whole (allocated). */
+static char *model_file(const char *name)
+{
+	char path[4096];
+	FILE *f;
+	long len;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s", model_dir(), name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc(1, len + 1);
+	assert_int_equal(fread(text, 1, len, f), (size_t)len);
+	fclose(f);
+	return text;
+}
+
+/* A verdict of the kernel test name under model: "Observation ... N M". */
+static void public_verdict(struct lkmm_model *model, const char *name, long *pos, long *neg)
+{
+	char *path = kernel_test(name), text[8192];
+	FILE *f = fopen(path, "r");
+	size_t len = fread(text, 1, sizeof(text), f);
+	struct lkmm_options opts;
+	struct lkmm_result *r;
+	struct lkmm_error *err = NULL;
+
+	fclose(f);
+	lkmm_options_init(&opts);
+	assert_int_equal(lkmm_check(model, path, text, len, &opts, &r, &err), 0);
+	lkmm_verdict(r, pos, neg);
+	lkmm_result_free(r);
+	free(path);
+}
+
+/*
+ * A model given in memory (the browser's way) decides as the same model
+ * read from its directory; a file it names but that is not given is an
+ * error at the line that names it.
+ */
+static void test_model_from_memory(void **state)
+{
+	static const char *const names[] = {
+		"linux-kernel.cfg", "linux-kernel.def", "linux-kernel.bell", "linux-kernel.cat",
+		"lock.cat",
+	};
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	struct lkmm_file files[N];
+	struct lkmm_model *from_dir, *from_memory;
+	struct lkmm_error *err = NULL;
+	long pos[2], neg[2];
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		files[i] = (struct lkmm_file){ names[i], model_file(names[i]) };
+	assert_int_equal(lkmm_model_open(&from_dir, model_dir(), NULL, &err), 0);
+	assert_int_equal(lkmm_model_open_files(&from_memory, files, N, NULL, &err), 0);
+	for (int t = 0; t < 3; t++) {
+		const char *tests[] = { "MP+poonceonces", "MP+polocks", "SB+poonceonces" };
+
+		public_verdict(from_dir, tests[t], &pos[0], &neg[0]);
+		public_verdict(from_memory, tests[t], &pos[1], &neg[1]);
+		assert_int_equal(pos[0], pos[1]);
+		assert_int_equal(neg[0], neg[1]);
+		assert_true(pos[0] + neg[0] > 0);
+	}
+	lkmm_model_close(from_memory);
+	lkmm_model_close(from_dir);
+	/* Without lock.cat: the include that names it is the error's place. */
+	assert_int_equal(lkmm_model_open_files(&from_memory, files, N - 1, NULL, &err),
+			 LKMM_BAD_INPUT);
+	assert_null(from_memory);
+	assert_non_null(err);
+	assert_non_null(err->file);
+	assert_non_null(strstr(err->file, "linux-kernel.cat"));
+	assert_true(err->line > 0);
+	assert_non_null(strstr(err->message, "lock.cat"));
+	lkmm_error_free(err);
+	for (int i = 0; i < N; i++)
+		free((char *)files[i].text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_bad_model_returns),
 		cmocka_unit_test(test_model_cache_decides_the_same),
 		cmocka_unit_test(test_threads_share_one_model),
+		cmocka_unit_test(test_model_from_memory),
 	};
 
 	return cmocka_run_group_tests_name("lkmm", tests, NULL, NULL);
