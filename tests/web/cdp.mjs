@@ -25,7 +25,7 @@ export async function launch(binary = process.env.CHROMIUM || 'chromium') {
 	const version = await Promise.race([browser.send('Browser.getVersion'), gone, sleep(30000)]);
 	if (!version) {
 		proc.kill();
-		fs.rmSync(profile, { recursive: true, force: true });
+		fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 		throw new Error('chromium did not start: ' + stderr.slice(-500));
 	}
 	const close = async () => {
@@ -35,7 +35,9 @@ export async function launch(binary = process.env.CHROMIUM || 'chromium') {
 		if (!exited)
 			proc.kill();
 		await Promise.race([gone, sleep(3000)]);
-		fs.rmSync(profile, { recursive: true, force: true });
+		// Chromium's helper processes may still be writing the profile
+		// for a moment after the browser has gone: retry, as rm -rf would.
+		fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 	};
 	return { browser, close, version, stderr: () => stderr };
 }

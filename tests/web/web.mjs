@@ -308,7 +308,7 @@ try {
 		server.close();
 	if (chrome)
 		await chrome.close();
-	fs.rmSync(work, { recursive: true, force: true });
+	fs.rmSync(work, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
 }
 console.log(`1..${n}`);
 process.exit(failed ? 1 : 0);
