@@ -111,15 +111,29 @@ char *lkmm_cache_dir(void)
 	return model_cache_dir();
 }
 
-static int open_spec(struct lkmm_model **model, const struct model_spec *spec,
-		     const char *cache_dir, struct lkmm_error **err)
+/*
+ * Open the model in dir, or in files (nfiles of them, NULL: dir's), as
+ * opts say (NULL: the defaults); a model in memory is never cached.
+ */
+static int open_model(struct lkmm_model **model, const char *dir,
+		      const struct model_file *files, int nfiles,
+		      const struct lkmm_model_options *opts, struct lkmm_error **err)
 {
+	const struct lkmm_model_options defaults = { 0 };
+	struct model_spec spec = { 0 };
 	struct lkmm_model *m = xcalloc(1, sizeof(*m));
 	struct capture c;
 	int status;
 
+	if (!opts)
+		opts = &defaults;
+	spec.dir = dir;
+	spec.cfg_name = opts->cfg ? opts->cfg : "linux-kernel.cfg";
+	spec.variants = opts->variants;
+	spec.files = files;
+	spec.nfiles = nfiles;
 	capture_start(&c);
-	status = lkmm_open(&m->ctx, spec, cache_dir);
+	status = lkmm_open(&m->ctx, &spec, files ? NULL : opts->cache_dir);
 	if (capture_end(&c, status, err)) {
 		free(m);
 		m = NULL;
@@ -135,37 +149,20 @@ static int open_spec(struct lkmm_model **model, const struct model_spec *spec,
 int lkmm_model_open(struct lkmm_model **model, const char *dir,
 		    const struct lkmm_model_options *opts, struct lkmm_error **err)
 {
-	const struct lkmm_model_options none = { 0 };
-	struct model_spec spec = { 0 };
-
-	if (!opts)
-		opts = &none;
-	spec.dir = dir;
-	spec.cfg_name = opts->cfg ? opts->cfg : "linux-kernel.cfg";
-	spec.variants = opts->variants;
-	return open_spec(model, &spec, opts->cache_dir, err);
+	return open_model(model, dir, NULL, 0, opts, err);
 }
 
 int lkmm_model_open_files(struct lkmm_model **model, const struct lkmm_file *files,
 			  int nfiles, const struct lkmm_model_options *opts,
 			  struct lkmm_error **err)
 {
-	const struct lkmm_model_options none = { 0 };
 	struct model_file *given = xcalloc(nfiles, sizeof(*given));
-	struct model_spec spec = { 0 };
 	int status;
 
-	if (!opts)
-		opts = &none;
 	for (int i = 0; i < nfiles; i++)
 		given[i] = (struct model_file){ files[i].name, files[i].text };
 	/* A directory no file is read from: its name only places the files in messages. */
-	spec.dir = "<memory>";
-	spec.cfg_name = opts->cfg ? opts->cfg : "linux-kernel.cfg";
-	spec.variants = opts->variants;
-	spec.files = given;
-	spec.nfiles = nfiles;
-	status = open_spec(model, &spec, NULL, err);
+	status = open_model(model, "<memory>", given, nfiles, opts, err);
 	free(given);
 	return status;
 }

@@ -3,7 +3,6 @@
  */
 #include "modeldir.h"
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,20 +42,15 @@ static bool has_file(const char *dir, const char *name)
 /* The directory at `relative` to the binary's own, if there is one. */
 static char *beside_binary(const char *relative)
 {
-	char exe[PATH_MAX], *slash, *dir;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *self = binary_dir(), *dir;
 	struct strbuf path = { 0 };
 
-	if (n < 0)
+	if (!self)
 		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	sb_addf(&path, "%s/%s", exe, relative);
+	sb_addf(&path, "%s/%s", self, relative);
 	dir = realpath(path.buf, NULL);
 	sb_free(&path);
+	free(self);
 	return dir;
 }
 

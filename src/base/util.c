@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -213,6 +214,22 @@ bool make_dirs(const char *dir, mode_t mode)
 		made = mkdir(path, mode) == 0 || errno == EEXIST;
 	free(path);
 	return made;
+}
+
+char *binary_dir(void)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return xstrndup(exe, slash - exe);
 }
 
 char *read_file(const char *path, size_t *len)

@@ -119,6 +119,13 @@ _Noreturn void die(int status, const char *fmt, ...)
 /* Seconds on a clock that only goes forward, for durations. */
 double monotonic_seconds(void);
 
+/*
+ * The directory of the running binary (allocated): what lkmm finds
+ * beside itself (the model, lkmm-code, the kernel half).  NULL with errno
+ * set when it cannot be known.
+ */
+char *binary_dir(void);
+
 /* Read a whole file; NULL with errno set when it cannot be read. */
 char *read_file(const char *path, size_t *len);
 /* Write text to path, replacing it; a failure ends the test (die()) naming the file. */

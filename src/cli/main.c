@@ -458,19 +458,15 @@ static int cmd_run(int argc, char **argv)
  */
 static int cmd_code(char **argv)
 {
-	char self[4096], path[4096 + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
+	char *self = binary_dir();
+	struct strbuf path = { 0 };
 
-	if (n > 0)
-		self[n] = '\0';
-	if (n <= 0 || !(slash = strrchr(self, '/')))
+	if (!self)
 		die(EXIT_INTERNAL, "cannot find lkmm's own path");
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/lkmm-code", self);
-	execv(path, argv);
+	sb_addf(&path, "%s/lkmm-code", self);
+	execv(path.buf, argv);
 	die(EXIT_BAD_INPUT, "lkmm code needs %s (make bin/lkmm-code; it needs libclang-dev): %s",
-	    path, strerror(errno));
+	    path.buf, strerror(errno));
 }
 
 int main(int argc, char **argv)

@@ -83,21 +83,18 @@ static void parse_process(const char *arg, struct code_process *p)
 /* The project's tree beside the binary: bin/lkmm-code -> build/kernel/src. */
 static char *default_tree(void)
 {
-	char self[PATH_MAX], path[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
+	char *self = binary_dir(), *tree = NULL;
+	struct strbuf path = { 0 };
 	struct stat st;
 
-	if (n <= 0)
+	if (!self)
 		return NULL;
-	self[n] = '\0';
-	if (!(slash = strrchr(self, '/')))
-		return NULL;
-	*slash = '\0';
-	snprintf(path, sizeof(path), "%s/../build/kernel/src", self);
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		return NULL;
-	return realpath(path, NULL);
+	sb_addf(&path, "%s/../build/kernel/src", self);
+	if (!stat(path.buf, &st) && S_ISDIR(st.st_mode))
+		tree = realpath(path.buf, NULL);
+	sb_free(&path);
+	free(self);
+	return tree;
 }
 
 /* "defconfig", "allyesconfig", "x86_64_defconfig": a make target, never an option. */

@@ -12,7 +12,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -201,24 +200,25 @@ static bool has_harness(const char *dir, const char *relative)
  */
 static char *harness_root(void)
 {
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char *dir = binary_dir(), *slash;
 
-	if (len <= 0)
+	if (!dir)
 		die(EXIT_BAD_INPUT, "cannot find lkmm's own path: %s", strerror(errno));
-	exe[len] = '\0';
-	while ((slash = strrchr(exe, '/'))) {
+	for (slash = dir + strlen(dir); slash; slash = strrchr(dir, '/')) {
 		struct strbuf root = { 0 };
 
 		*slash = '\0';
-		if (has_harness(exe, ""))
-			return xstrdup(exe);
-		if (has_harness(exe, "share/lkmm/")) {
-			sb_addf(&root, "%s/share/lkmm", exe);
-			return root.buf;
+		if (has_harness(dir, "")) {
+			sb_adds(&root, dir);
+		} else if (has_harness(dir, "share/lkmm/")) {
+			sb_addf(&root, "%s/share/lkmm", dir);
+		} else {
+			continue;
 		}
+		free(dir);
+		return root.buf;
 	}
+	free(dir);
 	die(EXIT_BAD_INPUT, "lkmm run needs the lkmm source tree it was built in, or an "
 	    "installed one (with %s); elsewhere, use --emit DIR and --compare LOG", harness);
 }
