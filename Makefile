@@ -7,13 +7,14 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Iinclude -Isrc
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# One folder per layer (docs/hacking.md); the command line (src/cli/),
-# `lkmm code` (src/code/) and the web playground (src/web/) are programs on
-# top of the library, the rest.
-LIB_SRCS := $(filter-out src/cli/% src/code/% src/web/%,$(wildcard src/*/*.c))
+# One folder per layer (docs/hacking.md); `lkmm run` (src/kernel-run/),
+# the command line (src/cli/), `lkmm code` (src/code/) and the web
+# playground (src/web/) are programs on top of the library, the rest.
+PROGRAM_DIRS := src/kernel-run/% src/cli/% src/code/% src/web/%
+LIB_SRCS := $(filter-out $(PROGRAM_DIRS),$(wildcard src/*/*.c))
 LIB_OBJS := $(LIB_SRCS:src/%.c=build/obj/%.o)
 LIB_ASAN_OBJS := $(LIB_SRCS:src/%.c=build/asan/%.o)
-SRCS := $(LIB_SRCS) $(wildcard src/cli/*.c)
+SRCS := $(LIB_SRCS) $(wildcard src/kernel-run/*.c src/cli/*.c)
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
 ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 
@@ -61,7 +62,7 @@ CODE_SRCS := $(wildcard src/code/*.c)
 CODE_OBJS := $(CODE_SRCS:src/%.c=build/obj/%.o)
 CODE_CFLAGS = -I$(LLVM_DIR)/include
 CODE_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
-bin/lkmm-code: $(CODE_OBJS) build/obj/cli/files.o $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+bin/lkmm-code: $(CODE_OBJS) build/obj/cli/files.o build/obj/cli/model.o $(LIB_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/obj/code/%.o: src/code/%.c
@@ -69,7 +70,7 @@ build/obj/code/%.o: src/code/%.c
 	$(CC) $(CFLAGS) $(CODE_CFLAGS) -MMD -MP -c -o $@ $<
 # The same under ASan+UBSan, for tests/src/code.t.
 CODE_ASAN_OBJS := $(CODE_SRCS:src/%.c=build/asan/%.o)
-build/asan/lkmm-code: $(CODE_ASAN_OBJS) build/asan/cli/files.o $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
+build/asan/lkmm-code: $(CODE_ASAN_OBJS) build/asan/cli/files.o build/asan/cli/model.o $(LIB_ASAN_OBJS) $(CATLIB_OBJ) $(RUNTIME_OBJ)
 	$(CC) $(CFLAGS) $(SANITIZE) $(LINK_ID) -o $@ $^ $(CODE_LIBS)
 build/asan/code/%.o: src/code/%.c
 	@mkdir -p $(@D)
@@ -209,7 +210,7 @@ FUZZ_SANITIZE := address,undefined -fno-sanitize-recover=all -fno-omit-frame-poi
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_XOPEN_SOURCE=700 -pthread -Iinclude -Isrc \
 	-DFUZZ_MODEL_DIR='"$(CURDIR)/build/kernel-model/tools/memory-model"' \
 	-DFUZZ_TESTS_DIR='"$(CURDIR)/tests/src"'
-FUZZ_OBJS := $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) \
+FUZZ_OBJS := $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o) build/fuzz/obj/kernel-run/run.o \
 	build/fuzz/obj/catlib.o build/fuzz/obj/runtime.o build/fuzz/obj/fuzz_util.o
 
 build/fuzz/.clang:

@@ -93,6 +93,15 @@ int lkmm_model_open_files(struct lkmm_model **model, const struct lkmm_file *fil
 
 void lkmm_model_close(struct lkmm_model *model);
 
+/* How the model's .def file defines a primitive such as READ_ONCE. */
+enum lkmm_primitive {
+	LKMM_UNDEFINED,		/* not at all: the model cannot read it */
+	LKMM_STATEMENT,		/* with no value: WRITE_ONCE, smp_mb */
+	LKMM_EXPRESSION,	/* with a value: READ_ONCE, xchg */
+};
+
+enum lkmm_primitive lkmm_model_primitive(const struct lkmm_model *model, const char *name);
+
 /* How a test is checked. */
 struct lkmm_options {
 	int speedcheck;		/* 0; 1: stop at the first execution that settles it */
@@ -109,6 +118,7 @@ struct lkmm_options {
 	int stats;		/* LKMM_STATS: how much of the search ran */
 	int threads;		/* threads a heavy test's search may use (0, 1: one) */
 	int events;		/* LKMM_EVENTS only: each process's runs, nothing searched */
+	int module;		/* LKMM_MODULE: the test as a kernel module */
 };
 
 /* The defaults of `lkmm check`. */
@@ -140,12 +150,56 @@ enum lkmm_text {
 	LKMM_SVG,		/* opts.graph: laid out by lkmm */
 	LKMM_STATS,		/* opts.stats */
 	LKMM_EVENTS,		/* opts.events: what `lkmm parse` prints */
+	LKMM_MODULE,		/* opts.module: a kernel module's C, as `lkmm run` builds */
 };
 
 /* One of the result's texts; "" when not asked for. */
 const char *lkmm_text(const struct lkmm_result *result, enum lkmm_text which);
 
 void lkmm_result_free(struct lkmm_result *result);
+
+/*
+ * Whether the test's module fits a machine of cpus CPUs that runs ninst
+ * instances of the test at once, each process on a CPU of its own: 0, or
+ * LKMM_BAD_INPUT and *err at the first process that does not fit.
+ */
+int lkmm_module_fits(const struct lkmm_result *result, long cpus, long ninst,
+		     struct lkmm_error **err);
+
+/* The header every LKMM_MODULE includes, to be written beside it as lkmm-runtime.h. */
+const char *lkmm_module_runtime(void);
+
+/*
+ * A kernel's run of tests, as its console or klitmus7 printed it: the
+ * "lkmm-run:" lines of LKMM_MODULE's modules, or klitmus7's own blocks.
+ * Read once, name naming it in messages; one thread at a time compares
+ * with it.
+ */
+struct lkmm_log;
+
+int lkmm_log_read(struct lkmm_log **log, const char *name, const char *text, size_t len,
+		  struct lkmm_error **err);
+void lkmm_log_free(struct lkmm_log *log);
+
+/* What one test's run saw, held against the model. */
+struct lkmm_run {
+	long positive, negative;	/* runs whose final state satisfies the condition, and not */
+	long long filtered;		/* runs the test's filter rejected, in neither */
+	double seconds;
+	int states;			/* distinct final states reached */
+	int violations;			/* of those, the states the model forbids */
+	const char *text;		/* klitmus7's block, then the model's word on each state */
+	const char *alarms;		/* a line for each violation; "" when none */
+};
+
+/*
+ * Hold the log's first run of result's test not compared yet (a test run
+ * twice has two) against result's verdict.  LKMM_BAD_INPUT when the log
+ * has none, the run did not finish, or its lines are not the test's.
+ */
+int lkmm_log_compare(struct lkmm_log *log, const struct lkmm_result *result,
+		     struct lkmm_run **run, struct lkmm_error **err);
+void lkmm_run_free(struct lkmm_run *run);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,6 @@
 /*
- * api.h - the pipeline behind include/lkmm.h (lkmm.c), for the layers
- * that need more of a test than the public header gives: lkmm run (the
- * program and its outcomes, for a module), lkmm code (the macros), the
- * tests.
+ * api.h - the pipeline behind include/lkmm.h (lkmm.c), for lkmm.c and
+ * for the tests and fuzz targets that reach below the public header.
  *
  * Nothing here exits.  An error in the model or in a test, or a limit,
  * returns its status (util.h: EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_INTERNAL)
@@ -41,6 +39,7 @@ void lkmm_close(struct lkmm *ctx);
 
 /* What deciding one test leaves. */
 struct lkmm_result {
+	char *path;			/* the name the test was checked under */
 	char *text;			/* the file as read */
 	struct litmus *test;		/* parsed and expanded */
 	struct program *prog;
@@ -54,6 +53,9 @@ struct lkmm_result {
 	struct strbuf suggestion;	/* --suggest */
 	struct strbuf dot;		/* --graph: the graph, for Graphviz */
 	struct strbuf svg;		/* --svg or --html: the graph as a picture */
+	struct strbuf module;		/* lkmm run: the test as a kernel module */
+	struct litmus *as_written;	/* what the module is made from: the test unexpanded */
+	struct arena module_scratch;	/* what making it allocates */
 };
 
 /*

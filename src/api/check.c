@@ -17,6 +17,8 @@
  */
 void lkmm_result_free(struct lkmm_result *r)
 {
+	if (!r)
+		return;
 	outcomes_free(&r->outcomes);
 	sb_free(&r->out);
 	sb_free(&r->herd);
@@ -26,11 +28,16 @@ void lkmm_result_free(struct lkmm_result *r)
 	sb_free(&r->suggestion);
 	sb_free(&r->dot);
 	sb_free(&r->svg);
+	sb_free(&r->module);
+	if (r->as_written)
+		litmus_free(r->as_written);
+	arena_free(&r->module_scratch);
 	if (r->prog)
 		program_free(r->prog);
 	if (r->test)
 		litmus_free(r->test);
 	free(r->text);
+	free(r->path);
 	free(r);
 }
 
@@ -109,6 +116,12 @@ static void run_test(void *arg)
 		graph_dot(&g, &r->dot);
 		graph_svg(&g, &r->svg);
 		graph_free(&g);
+	}
+	if (opts->module) {
+		/* The kernel's own READ_ONCE() and friends implement the test as written. */
+		r->as_written = xcalloc(1, sizeof(*r->as_written));
+		litmus_read(r->as_written, job->path, r->text);
+		module_emit(r->as_written, r->prog, &r->outcomes, &r->module_scratch, &r->module);
 	}
 }
 
@@ -203,8 +216,12 @@ int lkmm_check_text(const struct lkmm *ctx, const char *path, const char *text,
 {
 	const struct checker c = { ctx->loaded.model, ctx->eval, ctx->loaded.macros, opts,
 				   ctx->threads, outcome_reachable, flag_raised };
-	struct test_job job = { xcalloc(1, sizeof(**result)), path, text, &c, 0 };
-	int status = catch_die(run_test, &job);
+	struct test_job job = { xcalloc(1, sizeof(**result)), NULL, text, &c, 0 };
+	int status;
+
+	/* The result's positions name the file: it keeps its own copy of the name. */
+	job.path = job.run->path = xstrdup(path);
+	status = catch_die(run_test, &job);
 
 	*result = job.run;
 	return status ? status : job.status;

@@ -208,6 +208,7 @@ static void check_options_from(const struct lkmm_options *o, struct check_option
 	co->graph = o->graph;
 	co->stats = o->stats;
 	co->events_only = o->events;
+	co->module = o->module;
 	co->keep_executions = o->explain || o->suggest || o->graph;
 }
 
@@ -269,10 +270,158 @@ const char *lkmm_text(const struct lkmm_result *result, enum lkmm_text which)
 		[LKMM_SVG] = &result->svg,
 		[LKMM_STATS] = &result->stats,
 		[LKMM_EVENTS] = &result->events,
+		[LKMM_MODULE] = &result->module,
 	};
 
 	if ((unsigned int)which >= sizeof(texts) / sizeof(texts[0]) || !texts[which] ||
 	    !texts[which]->buf)
 		return "";
 	return texts[which]->buf;
+}
+
+/* What module_fits() weighs under catch_die(). */
+struct fit_job {
+	const struct litmus *test;
+	long cpus, ninst;
+};
+
+static void module_fits(void *arg)
+{
+	const struct fit_job *job = arg;
+	const struct litmus *t = job->test;
+	long threads = t->nprocs * job->ninst;
+
+	if (threads > job->cpus)
+		die_at(t->procs[job->cpus / job->ninst].pos,
+		       "test %s has %d processes, %ld thread%s with --ninst %ld, but the guest has "
+		       "%ld vCPUs (raise --cpus)", t->name, t->nprocs, threads,
+		       threads == 1 ? "" : "s", job->ninst, job->cpus);
+}
+
+int lkmm_module_fits(const struct lkmm_result *result, long cpus, long ninst,
+		     struct lkmm_error **err)
+{
+	struct fit_job job = { result->test, cpus, ninst > 0 ? ninst : 1 };
+	struct capture c;
+
+	capture_start(&c);
+	return capture_end(&c, catch_die(module_fits, &job), err);
+}
+
+const char *lkmm_module_runtime(void)
+{
+	return lkmm_runtime_h;
+}
+
+enum lkmm_primitive lkmm_model_primitive(const struct lkmm_model *model, const char *name)
+{
+	const struct macro *m = macro_find(model->ctx.loaded.macros, name);
+
+	return !m ? LKMM_UNDEFINED : m->expr ? LKMM_EXPRESSION : LKMM_STATEMENT;
+}
+
+struct lkmm_log {
+	struct run_log *log;
+};
+
+/* What read_log() reads under catch_die(). */
+struct log_job {
+	struct lkmm_log *log;
+	const char *name, *text;
+};
+
+static void read_log(void *arg)
+{
+	struct log_job *job = arg;
+
+	job->log->log = run_log_read(job->name, job->text);
+}
+
+int lkmm_log_read(struct lkmm_log **log, const char *name, const char *text, size_t len,
+		  struct lkmm_error **err)
+{
+	char *copy = xstrndup(text, len);
+	struct log_job job = { xcalloc(1, sizeof(**log)), name, copy };
+	struct capture c;
+	int status;
+
+	capture_start(&c);
+	status = capture_end(&c, catch_die(read_log, &job), err);
+	free(copy);
+	if (status) {
+		lkmm_log_free(job.log);
+		job.log = NULL;
+	}
+	*log = job.log;
+	return status;
+}
+
+void lkmm_log_free(struct lkmm_log *log)
+{
+	if (!log)
+		return;
+	if (log->log)
+		run_log_free(log->log);
+	free(log);
+}
+
+/* A run handed out, and what its texts live in. */
+struct run_result {
+	struct lkmm_run run;
+	struct run_seen seen;
+};
+
+/* What compare_run() compares under catch_die(). */
+struct compare_job {
+	struct lkmm_log *log;
+	const struct lkmm_result *result;
+	struct run_seen *seen;
+};
+
+static void compare_run(void *arg)
+{
+	struct compare_job *job = arg;
+
+	run_log_compare(job->log->log, job->result->test, job->result->prog,
+			&job->result->outcomes, job->seen);
+}
+
+int lkmm_log_compare(struct lkmm_log *log, const struct lkmm_result *result,
+		     struct lkmm_run **run, struct lkmm_error **err)
+{
+	struct run_result *r = xcalloc(1, sizeof(*r));
+	struct compare_job job = { log, result, &r->seen };
+	struct capture c;
+	int status;
+
+	capture_start(&c);
+	status = capture_end(&c, catch_die(compare_run, &job), err);
+	if (status) {
+		run_seen_free(&r->seen);
+		free(r);
+		*run = NULL;
+		return status;
+	}
+	r->run = (struct lkmm_run){
+		.positive = r->seen.seen.positive,
+		.negative = r->seen.seen.negative,
+		.filtered = r->seen.filtered,
+		.seconds = r->seen.seconds,
+		.states = r->seen.seen.nstates,
+		.violations = r->seen.violations,
+		.text = r->seen.text.buf ? r->seen.text.buf : "",
+		.alarms = r->seen.alarms.buf ? r->seen.alarms.buf : "",
+	};
+	*run = &r->run;
+	return 0;
+}
+
+void lkmm_run_free(struct lkmm_run *run)
+{
+	struct run_result *r = (struct run_result *)run;
+
+	if (!r)
+		return;
+	run_seen_free(&r->seen);
+	free(r);
 }

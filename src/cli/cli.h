@@ -35,4 +35,12 @@ struct files_options {
  */
 int check_files(char **files, int nfiles, const struct files_options *opts);
 
+/*
+ * The model directory: `explicit` (-I/--model) when given, else the first
+ * that lkmm_model_find() finds (model_dir_help says where).  Dies with
+ * what to do when none holds cfg_name.
+ */
+char *model_dir_find(const char *explicit, const char *cfg_name);
+extern const char model_dir_help[];
+
 #endif

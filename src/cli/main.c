@@ -403,7 +403,7 @@ static int cmd_run(int argc, char **argv)
 	char **args = xcalloc(argc, sizeof(*args));
 	int nargs = 0, status, i;
 
-	check_options_init(&opts.check);
+	lkmm_options_init(&opts.check);
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -441,9 +441,8 @@ static int cmd_run(int argc, char **argv)
 	if (!paths.len && !opts.where)
 		bad_usage("%s", "no litmus test given");
 	find_model(&mo, &where);
-	opts.check.model = (struct model_spec){ .dir = where.model_dir, .cfg_name = where.model.cfg,
-						.variants = where.model.variants };
-	opts.check.cache_dir = where.model.cache_dir;
+	opts.model_dir = where.model_dir;
+	opts.model = where.model;
 	status = run_files((char **)paths.items, paths.len, &opts);
 	for (i = 0; i < paths.len; i++)
 		free(paths.items[i]);

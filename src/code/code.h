@@ -15,8 +15,7 @@
 #include <stdbool.h>
 
 #include "base/base.h"
-
-struct macro_table;
+#include "lkmm.h"
 
 /* One task: the functions it calls, in order, all from one file (a number: the function around that line). */
 struct code_process {
@@ -28,7 +27,7 @@ struct code_process {
 struct code_request {
 	const char *tree;		/* the kernel source tree */
 	const char *build_dir;		/* its prepared build directory (prepare.c) */
-	const struct macro_table *macros;	/* the model's .def: which primitives exist */
+	const struct lkmm_model *model;	/* its .def: which primitives exist */
 	struct code_process *procs;
 	int nprocs;
 	int depth;			/* calls inlined this deep */

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/api.h"
 #include "cli/cli.h"
 #include "code.h"
 
@@ -180,10 +179,10 @@ int main(int argc, char **argv)
 {
 	struct code_request req = { 0 };
 	struct files_options opts = { .jobs = 1 };
-	struct model_spec spec = { 0 };
 	struct code_test test;
 	struct strbuf err = { 0 };
-	struct lkmm ctx;
+	struct lkmm_model *model;
+	struct lkmm_error *model_err;
 	const char *model_dir = NULL, *cfg = "linux-kernel.cfg", *emit_file = NULL;
 	const char *config = "allyesconfig";
 	char *tree = NULL, *build_dir = NULL, *cache;
@@ -266,21 +265,24 @@ int main(int argc, char **argv)
 		bad_usage("--svg needs --graph DIR", NULL);
 	if (!model_dir && !getenv("LKMM_MODEL_DIR"))
 		model_dir = tree_model(tree, cfg);	/* the model of the kernel being read */
-	spec.dir = opts.model_dir = model_dir_find(model_dir, cfg);
-	spec.cfg_name = opts.model.cfg = cfg;
-	cache = model_cache_dir();
+	opts.model_dir = model_dir_find(model_dir, cfg);
+	opts.model.cfg = cfg;
+	cache = lkmm_cache_dir();
 	opts.model.cache_dir = cache;
-	/* The translation expands the model's macros: the pipeline's own context. */
-	status = lkmm_open(&ctx, &spec, cache);
-	if (status)
+	/* The translation asks the model which primitives it defines. */
+	status = lkmm_model_open(&model, opts.model_dir, &opts.model, &model_err);
+	if (status) {
+		fputs(model_err->text, stderr);
+		lkmm_error_free(model_err);
 		return status;
+	}
 	status = code_prepare_tree(tree, config, cache ? cache : "/tmp/lkmm-cache", &build_dir, &err);
 	if (!status) {
 		char real[PATH_MAX];
 
 		req.tree = realpath(tree, real) ? real : tree;
 		req.build_dir = build_dir;
-		req.macros = ctx.loaded.macros;
+		req.model = model;
 		req.distinct = distinct;
 		status = code_translate(&req, &test, &err);
 		if (!status) {
@@ -294,7 +296,7 @@ int main(int argc, char **argv)
 	if (err.buf)
 		fputs(err.buf, stderr);
 	sb_free(&err);
-	lkmm_close(&ctx);
+	lkmm_model_close(model);
 	for (i = 0; i < req.nprocs; i++) {
 		int j;
 

@@ -31,7 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "litmus/litmus.h"
 #include "code.h"
 
 /* A location: a field of a structure type, a global, or a fresh object's contents. */
@@ -456,7 +455,7 @@ static bool find_prim(const struct tr *t, const char *name, struct prim *out)
 		*out = (struct prim){ PS_ALLOC, NULL, false };
 		return true;
 	}
-	if (!macro_find(t->req->macros, name))
+	if (!lkmm_model_primitive(t->req->model, name))
 		return false;
 	if (!strncmp(name, "smp_mb", 6) || !strcmp(name, "smp_rmb") || !strcmp(name, "smp_wmb") ||
 	    !strcmp(name, "barrier"))
@@ -1563,7 +1562,7 @@ static struct val try_rmw(struct tr *t, struct env *e, CXCursor c, const char *n
 
 	if (nargs != 3)
 		fail_at(t, c, "%s() with %d arguments, not 3", name, nargs);
-	if (!macro_find(t->req->macros, p->litmus))
+	if (!lkmm_model_primitive(t->req->model, p->litmus))
 		fail_at(t, c, "%s() is not modelled: the model's .def has no %s()", name, p->litmus);
 	ptr = eval(t, e, args[0], NULL);
 	old_node = address_operand(t, args[1]);
@@ -1748,7 +1747,7 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 	case PS_PLAIN_CALL:
 	case PS_RMW: {
 		struct strbuf sb = { 0 };
-		const struct macro *m = macro_find(t->req->macros, p->litmus);
+		bool has_value = lkmm_model_primitive(t->req->model, p->litmus) == LKMM_EXPRESSION;
 		int addr = -1;
 
 		if (nargs > 8)
@@ -1778,7 +1777,7 @@ static struct val call_primitive(struct tr *t, struct env *e, CXCursor c, const 
 		for (i = 0; i < nargs; i++)
 			sb_addf(&sb, "%s%s", i ? ", " : "", stored_text(t, vals[i]));
 		sb_adds(&sb, ")");
-		if (m && m->expr) {
+		if (has_value) {
 			bool ptr = addr >= 0 && t->locs[addr].pointer;
 			const char *reg = new_reg(t, hint, ptr);
 

@@ -1,14 +1,20 @@
 /*
- * run.h - `lkmm run`: litmus tests as kernel modules in a QEMU guest, or
- * on the user's own machine, held against the model (run.c).
+ * kernel-run.h - `lkmm run`: litmus tests as kernel modules in a QEMU
+ * guest, or on the user's own machine, held against the model (run.c),
+ * over the library alone (include/lkmm.h).
  */
 #ifndef LKMM_RUN_H
 #define LKMM_RUN_H
 
-#include "api/api.h"
+#include <stdbool.h>
+
+#include "base/base.h"
+#include "lkmm.h"
 
 struct run_options {
-	struct check_options check;	/* the model, and limits on deciding it */
+	const char *model_dir;		/* the model's directory */
+	struct lkmm_model_options model;
+	struct lkmm_options check;	/* limits on deciding each test */
 	/* klitmus7's module parameters. */
 	long runs, size, stride, ninst, affincr;
 	long cpus;			/* the guest's vCPUs */

@@ -22,6 +22,7 @@ struct check_options {
 	bool suggest;			/* --suggest */
 	bool graph;			/* the graph's texts: --graph, --html, the library's */
 	bool events_only;		/* lkmm parse: the events, nothing searched */
+	bool module;			/* lkmm run: the test as a kernel module */
 	long max_variants;		/* --suggest: tests tried at most, 0: no bound */
 	double suggest_timeout;		/* --suggest: seconds the search of fixes may take, 0: no bound */
 	int suggest_edits;		/* --suggest: edits in one fix at most, 0: processes + 2 */

@@ -26,10 +26,18 @@ static struct run_options opts = { .runs = 10, .size = 1000, .stride = 1, .ninst
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const struct check_options bounds = fuzz_options();
+
 	(void)argc;
 	(void)argv;
-	opts.check = fuzz_options();
-	opts.check.cache_dir = fuzz_path("cache");
+	/* lkmm run takes the library's options: the same bounds, in its terms. */
+	lkmm_options_init(&opts.check);
+	opts.check.timeout = bounds.timeout;
+	opts.check.max_executions = bounds.max_executions;
+	opts.check.max_traces = bounds.limits.max_traces;
+	opts.check.max_values = bounds.limits.max_values;
+	opts.model_dir = FUZZ_MODEL_DIR;
+	opts.model.cache_dir = fuzz_path("cache");
 	opts.compare_log = fuzz_path("run.log");
 	return 0;
 }

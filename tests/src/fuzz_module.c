@@ -1,8 +1,8 @@
 /*
  * fuzz_module.c - libFuzzer target for the module generator (module.c,
- * `lkmm run --emit`): any input is a litmus test, read as written and
- * expanded, decided under small limits, then written as a kernel module,
- * as run.c does for each test.
+ * `lkmm run --emit`): any input is a litmus test, decided under small
+ * limits and written as a kernel module, as the pipeline does for each
+ * test of `lkmm run`.
  *
  * The generator may refuse a test (a diagnostic at its position); what
  * it accepts must be C that compiles.  Compiling it takes a kernel tree
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "kernel-run/module.h"
 
 static struct lkmm ctx;
 static struct check_options opts;
@@ -26,33 +25,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	fuzz_open_model(&ctx, NULL);
 	opts = fuzz_options();
+	opts.module = true;
 	return 0;
-}
-
-/* One test's way to its module; everything hangs from here, for a die() on the way. */
-struct module_job {
-	const char *text;
-	struct litmus *as_written, *expanded;
-	struct program *prog;
-	struct outcomes model;
-	struct arena scratch;
-	struct strbuf source;
-};
-
-static void make_module(void *arg)
-{
-	struct module_job *job = arg;
-
-	job->as_written = xcalloc(1, sizeof(*job->as_written));
-	litmus_read(job->as_written, "fuzz.litmus", job->text);
-	job->expanded = xcalloc(1, sizeof(*job->expanded));
-	litmus_read(job->expanded, "fuzz.litmus", job->text);
-	litmus_expand(job->expanded, ctx.loaded.macros);
-	job->prog = xcalloc(1, sizeof(*job->prog));
-	program_build(job->prog, job->expanded, &opts.limits, model_rmw_style(ctx.loaded.model));
-	enumerate(job->prog, ctx.eval, 1, &opts, &job->model);
-	if (!job->model.limit)
-		module_emit(job->as_written, job->prog, &job->model, &job->scratch, &job->source);
 }
 
 /* Where a C comment or literal that starts at s ends (past it); NULL if it does not. */
@@ -105,20 +79,12 @@ static bool well_formed(const char *c)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_text(data, size);
-	struct module_job job = { .text = text };
-	int status = catch_die(make_module, &job);
+	struct lkmm_result *r;
+	int status = lkmm_check_text(&ctx, "fuzz.litmus", text, &opts, &r);
 
-	if (status == EXIT_INTERNAL || (!status && job.source.buf && !well_formed(job.source.buf)))
+	if (status == EXIT_INTERNAL || (!status && (!r->module.buf || !well_formed(r->module.buf))))
 		abort();
-	sb_free(&job.source);
-	arena_free(&job.scratch);
-	outcomes_free(&job.model);
-	if (job.prog)
-		program_free(job.prog);
-	if (job.expanded)
-		litmus_free(job.expanded);
-	if (job.as_written)
-		litmus_free(job.as_written);
+	lkmm_result_free(r);
 	free(text);
 	return 0;
 }

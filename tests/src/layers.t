@@ -144,6 +144,32 @@ for f, ts in sorted(deps.items()):
             upward.append('%s -> %s (%s)' % (f, t, sym))
 check(not upward, 'no file calls into its own or a higher layer elsewhere', upward)
 
+# The programs on top (lkmm run, the command line, the playground, lkmm
+# code) reach the checker through include/lkmm.h alone: besides it, they
+# include base/base.h (strings, files, messages) and each other's doors,
+# and call only the functions the public header declares.
+PROGRAMS = {n for n in RANK if RANK[n] > RANK['api']}
+public = set(re.findall(r'[ *](lkmm_[a-z_]+)\(', open('include/' + PUBLIC, encoding='utf-8').read()))
+private = []
+for path in sources:
+    if path.split('/')[1] not in PROGRAMS:
+        continue
+    for n, line in enumerate(open(path, encoding='utf-8'), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+/[^"]+)"', line)
+        if m and m.group(1) != 'base/base.h' and m.group(1).split('/')[0] not in PROGRAMS:
+            private.append('%s:%d: includes "%s"' % (path, n, m.group(1)))
+for f, ts in sorted(deps.items()):
+    if f.split('/')[1] not in PROGRAMS:
+        continue
+    for t, sym in sorted(ts):
+        layer = t.split('/')[1]
+        if layer in PROGRAMS or layer == 'base' or sym.startswith('includes '):
+            continue
+        if sym not in public:
+            private.append('%s -> %s (%s)' % (f, t, sym))
+check(not private, 'lkmm run, the command line, the playground and lkmm code use the '
+      'checker through include/lkmm.h alone', private)
+
 print('1..%d' % len(results))
 for i, (ok, name, why) in enumerate(results, 1):
     print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))

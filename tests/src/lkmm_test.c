@@ -283,22 +283,31 @@ static char *model_file(const char *name)
 	return text;
 }
 
-/* A verdict of the kernel test name under model: "Observation ... N M". */
-static void public_verdict(struct lkmm_model *model, const char *name, long *pos, long *neg)
+/* The kernel test name checked under model with opts (NULL: the defaults) through the public calls. */
+static struct lkmm_result *public_check(struct lkmm_model *model, const char *name,
+					const struct lkmm_options *opts)
 {
 	char *path = kernel_test(name), text[8192];
 	FILE *f = fopen(path, "r");
 	size_t len = fread(text, 1, sizeof(text), f);
-	struct lkmm_options opts;
+	struct lkmm_options defaults;
 	struct lkmm_result *r;
 	struct lkmm_error *err = NULL;
 
 	fclose(f);
-	lkmm_options_init(&opts);
-	assert_int_equal(lkmm_check(model, path, text, len, &opts, &r, &err), 0);
+	lkmm_options_init(&defaults);
+	assert_int_equal(lkmm_check(model, path, text, len, opts ? opts : &defaults, &r, &err), 0);
+	free(path);
+	return r;
+}
+
+/* A verdict of the kernel test name under model: "Observation ... N M". */
+static void public_verdict(struct lkmm_model *model, const char *name, long *pos, long *neg)
+{
+	struct lkmm_result *r = public_check(model, name, NULL);
+
 	lkmm_verdict(r, pos, neg);
 	lkmm_result_free(r);
-	free(path);
 }
 
 /*
@@ -348,6 +357,105 @@ static void test_model_from_memory(void **state)
 		free((char *)files[i].text);
 }
 
+/* lkmm code asks the model which primitives it defines, and whether they have a value. */
+static void test_primitives_of_the_model(void **state)
+{
+	struct lkmm_model *model;
+	struct lkmm_error *err;
+
+	(void)state;
+	assert_int_equal(lkmm_model_open(&model, model_dir(), NULL, &err), 0);
+	assert_int_equal(lkmm_model_primitive(model, "READ_ONCE"), LKMM_EXPRESSION);
+	assert_int_equal(lkmm_model_primitive(model, "xchg_acquire"), LKMM_EXPRESSION);
+	assert_int_equal(lkmm_model_primitive(model, "WRITE_ONCE"), LKMM_STATEMENT);
+	assert_int_equal(lkmm_model_primitive(model, "smp_mb"), LKMM_STATEMENT);
+	assert_int_equal(lkmm_model_primitive(model, "no_such_primitive"), LKMM_UNDEFINED);
+	lkmm_model_close(model);
+}
+
+/* A console as the guest prints it: MP's run, with state "1 0" count times when count > 0. */
+static const char *mp_log(long forbidden)
+{
+	static char log[1024];
+	char extra[64] = "";
+
+	if (forbidden)
+		snprintf(extra, sizeof(extra), "[    1.004] lkmm-run: state %ld 1 0\n", forbidden);
+	snprintf(log, sizeof(log),
+		 "[    1.000] lkmm-run: begin MP+pooncerelease+poacquireonce\n"
+		 "[    1.001] lkmm-run: vars 1:r0 1:r1\n"
+		 "[    1.002] lkmm-run: state 600 0 0\n"
+		 "[    1.003] lkmm-run: state 400 1 1\n"
+		 "%s"
+		 "[    1.005] lkmm-run: end MP+pooncerelease+poacquireonce runs=2 size=500 "
+		 "ninst=1 cpus=2 ns=2000000\n", extra);
+	return log;
+}
+
+/*
+ * lkmm run's half in the library: the test as a module, whether it fits
+ * the guest, and the guest's log held against the verdict, each run
+ * taken once.
+ */
+static void test_module_and_its_log(void **state)
+{
+	struct lkmm_model *model;
+	struct lkmm_error *err = NULL;
+	struct lkmm_options opts;
+	struct lkmm_result *r;
+	struct lkmm_log *log;
+	struct lkmm_run *run;
+	const char *text;
+
+	(void)state;
+	assert_int_equal(lkmm_model_open(&model, model_dir(), NULL, &err), 0);
+	r = public_check(model, "MP+pooncerelease+poacquireonce", NULL);
+	assert_string_equal(lkmm_text(r, LKMM_MODULE), "");
+	lkmm_result_free(r);
+	lkmm_options_init(&opts);
+	opts.module = 1;
+	r = public_check(model, "MP+pooncerelease+poacquireonce", &opts);
+	assert_non_null(strstr(lkmm_text(r, LKMM_MODULE), "#include \"lkmm-runtime.h\""));
+	assert_non_null(strstr(lkmm_text(r, LKMM_MODULE), "smp_store_release("));
+	assert_non_null(strstr(lkmm_module_runtime(), "module_param"));
+
+	/* Two processes: one CPU is too few, at the second process's line. */
+	assert_int_equal(lkmm_module_fits(r, 2, 1, &err), 0);
+	assert_int_equal(lkmm_module_fits(r, 1, 1, &err), LKMM_BAD_INPUT);
+	assert_true(err->line > 1);
+	assert_non_null(strstr(err->message, "raise --cpus"));
+	lkmm_error_free(err);
+
+	text = mp_log(0);
+	assert_int_equal(lkmm_log_read(&log, "console.log", text, strlen(text), &err), 0);
+	assert_int_equal(lkmm_log_compare(log, r, &run, &err), 0);
+	assert_int_equal(run->positive, 0);
+	assert_int_equal(run->negative, 1000);
+	assert_int_equal(run->states, 2);
+	assert_int_equal(run->violations, 0);
+	assert_string_equal(run->alarms, "");
+	assert_non_null(strstr(run->text, "Model MP+pooncerelease+poacquireonce Never 0 3"));
+	lkmm_run_free(run);
+	/* Its one run is taken: a second look finds none. */
+	assert_int_equal(lkmm_log_compare(log, r, &run, &err), LKMM_BAD_INPUT);
+	assert_null(run);
+	assert_non_null(strstr(err->message, "no result in the log"));
+	lkmm_error_free(err);
+	lkmm_log_free(log);
+
+	text = mp_log(7);
+	assert_int_equal(lkmm_log_read(&log, "console.log", text, strlen(text), &err), 0);
+	assert_int_equal(lkmm_log_compare(log, r, &run, &err), 0);
+	assert_int_equal(run->positive, 7);
+	assert_int_equal(run->violations, 1);
+	assert_non_null(strstr(run->alarms, "MODEL VIOLATION"));
+	assert_non_null(strstr(run->text, "FORBIDDEN 7"));
+	lkmm_run_free(run);
+	lkmm_log_free(log);
+	lkmm_result_free(r);
+	lkmm_model_close(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +466,8 @@ int main(void)
 		cmocka_unit_test(test_model_cache_decides_the_same),
 		cmocka_unit_test(test_threads_share_one_model),
 		cmocka_unit_test(test_model_from_memory),
+		cmocka_unit_test(test_primitives_of_the_model),
+		cmocka_unit_test(test_module_and_its_log),
 	};
 
 	return cmocka_run_group_tests_name("lkmm", tests, NULL, NULL);

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "module.h"
+#include "report.h"
 
 struct emitter {
 	const struct litmus *test;
