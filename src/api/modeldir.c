@@ -3,10 +3,8 @@
  */
 #include "modeldir.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/base.h"
 
@@ -16,17 +14,6 @@
  */
 #define UNPACKED_MODEL "../build/kernel-model/tools/memory-model"
 #define INSTALLED_MODEL "../share/lkmm/model"
-
-static bool has_file(const char *dir, const char *name)
-{
-	struct strbuf path = { 0 };
-	bool found;
-
-	sb_addf(&path, "%s/%s", dir, name);
-	found = access(path.buf, R_OK) == 0;
-	sb_free(&path);
-	return found;
-}
 
 /* The directory at `relative` to the binary's own, if there is one. */
 static char *beside_binary(const char *relative)
@@ -49,13 +36,13 @@ char *model_dir_lookup(const char *cfg_name)
 	const char *beside[] = { UNPACKED_MODEL, INSTALLED_MODEL };
 
 	if (env && *env)
-		return has_file(env, cfg_name) ? xstrdup(env) : NULL;
-	if (has_file(".", cfg_name))
+		return readable_in(env, cfg_name) ? xstrdup(env) : NULL;
+	if (readable_in(".", cfg_name))
 		return xstrdup(".");
 	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
 		char *dir = beside_binary(beside[i]);
 
-		if (dir && has_file(dir, cfg_name))
+		if (dir && readable_in(dir, cfg_name))
 			return dir;
 		free(dir);
 	}

@@ -232,6 +232,17 @@ char *binary_dir(void)
 	return xstrndup(exe, slash - exe);
 }
 
+bool readable_in(const char *dir, const char *name)
+{
+	struct strbuf path = { 0 };
+	bool found;
+
+	sb_addf(&path, "%s/%s", dir, name);
+	found = access(path.buf, R_OK) == 0;
+	sb_free(&path);
+	return found;
+}
+
 char *read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY);

@@ -126,6 +126,9 @@ double monotonic_seconds(void);
  */
 char *binary_dir(void);
 
+/* Whether the file dir/name can be read. */
+bool readable_in(const char *dir, const char *name);
+
 /* Read a whole file; NULL with errno set when it cannot be read. */
 char *read_file(const char *path, size_t *len);
 /* Write text to path, replacing it; a failure ends the test (die()) naming the file. */

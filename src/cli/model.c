@@ -4,7 +4,6 @@
  * there.
  */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -19,30 +18,19 @@ const char model_dir_help[] =
 	"     Debian's linux-source-6.12 by scripts/setup.sh;\n"
 	"  5. share/lkmm/model beside the installed bin/ (make install).\n";
 
-static bool has_cfg(const char *dir, const char *cfg_name)
-{
-	struct strbuf path = { 0 };
-	bool found;
-
-	sb_addf(&path, "%s/%s", dir, cfg_name);
-	found = access(path.buf, R_OK) == 0;
-	sb_free(&path);
-	return found;
-}
-
 char *model_dir_find(const char *explicit, const char *cfg_name)
 {
 	const char *env = getenv("LKMM_MODEL_DIR");
 	char *dir;
 
 	if (explicit) {
-		if (!has_cfg(explicit, cfg_name))
+		if (!readable_in(explicit, cfg_name))
 			die(EXIT_BAD_INPUT, "no %s in model directory %s (given by -I/--model)",
 			    cfg_name, explicit);
 		return xstrdup(explicit);
 	}
 	/* A wrong $LKMM_MODEL_DIR is named, rather than passed over. */
-	if (env && *env && !has_cfg(env, cfg_name))
+	if (env && *env && !readable_in(env, cfg_name))
 		die(EXIT_BAD_INPUT, "no %s in model directory %s (given by $LKMM_MODEL_DIR)",
 		    cfg_name, env);
 	dir = lkmm_model_find(cfg_name);
