@@ -1,22 +1,21 @@
 /*
  * run.c - `lkmm run`: litmus tests in a real kernel, held against the model.
  *
- * Each test becomes the source of a module (module.c).  Then either the
- * sources are left for the user to build on their own machine (--emit),
- * or kernel/scripts/run-litmus.sh builds them against the project's
- * kernel and loads them one after the other in a single QEMU boot.  Each
- * module prints the final states it saw to the kernel log, as
- * "lkmm-run:" lines; reading those back (from the console, or from a
- * log the user brings with --compare), we print klitmus7's block for the
- * test and, beside it, whether the model allows each state seen.
+ * Each test becomes the source of a module (the library's LKMM_MODULE).
+ * Then either the sources are left for the user to build on their own
+ * machine (--emit), or kernel/scripts/run-litmus.sh builds them against
+ * the project's kernel and loads them one after the other in a single
+ * QEMU boot.  Each module prints the final states it saw to the kernel
+ * log, as "lkmm-run:" lines; from those (the console, or a log the user
+ * brings with --compare) the library gives klitmus7's block for the test
+ * and, beside it, whether the model allows each state seen.  This file
+ * only writes the files, starts the harness and prints.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel-run.h"
