@@ -1,0 +1,77 @@
+#!/bin/bash
+# `make kernel-sparse`: sparse (kbuild's C=2) over what the series
+# changes, on the untouched tree and with the series, as a maintainer
+# would before taking it: the C files it changes and those that include
+# a header it changes, with build-each's configuration (every subsystem
+# the series touches is on).  Fails when the series adds a sparse
+# warning; a warning the untouched tree has already does not count.
+# Warnings are compared without their line numbers, which the series
+# shifts.
+#
+# Output: build/kernel/sparse/{pristine,series}.log and the new warnings.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+SPARSE=$KBUILD_ROOT/sparse
+
+# The objects sparse checks: each C file of the kernel proper the series
+# changes, and each that includes a header it changes.
+checked_objects() {
+	local f h
+	{
+		git -C "$KSRC" diff --name-only pristine HEAD -- '*.c' ':!tools/' ':!scripts/'
+		for h in $(git -C "$KSRC" diff --name-only pristine HEAD -- '*.h' ':!tools/'); do
+			case $h in
+			include/*) git -C "$KSRC" grep -l -F "#include <${h#include/}>" HEAD -- '*.c' ;;
+			*) git -C "$KSRC" grep -l -F "#include \"$(basename "$h")\"" HEAD -- \
+				"$(dirname "$h")/*.c" ;;
+			esac | sed 's/^HEAD://'
+		done
+	} | grep -v -e '^tools/' -e '^scripts/' | sort -u | sed 's/\.c$/.o/'
+}
+
+# check SIDE COMMIT OBJECTS...: sparse on the objects that exist at COMMIT.
+check() {
+	local side=$1 commit=$2 wt=$SPARSE/$1-src obj=$SPARSE/$1-obj o present=()
+	shift 2
+	git -C "$KSRC" worktree remove --force "$wt" 2>/dev/null || true
+	git -C "$KSRC" worktree prune
+	git -C "$KSRC" worktree add -q --detach "$wt" "$commit"
+	for o in "$@"; do
+		[ -e "$wt/${o%.o}.c" ] && present+=("$o")
+	done
+	mkdir -p "$obj"
+	cp "$SPARSE/config" "$obj/.config"
+	log "$side: sparse on ${#present[@]} files"
+	make -C "$wt" O="$obj" ARCH=x86_64 CC="$(kernel_cc)" -j"$JOBS" olddefconfig >/dev/null
+	make -C "$wt" O="$obj" ARCH=x86_64 CC="$(kernel_cc)" -j"$JOBS" C=2 "${present[@]}" \
+		>"$SPARSE/$side.log" 2>&1 || die "$side: the build failed; see $SPARSE/$side.log"
+	git -C "$KSRC" worktree remove --force "$wt"
+}
+
+# A log's sparse warnings, without line and column: "FILE: warning: TEXT".
+warnings() {
+	sed -n 's/^\([^ :]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' "$1" | sort -u
+}
+
+main() {
+	local objects new
+	command -v sparse >/dev/null || die "sparse is not installed: apt-get install sparse"
+	"$KERNEL_DIR/scripts/prepare-tree.sh" --series
+	mkdir -p "$SPARSE"
+	KOBJ=$SPARSE/config-obj "$KERNEL_DIR/scripts/configure.sh" \
+		"$KERNEL_DIR/config/lkmm.config" "$KERNEL_DIR/patches/KCONFIG" \
+		"$KERNEL_DIR/config/build-each.config"
+	cp "$SPARSE/config-obj/.config" "$SPARSE/config"
+	mapfile -t objects < <(checked_objects)
+	check pristine pristine "${objects[@]}"
+	check series HEAD "${objects[@]}"
+	new=$(comm -13 <(warnings "$SPARSE/pristine.log") <(warnings "$SPARSE/series.log"))
+	echo "sparse: ${#objects[@]} files; $(warnings "$SPARSE/pristine.log" | wc -l) warnings" \
+	     "before the series, $(warnings "$SPARSE/series.log" | wc -l) with it"
+	[ -z "$new" ] || die "the series adds sparse warnings:
+$new"
+	echo "sparse: the series adds no warning"
+}
+
+main "$@"
