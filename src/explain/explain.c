@@ -451,6 +451,18 @@ static const char *communication(const char *base)
 	return NULL;
 }
 
+const char *kept_link(const struct snapshot *s, const struct cat_step *st)
+{
+	const char *kind = st->filter || st->inverse ? NULL : communication(st->base);
+
+	if (kind && !strcmp(kind, "rf") && s->events[st->from].kind == EV_UNLOCK)
+		return "lock";
+	if (!st->filter && !st->inverse &&
+	    (!strcmp(st->base, "addr") || !strcmp(st->base, "data") || !strcmp(st->base, "ctrl")))
+		return st->base;
+	return NULL;
+}
+
 /*
  * One sentence for the hop from steps[first] to steps[last], whose
  * filters from steps[lead] on are about its first event; its label.
@@ -1099,7 +1111,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		labels[n] = hop_sentence(p, s, i, first, last, &steps);
 		sb_addf(&steps, " [%s].\n", labels[n]);
 		legend_add(l, labels[n]);
-		l->lock_handoff |= !strcmp(labels[n], "rf") && s->events[st->from].kind == EV_UNLOCK;
+		l->lock_handoff |= kept_link(s, st) && !strcmp(kept_link(s, st), "lock");
 		n++;
 	}
 	if (!s->pair) {
