@@ -1147,9 +1147,9 @@ static bool alike_in_twins(const struct litmus *t, const struct edits *all, cons
 }
 
 /*
- * Whether set holds e's like in an earlier process of the same code: in
- * the kernel the two are one edit of one function, counted and quoted
- * at the first process only.
+ * Whether set holds the same edit as e in an earlier process of the same
+ * code: in the kernel the two are one edit of one function, counted and
+ * quoted at the first process only.
  */
 static bool has_earlier_twin(const struct litmus *t, const struct edits *all, const int *set,
 			     int n, const struct edit *e)
