@@ -481,7 +481,15 @@ onmessage = (e) => ready.then(() => {
 			div.append(head, diffElement(fix.diff));
 			box.append(div);
 		});
-		const rest = r.suggestion.split('\n').filter((l) => /^ {2}\d+\. \(cost \d+\) .*\.$/.test(l));
+		// A dearer alternative: its numbered line and the changed lines quoted
+		// under it ("    P1 line 24: `smp_rmb();` then ..."), no diff.
+		const lines = r.suggestion.split('\n'), rest = [];
+		const quoted = /^ {4}P\d+ line \d+(?: and P\d+ line \d+)*: /;
+		lines.forEach((l, i) => {
+			if (/^ {2}\d+\. \(cost \d+\) .*:$/.test(l) && quoted.test(lines[i + 1] || ''))
+				for (let j = i; j === i || quoted.test(lines[j] || ''); j++)
+					rest.push(lines[j]);
+		});
 		if (rest.length) {
 			const p = document.createElement('pre');
 			p.textContent = 'Dearer alternatives:\n' + rest.join('\n');

@@ -451,6 +451,18 @@ static const char *communication(const char *base)
 	return NULL;
 }
 
+const char *kept_link(const struct snapshot *s, const struct cat_step *st)
+{
+	const char *kind = st->filter || st->inverse ? NULL : communication(st->base);
+
+	if (kind && !strcmp(kind, "rf") && s->events[st->from].kind == EV_UNLOCK)
+		return "lock";
+	if (!st->filter && !st->inverse &&
+	    (!strcmp(st->base, "addr") || !strcmp(st->base, "data") || !strcmp(st->base, "ctrl")))
+		return st->base;
+	return NULL;
+}
+
 /*
  * One sentence for the hop from steps[first] to steps[last], whose
  * filters from steps[lead] on are about its first event; its label.
@@ -810,52 +822,78 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	return true;
 }
 
-/* " (through step 5, a strong fence too)": the strong fences among steps[from, to). */
+/* " (step 5 is a strong fence too)": the strong fences among steps[from, to). */
 static void later_fences(const char *const *labels, int from, int to, struct strbuf *out)
 {
-	int i, told = 0;
+	int i, told = 0, count = 0;
 
 	for (i = from; i < to; i++)
+		count += is_strong_fence(labels[i]);
+	for (i = from; i < to; i++)
 		if (is_strong_fence(labels[i]))
-			sb_addf(out, "%s %d", told++ ? " and" : " (through step", i + 1);
+			sb_addf(out, "%s %d", told++ ? " and" : count == 1 ? " (step" : " (steps",
+				i + 1);
 	if (told)
-		sb_addf(out, told == 1 ? ", a strong fence too)" : ", strong fences too)");
+		sb_addf(out, told == 1 ? " is a strong fence too)" : " are strong fences too)");
+}
+
+/* "x=1": what a store writes or a load reads, in the chain's short words. */
+static void access_value(const struct program *p, const struct event *e, struct strbuf *out)
+{
+	sb_addf(out, "%s=", p->loc_names[e->loc]);
+	explained_value(p, e->val, out);
 }
 
 /*
  * A propagation chain that starts at a store and ends in a load reading
- * an older value, told through its first strong fence: the fence's CPU
- * has seen the store (its own, or through the steps before the fence),
- * the steps after it put the load later, so the store has reached the
- * load's CPU by then.  Whether the chain has that form.
+ * an older value, told through its first strong fence in short lettered
+ * sub-steps (the chain's steps have the numbers): (a) the fence's CPU
+ * has seen the store, its own or through the steps before the fence;
+ * (b) the fence waits until the store has reached every CPU; (c) the
+ * steps after it put the load later; (d) so the load cannot miss the
+ * store.  Whether the chain has that form.
  */
 static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
 			const char *const *labels, int n, struct strbuf *out)
 {
 	int k, store = ev[0], load = ev[n - 1], cpu;
+	struct strbuf later = { 0 };
 
 	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
 		;
 	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
 		return false;
 	cpu = s->events[ev[k]].proc;
-	sb_addf(out, "But the strong fence of step %d (%s) makes P%d wait until every store it "
-		"has seen has reached every CPU, and P%d has seen ", k + 1, labels[k], cpu, cpu);
+	sb_addf(out, "But a strong fence rules it out:\n    a. P%d has seen %s", cpu,
+		k ? "" : "its own store ");
 	name_event(p, s, store, out);
 	if (k) {
-		sb_addf(out, " through ");
+		sb_addf(out, ", through ");
 		step_range(1, k, out);
-	} else {
-		sb_addf(out, ", its own store");
 	}
-	sb_addf(out, "; ");
+	sb_addf(out, ".\n");
+	sb_addf(out, "    b. Step %d (%s) is a strong fence: P%d waits there until every store "
+		"it has seen, ", k + 1, labels[k], cpu);
+	access_value(p, &s->events[store], out);
+	sb_addf(out, " too, has reached every CPU.\n    c. ");
 	if (k + 2 < n) {
-		step_range(k + 2, n - 1, out);
-		later_fences(labels, k + 1, n - 1, out);
-		sb_addf(out, k + 3 == n ? " puts " : " put ");
+		step_range(k + 2, n - 1, &later);
+		later.buf[0] = (char)toupper((unsigned char)later.buf[0]);
+		later_fences(labels, k + 1, n - 1, &later);
+		sb_addf(out, "%s%s", later.buf, k + 3 == n ? " puts " : " put ");
+		name_event(p, s, load, out);
+		sb_addf(out, " after that fence.\n");
+		sb_free(&later);
+	} else {
+		name_event(p, s, load, out);
+		sb_addf(out, " comes after that fence on P%d.\n", cpu);
 	}
-	name_event(p, s, load, out);
-	sb_addf(out, " after the fence, so it cannot read the older value.\n");
+	sb_addf(out, "    d. So ");
+	access_value(p, &s->events[store], out);
+	sb_addf(out, " had reached P%d's CPU before that load ran: it cannot read ",
+		s->events[load].proc);
+	access_value(p, &s->events[load], out);
+	sb_addf(out, ", the older value step %d (fr) needs.\n", n);
 	return true;
 }
 
@@ -1073,7 +1111,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		labels[n] = hop_sentence(p, s, i, first, last, &steps);
 		sb_addf(&steps, " [%s].\n", labels[n]);
 		legend_add(l, labels[n]);
-		l->lock_handoff |= !strcmp(labels[n], "rf") && s->events[st->from].kind == EV_UNLOCK;
+		l->lock_handoff |= kept_link(s, st) && !strcmp(kept_link(s, st), "lock");
 		n++;
 	}
 	if (!s->pair) {

@@ -22,6 +22,14 @@ bool sc_before(const struct snapshot *s, int a, int b);
  */
 int unordered_pairs(const struct snapshot *s, int *pairs, int max);
 /*
+ * Whether a step of a rejected candidate's cycle is a link that
+ * --suggest keeps as it is (explain.c): a lock handed from an unlock to
+ * the lock that takes it ("lock"), a dependency ("addr", "data",
+ * "ctrl"); NULL for any other step.  The explanation labels such steps
+ * rf and addr, data, ctrl alike.
+ */
+const char *kept_link(const struct snapshot *s, const struct cat_step *st);
+/*
  * Plain words on why the condition's outcome is allowed or forbidden
  * (explain.c); with_fixes: --suggest's fixes follow, so they need no pointer.
  */

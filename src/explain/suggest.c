@@ -299,12 +299,18 @@ static void find_calls(struct finder *f, const struct expr *e, bool call_access)
  */
 static const struct {
 	const char *fence, *weaker, *orders, *caveat;
+	/* the pair the weaker one keeps in order: two accesses of this kind (pair_name: told) */
+	enum event_kind pair;
+	const char *pair_name;
 } weaker[] = {
-	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", NULL },
-	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", NULL },
+	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", NULL, EV_READ,
+	  "two loads" },
+	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", NULL, EV_WRITE,
+	  "two stores" },
 	/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
-	{ "smp_mb__after_spinlock", "smp_mb__after_unlock_lock",
-	  "it orders only across the lock's hand-off from its last unlock", AFTER_UNLOCK_LOCK_NOTE },
+	{ .fence = "smp_mb__after_spinlock", .weaker = "smp_mb__after_unlock_lock",
+	  .orders = "it orders only across the lock's hand-off from its last unlock",
+	  .caveat = AFTER_UNLOCK_LOCK_NOTE },
 };
 
 /* The entry of weaker[] for fence weakened to to. */
@@ -472,6 +478,12 @@ static void free_lines(struct lines *l)
 	free(l->text);
 	free(l->before);
 	free(l->dropped);
+}
+
+/* Line `line` of l without its indentation: the code a sentence quotes. */
+static const char *code_at(const struct lines *l, int line)
+{
+	return l->text[line - 1] + strspn(l->text[line - 1], " \t");
 }
 
 /* The end of the parenthesised arguments starting at open, or NULL. */
@@ -811,10 +823,9 @@ static void unified_diff(const char *path, const char *text, const struct lines 
 	free_lines(&orig);
 }
 
-/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
-static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
+/* The edits of set in the test's order, by process then place, into sorted[n]. */
+static void sort_set(const struct edits *all, const int *set, int n, const struct edit **sorted)
 {
-	const struct edit *sorted[n + 1];
 	int i, j;
 
 	for (i = 0; i < n; i++) {
@@ -826,6 +837,15 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 			sorted[j] = sorted[j - 1];
 		sorted[j] = e;
 	}
+}
+
+/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
+static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
+{
+	const struct edit *sorted[n + 1];
+	int i;
+
+	sort_set(all, set, n, sorted);
 	for (i = 0; i < n; i++) {
 		const struct edit *e = sorted[i];
 
@@ -948,15 +968,6 @@ static bool compatible(const struct edits *all, const int *set, int n)
 		}
 	}
 	return true;
-}
-
-static int set_cost(const struct edits *all, const int *set, int n)
-{
-	int i, cost = 0;
-
-	for (i = 0; i < n; i++)
-		cost += edit_kinds[all->items[set[i]].kind].cost;
-	return cost;
 }
 
 /*
@@ -1135,6 +1146,67 @@ static bool alike_in_twins(const struct litmus *t, const struct edits *all, cons
 	return true;
 }
 
+/*
+ * Whether set holds the same edit as e in an earlier process of the same
+ * code: in the kernel the two are one edit of one function, counted and
+ * quoted at the first process only.
+ */
+static bool has_earlier_twin(const struct litmus *t, const struct edits *all, const int *set,
+			     int n, const struct edit *e)
+{
+	int q;
+
+	for (q = 0; q < e->proc; q++)
+		if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
+			return true;
+	return false;
+}
+
+/* What the edits of set cost: the sum of their prices, twins' edits counted once. */
+static int set_cost(const struct litmus *t, const struct edits *all, const int *set, int n)
+{
+	int i, cost = 0;
+
+	for (i = 0; i < n; i++)
+		if (!has_earlier_twin(t, all, set, n, &all->items[set[i]]))
+			cost += edit_kinds[all->items[set[i]].kind].cost;
+	return cost;
+}
+
+/*
+ * The lines a set of edits changes, as they would read: a dearer
+ * alternative shown as code without a whole diff.  "P1 line 24:
+ * `smp_rmb();` then `r1 = READ_ONCE(*buf);`" for a fence put before it;
+ * a line of processes that are the same code once, "P0 line 27 and P1
+ * line 46: ...".
+ */
+static void quote_set(const struct litmus *t, const struct edits *all, const int *set, int n,
+		      const struct lines *edited, struct strbuf *out)
+{
+	const struct edit *sorted[n + 1];
+	int i, q;
+
+	sort_set(all, set, n, sorted);
+	for (i = 0; i < n; i++) {
+		const struct edit *e = sorted[i];
+		const char *before = edited->before[e->line - 1];
+
+		/* Two edits of one line: the line once, with both. */
+		if ((i && sorted[i - 1]->proc == e->proc && sorted[i - 1]->line == e->line) ||
+		    has_earlier_twin(t, all, set, n, e))
+			continue;
+		sb_addf(out, "    P%d line %d", e->proc, e->line);
+		for (q = e->proc + 1; q < t->nprocs; q++)
+			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
+				sb_addf(out, " and P%d line %d", q,
+					e->line + t->procs[q].pos.line - t->procs[e->proc].pos.line);
+		sb_addf(out, ": ");
+		if (before)
+			sb_addf(out, "`%s` then ", before + strspn(before, " \t"));
+		sb_addf(out, "`%s`\n", code_at(edited, e->line));
+	}
+}
+
 /* Whether some two processes of t are the same code. */
 static bool has_twins(const struct litmus *t)
 {
@@ -1202,14 +1274,14 @@ out_of_budget:
 }
 
 /* The fences strip_fences() kept, told as the one fix when the search found none. */
-static void tell_stripped(const char *path, const char *text, const struct edits *fences,
-			  const int *set, int n, struct strbuf *out)
+static void tell_stripped(const char *path, const char *text, const struct litmus *t,
+			  const struct edits *fences, const int *set, int n, struct strbuf *out)
 {
 	struct lines edited;
 
 	sb_addf(out, "  A fix found by putting smp_mb() before every statement and taking "
 		"away each one the outcome does not need (the search for cheaper ones ran "
-		"out of time):\n  1. (cost %d) ", set_cost(fences, set, n));
+		"out of time):\n  1. (cost %d) ", set_cost(t, fences, set, n));
 	describe_set(fences, set, n, out);
 	sb_addf(out, ":\n");
 	if (apply(text, fences, set, n, &edited))
@@ -1246,7 +1318,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 
 	if (twins)
 		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
-			"kernel they are one function.)\n");
+			"kernel they are one function, so an edit made in each counts once in a "
+			"change's cost.)\n");
 
 	for (cost = 1; cost <= 3 * max_set && !stop && (!cheapest || cost <= cheapest + COST_SPREAD);
 	     cost++) {
@@ -1260,7 +1333,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				bool ok, reachable;
 				int *copy;
 
-				if (set_cost(all, set, k) != cost || !compatible(all, set, k) ||
+				if (set_cost(t, all, set, k) != cost || !compatible(all, set, k) ||
 				    holds_found(set, k, &found))
 					continue;
 				if (over_budget(c->opts, ++tried, start)) {
@@ -1288,10 +1361,12 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					sb_addf(&list, "  %d. (cost %d) ", ++shown, cost);
 					describe_set(all, set, k, &list);
-					/* The dearer ones are alternatives; a line is enough. */
-					sb_addf(&list, cost == cheapest ? ":\n" : ".\n");
+					sb_addf(&list, ":\n");
+					/* The dearer ones are alternatives: their lines are enough. */
 					if (cost == cheapest)
 						unified_diff(path, text, &edited, &list);
+					else
+						quote_set(t, all, set, k, &edited, &list);
 					if (shown == 1)
 						tell_why_fix(witness, all, set, k, twins, &list);
 					add_prices(all, set, k, &prices);
@@ -1325,7 +1400,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		sb_addf(out, "  (stopped after %ld variants in %.1f s: raise --suggest-timeout or "
 			"--suggest-max)\n", tried, monotonic_seconds() - start);
 	if (!fixes && stop && has_stripped) {
-		tell_stripped(path, text, &fences, stripped, nstripped, out);
+		tell_stripped(path, text, t, &fences, stripped, nstripped, out);
 		fixes = 1;
 	}
 	free(fences.items);
@@ -1480,78 +1555,287 @@ static bool sc_reachable(const struct checker *c, const char *path, const char *
 	return shown;
 }
 
+/*
+ * A link of the explanation's chains that the edits here leave as it
+ * is: a lock handed from an unlock (a) to the lock that takes it (b),
+ * or a dependency of access b on load a.
+ */
+struct link {
+	const char *kind;		/* kept_link()'s: "lock", "addr", "data", "ctrl" */
+	const struct event *a, *b;
+};
+
+enum { MAX_LINKS = 16 };
+
+/* The kept links of s's cycle not in links[] yet, after them; how many in all. */
+static int add_links(const struct snapshot *s, struct link *links, int n)
+{
+	int i, j;
+
+	for (i = 0; i < s->nsteps && n < MAX_LINKS; i++) {
+		const char *kind = kept_link(s, &s->steps[i]);
+		const struct event *a = &s->events[s->steps[i].from];
+		const struct event *b = &s->events[s->steps[i].to];
+
+		for (j = 0; kind && j < n; j++)
+			if (!strcmp(links[j].kind, kind) && links[j].a->proc == a->proc &&
+			    links[j].a->line == a->line && links[j].b->proc == b->proc &&
+			    links[j].b->line == b->line)
+				break;
+		if (kind && j == n)
+			links[n++] = (struct link){ kind, a, b };
+	}
+	return n;
+}
+
+/* "P0 line 17 `spin_unlock(mylock);` to P1 line 24 `spin_lock(mylock);`", joined by word. */
+static void tell_ends(const struct lines *orig, const struct event *a, const char *word,
+		      const struct event *b, struct strbuf *out)
+{
+	sb_addf(out, "P%d line %d `%s` %s P%d line %d `%s`", a->proc, a->line,
+		code_at(orig, a->line), word, b->proc, b->line, code_at(orig, b->line));
+}
+
+/*
+ * The links in words, one a line of items: a lock's hand-offs together
+ * ("the lock hand-off from A to B (or, the other way round, from B' to
+ * A')": whichever CPU takes it first), "the address dependency of B on A".
+ */
+static void tell_links(const struct lines *orig, const struct link *links, int n,
+		       struct strbuf *items)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct link *l = &links[i];
+
+		if (strcmp(l->kind, "lock")) {
+			sb_addf(items, "the %s dependency of ", !strcmp(l->kind, "addr") ? "address" :
+				!strcmp(l->kind, "data") ? "data" : "control");
+			tell_ends(orig, l->b, "on", l->a, items);
+			sb_addf(items, "\n");
+			continue;
+		}
+		for (j = 0; j < i && (strcmp(links[j].kind, "lock") || links[j].a->loc != l->a->loc);
+		     j++)
+			;
+		if (j < i)	/* told with the lock's first hand-off */
+			continue;
+		sb_addf(items, "the lock hand-off from ");
+		tell_ends(orig, l->a, "to", l->b, items);
+		for (j = i + 1; j < n; j++) {
+			const struct link *m = &links[j];
+
+			if (strcmp(m->kind, "lock") || m->a->loc != l->a->loc)
+				continue;
+			sb_addf(items, m->a->proc == l->b->proc && m->b->proc == l->a->proc ?
+				" (or, the other way round, from " : " (or from ");
+			tell_ends(orig, m->a, "to", m->b, items);
+			sb_addf(items, ")");
+		}
+		sb_addf(items, "\n");
+	}
+}
+
+/* Items one a line, as a list in words: "A", "A and B", "A, B and C". */
+static void join_items(const char *items, struct strbuf *out)
+{
+	int n = 0, i = 0;
+	const char *p;
+
+	for (p = items; p && *p; p = strchr(p, '\n') + 1)
+		n++;
+	for (p = items; p && *p; p = strchr(p, '\n') + 1, i++)
+		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? " and " : ", ",
+			(int)strcspn(p, "\n"), p);
+}
+
+/*
+ * The accesses of s's cycle on process proc nearest line: the last at
+ * or before it in *a, the first at or after it in *b (-1 for none).
+ */
+static void chain_around(const struct snapshot *s, int proc, int line, int *a, int *b)
+{
+	int i, k;
+
+	*a = *b = -1;
+	for (i = 0; i < s->nsteps; i++) {
+		for (k = 0; k < 2; k++) {
+			int id = k ? s->steps[i].to : s->steps[i].from;
+			const struct event *e = &s->events[id];
+
+			if (e->proc != proc || (e->kind != EV_READ && e->kind != EV_WRITE))
+				continue;
+			if (e->line <= line && (*a < 0 || s->events[*a].line < e->line))
+				*a = id;
+			if (e->line >= line && (*b < 0 || s->events[*b].line > e->line))
+				*b = id;
+		}
+	}
+}
+
+/* What --suggest found of a forbidden outcome's orderings, for telling why a weakening is safe. */
+struct findings {
+	const struct outcomes *o;	/* the rejected candidates: the explanation's chains */
+	const struct edits *all;
+	const bool *needed;		/* all's edits whose removal lets the outcome happen */
+	const struct lines *orig;
+};
+
+/*
+ * Why a fence weakened to weaker[w] still forbids the outcome, from the
+ * explanation's chains: on one of them it stands between two accesses
+ * of the kind the weaker fence keeps in order, and the rest of that
+ * chain holds by the test's other needed orderings on it and its kept
+ * links.  Whether a chain shows it.
+ */
+static bool tell_safe(const struct findings *f, const struct edit *e, int w, struct strbuf *out)
+{
+	int k, i, a, b, x, y;
+
+	for (k = 0; k < f->o->ncounterexamples; k++) {
+		const struct snapshot *s = f->o->counterexamples[k];
+		struct link links[MAX_LINKS];
+		struct strbuf rest = { 0 };
+		const struct edit *last = NULL;
+
+		chain_around(s, e->proc, e->line, &a, &b);
+		if (a < 0 || b < 0 || s->events[a].line == e->line || s->events[a].kind != weaker[w].pair ||
+		    s->events[b].kind != weaker[w].pair)
+			continue;
+		sb_addf(out, " (for these accesses: on the explanation's chain it stands between %s, "
+			"P%d line %d `%s` and line %d `%s`, which %s() keeps in order", weaker[w].pair_name,
+			e->proc, s->events[a].line, code_at(f->orig, s->events[a].line),
+			s->events[b].line, code_at(f->orig, s->events[b].line), e->to);
+		for (i = 0; i < f->all->n; i++) {
+			const struct edit *g = &f->all->items[i];
+
+			if (!f->needed[i] || (g->proc == e->proc && g->line == e->line) ||
+			    (last && g->proc == last->proc && g->line == last->line))
+				continue;
+			chain_around(s, g->proc, g->line, &x, &y);
+			if (x < 0 || y < 0)
+				continue;
+			sb_addf(&rest, "P%d line %d `%s`\n", g->proc, g->line, code_at(f->orig, g->line));
+			last = g;
+		}
+		tell_links(f->orig, links, add_links(s, links, 0), &rest);
+		if (rest.buf) {
+			sb_addf(out, "; the rest of that chain holds by ");
+			join_items(rest.buf, out);
+		}
+		sb_addf(out, ")");
+		sb_free(&rest);
+		return true;
+	}
+	return false;
+}
+
 /* What a weaker form of an ordering does to a forbidden outcome. */
-static void tell_weakening(const struct edit *e, bool reachable, struct strbuf *out)
+static void tell_weakening(const struct findings *f, const struct edit *e, bool reachable,
+			   struct strbuf *out)
 {
 	int w = weakening(e->from, e->to);
 
-	if (reachable)
+	if (reachable) {
 		sb_addf(out, ": the outcome becomes possible, so %s() is not enough%s%s%s\n", e->to,
 			w >= 0 ? " (" : "", w >= 0 ? weaker[w].orders : "", w >= 0 ? ")" : "");
-	else if (w >= 0 && weaker[w].caveat)
+	} else if (w >= 0 && weaker[w].caveat) {
 		sb_addf(out, ": still forbidden, but keep %s(): %s\n", e->from, weaker[w].caveat);
-	else
-		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper (for these "
-			"accesses)\n", e->to);
+	} else {
+		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
+		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
+			sb_addf(out, " (for these accesses)");
+		sb_addf(out, "\n");
+	}
 }
 
-/* Each ordering of a test whose outcome is forbidden, removed in turn. */
+/*
+ * Each ordering of a test whose outcome is forbidden, removed in turn;
+ * first what the outcome relies on: the orderings it needs, and the
+ * lock hand-offs and dependencies of the explanation's chains, which
+ * no edit here varies.
+ */
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
-			     const struct edits *all, struct strbuf *out)
+			     const struct edits *all, const struct outcomes *o, struct strbuf *out)
 {
-	struct strbuf tried = { 0 }, needed = { 0 };
-	struct lines orig;
-	int i, last_line = 0, last_proc = -1;
+	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 };
+	struct lines orig = split_lines(text);
+	struct link links[MAX_LINKS];
+	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
+										  sizeof(*ok));
+	bool *need = xcalloc(all->n + 1, sizeof(*need));
+	struct findings f = { o, all, need, &orig };
+	int i, nlinks = 0, last_line = 0, last_proc = -1;
 
+	for (i = 0; i < o->ncounterexamples; i++)
+		nlinks = add_links(o->counterexamples[i], links, nlinks);
+	tell_links(&orig, links, nlinks, &kept);
+	if (kept.buf) {
+		join_items(kept.buf, &chains);
+		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies",
+			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
+	}
 	if (!all->n) {
 		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
-			"RMW or fence to weaken.\n");
-		return;
+			"RMW or fence to weaken.%s%s%s\n", chains.buf ? "  It relies on " : "",
+			chains.buf ? chains.buf : "", chains.buf ? "." : "");
+		goto out;
 	}
-	orig = split_lines(text);
+	for (i = 0; i < all->n; i++) {
+		struct lines edited;
+
+		reachable[i] = reachable_with(c, path, text, all, &i, 1, &ok[i], &edited, NULL);
+		need[i] = ok[i] && reachable[i] && all->items[i].kind != PARTLY_WEAKEN;
+		free_lines(&edited);
+	}
 	for (i = 0; i < all->n; i++) {
 		const struct edit *e = &all->items[i];
-		struct lines edited;
-		bool ok, reachable = reachable_with(c, path, text, all, &i, 1, &ok, &edited,
-						    NULL);
-		const char *line = orig.text[e->line - 1];
-		const char *code = line + strspn(line, " \t");
+		const char *code = code_at(&orig, e->line);
 
 		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
 		edit_what(e, &tried);
-		if (!ok)
+		if (!ok[i])
 			sb_addf(&tried, ": cannot tell (the edited test does not check)\n");
 		else if (e->kind == PARTLY_WEAKEN)
-			tell_weakening(e, reachable, &tried);
-		else if (!reachable && !strcmp(e->from, "rcu_dereference"))
+			tell_weakening(&f, e, reachable[i], &tried);
+		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
 				"pointer all the same (lockdep and sparse check it)\n");
 		else
-			sb_addf(&tried, ": %s\n", reachable ?
+			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
 		/* A statement is needed once, whatever edit of it showed it. */
-		if (ok && reachable && e->kind != PARTLY_WEAKEN &&
-		    (e->line != last_line || e->proc != last_proc)) {
-			sb_addf(&needed, "%sP%d line %d `%s`", needed.buf ? ", " : "", e->proc,
-				e->line, code);
+		if (need[i] && (e->line != last_line || e->proc != last_proc)) {
+			sb_addf(&needed, "P%d line %d `%s`\n", e->proc, e->line, code);
 			last_line = e->line;
 			last_proc = e->proc;
 		}
-		free_lines(&edited);
 	}
-	if (needed.buf)
+	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
-			"ordered RMWs, it relies on %s (locks and dependencies are not varied).\n",
-			needed.buf);
-	else
+			"ordered RMWs, it relies on ");
+		join_items(needed.buf, out);
+		sb_addf(out, ".");
+	} else {
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
-			"alone (each can go while the others stay).\n");
+			"alone (each can go while the others stay).");
+	}
+	if (chains.buf)
+		sb_addf(out, "  It %srelies on %s.", needed.buf ? "also " : "", chains.buf);
+	sb_addf(out, "\n");
 	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
 		"these accesses only):\n%s", tried.buf);
+out:
 	sb_free(&tried);
 	sb_free(&needed);
+	sb_free(&kept);
+	sb_free(&chains);
+	free(reachable);
+	free(ok);
+	free(need);
 	free_lines(&orig);
 }
 
@@ -1646,10 +1930,9 @@ static void mark_racing(const struct checker *c, const char *path, const char *t
 	orig = split_lines(text);
 	for (i = 0; i < n; i++) {
 		const struct edit *e = &plain.items[set[i]];
-		const char *line = orig.text[e->line - 1];
 
 		sb_addf(out, "  P%d line %d `%s`: the plain %s made %s\n", e->proc, e->line,
-			line + strspn(line, " \t"), e->kind == MARK_LOAD ? "load" : "store",
+			code_at(&orig, e->line), e->kind == MARK_LOAD ? "load" : "store",
 			edit_kinds[e->kind].what);
 	}
 	free_lines(&orig);
@@ -1682,7 +1965,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			suggest_fixes(c, path, text, t, &all, o->witness, out);
 		}
 	} else {
-		needed_orderings(c, path, text, &all, out);
+		needed_orderings(c, path, text, &all, o, out);
 	}
 	free(all.items);
 	litmus_free(t);

@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 36) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 37) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -188,7 +188,15 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
-	   grep -q "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But the strong fence of step 3 (after-spinlock) makes P1 wait until every store it has seen has reached every CPU, and P1 has seen P0 line 17 .* through steps 1 and 2; steps 4 and 5 (through step 5, a strong fence too) put P2 line 39 .* after the fence, so it cannot read the older value\.$" "$work/z6" &&
+	   grep -A4 "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But a strong fence rules it out:$" "$work/z6" |
+		sed 's/`[^`]*`//g' > "$work/z6-why" &&
+	   diff - "$work/z6-why" <<-'EOF' &&
+	  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late, with no release or fence to bring it in order: a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
+	    a. P1 has seen P0 line 17  (writes x=1), through steps 1 and 2.
+	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU.
+	    c. Steps 4 and 5 (step 5 is a strong fence too) put P2 line 39  (reads x=0) after that fence.
+	    d. So x=1 had reached P2's CPU before that load ran: it cannot read x=0, the older value step 6 (fr) needs.
+	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  Then P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
 		ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
@@ -196,6 +204,9 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
 		diag < "$work/z6"
 	fi
+	expect "$tag: propagation's sub-steps from a strong fence after its CPU's own store" 0 \
+		'^    a\. P0 has seen its own store P0 line 18 `WRITE_ONCE\(\*x, 1\);` \(writes x=1\)\.$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus"
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \

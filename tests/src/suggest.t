@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 26 ))
+plan $(( $# * 31 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -40,10 +40,12 @@ for lkmm in $LKMM_BINARIES; do
 		'^    and smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P1 line 46: the same edits in the other processes that run this code \(each can play either part\)$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
-	# The cheapest fixes are diffs; a dearer one is an alternative, one line.
+	# The cheapest fixes are diffs; a dearer one is an alternative: its
+	# changed lines, as they would read.
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 "$here/MP+ptr.litmus" > "$work/w" 2>&1
-	expect "$tag: a dearer fix is told in one line" 0 \
-		'^  3\. \(cost 2\) smp_wmb\(\) before P0 line 17\.$' cat "$work/w"
+	expect "$tag: a dearer fix is told with the code it changes" 0 \
+		'^    P0 line 17: `smp_wmb\(\);` then `WRITE_ONCE\(\*p, x\);`$' \
+		grep -A1 '^  3\. (cost 2) smp_wmb() before P0 line 17:$' "$work/w"
 	expect "$tag: ... and only the cheapest ones get a diff" 0 '^2$' grep -c '^    --- ' "$work/w"
 	expect "$tag: after a lock taken after an unlock, smp_mb__after_unlock_lock() (Z6.0's Never sibling)" 0 \
 		'^  1\. \(cost 1\) smp_mb__after_unlock_lock\(\) before P1 line 26:$' \
@@ -53,8 +55,8 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits:$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
-	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough" 0 \
-		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_wmb\(\): still forbidden, so smp_wmb\(\) is enough, and cheaper \(for these accesses\)$' \
+	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough, and what makes it safe" 0 \
+		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_wmb\(\): still forbidden, so smp_wmb\(\) is enough, and cheaper \(for these accesses: on the explanation.s chain it stands between two stores, P0 line 15 `WRITE_ONCE\(\*x, 1\);` and line 17 `WRITE_ONCE\(\*y, 1\);`, which smp_wmb\(\) keeps in order; the rest of that chain holds by P1 line 29 `smp_rmb\(\);`\)$' \
 		cat "$work/w"
 	expect "$tag: ... where smp_rmb() is not" 0 \
 		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): the outcome becomes possible, so smp_rmb\(\) is not enough \(it orders only loads before later loads\)$' \
@@ -65,19 +67,35 @@ for lkmm in $LKMM_BINARIES; do
 	# The reviewer's fix of double-checked locking, four edits on two CPUs
 	# (the default set size: processes + 2); a variant bound, not a time,
 	# so that a slow machine finds it too.
-	expect "$tag: DCL-broken: acquire on the lockless read, release on the flag store, on each CPU" 0 \
-		'^  1\. \(cost 4\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
+	expect "$tag: DCL-broken: acquire on the lockless read, release on the flag store, on each CPU (cost 2: one function)" 0 \
+		'^  1\. \(cost 2\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/w" 2>&1
-	if grep -A1 '^  (Processes that are the same code are changed alike: in the kernel they are one function\.)$' "$work/w" |
+	if grep -A1 '^  (Processes that are the same code are changed alike: in the kernel they are one function, so an edit made in each counts once in a change.s cost\.)$' "$work/w" |
 		grep -q '^  Changes that forbid it, cheapest first\.  Cost: ' &&
 	   ! grep '^  [0-9]*\. (cost' "$work/w" |
 		awk '{ if (gsub(/P0 line/, "") != gsub(/P1 line/, "")) bad = 1 } END { exit !bad }'; then
 		ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
 	else
 		not_ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
+		diag < "$work/w"
+	fi
+	# Each edit made alike in the twins counts once; a dearer alternative
+	# quotes its line once for both.
+	if grep '^  [0-9]*\. (cost' "$work/w" | awk '
+		{ n = 0; s = $0
+		  n += 3 * gsub(/smp_mb\(\) before P0/, "", s); n += 2 * gsub(/smp_[rw]mb\(\) before P0/, "", s)
+		  n += 2 * gsub(/smp_mb__after_spinlock\(\) before P0/, "", s)
+		  n += gsub(/smp_mb__after_unlock_lock\(\) before P0/, "", s)
+		  n += gsub(/smp_(load_acquire|store_release)\(\) at P0/, "", s)
+		  if ($3 != "" n ")") bad = 1 }
+		END { exit bad }' &&
+	   grep -q '^    P0 line 27 and P1 line 46: `smp_store_release(flag, 1);`$' "$work/w"; then
+		ok "$tag: DCL-broken: a change's cost counts each twin edit once, dearer ones quoted"
+	else
+		not_ok "$tag: DCL-broken: a change's cost counts each twin edit once, dearer ones quoted"
 		diag < "$work/w"
 	fi
 	expect "$tag: SB needs full barriers, and the answer says nothing cheaper works" 0 \
@@ -87,10 +105,28 @@ for lkmm in $LKMM_BINARIES; do
 		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, but keep smp_mb__after_spinlock\(\): only RCU uses smp_mb__after_unlock_lock\(\) in the kernel; elsewhere write smp_mb__after_spinlock\(\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
-	expect "$tag: a forbidden outcome: first, what the code relies on" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);`, P2 line 38 `smp_mb\(\);` \(locks and dependencies are not varied\)\.$' \
+	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
+	expect "$tag: ... an address dependency of the chain" 0 \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain, which no edit here varies\.$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
+	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
+	if grep -q '^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 18 `smp_store_release(flag, 1);` and P1 line 26 `r0 = smp_load_acquire(flag);`\.$' "$work/w" &&
+	   ! grep -q 'hand-off' "$work/w"; then
+		ok "$tag: ... but not a lock that no chain hands on"
+	else
+		not_ok "$tag: ... but not a lock that no chain hands on"
+		diag < "$work/w"
+	fi
+	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies\.$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
+	expect "$tag: ISA2: smp_mb() weakened to smp_rmb() is safe, and it rests on the lock hand-off" 0 \
+		'^  P2 line 36 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): still forbidden, so smp_rmb\(\) is enough, and cheaper \(for these accesses: on the explanation.s chain it stands between two loads, P2 line 35 `r2 = READ_ONCE\(\*z\);` and line 37 `r1 = READ_ONCE\(\*x\);`, which smp_rmb\(\) keeps in order; the rest of that chain holds by the lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`\)$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
 		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
