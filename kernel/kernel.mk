@@ -11,6 +11,8 @@
 #                            unpatched and the patched tree (docs/kernel-before-after.md)
 #   make kernel-build-each   build after each patch in turn: each must build
 #                            without warnings (docs/kernel-series.md)
+#   make kernel-sparse       sparse on what the series changes, before and
+#                            after it: no new warning (docs/kernel-series.md)
 #   make kernel-bench        on the production-like config: async O_DIRECT
 #                            writes/s before and after the series
 #                            (docs/kernel-series.md)
@@ -25,7 +27,7 @@
 
 KERNEL_SCRIPTS := kernel/scripts
 
-.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-bench kernel-submissions \
+.PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-sparse kernel-bench kernel-submissions \
 	cocci-sweep
 
 kernel-check:
@@ -40,6 +42,9 @@ kernel-before-after:
 
 kernel-build-each:
 	$(KERNEL_SCRIPTS)/build-each.sh
+
+kernel-sparse:
+	$(KERNEL_SCRIPTS)/sparse.sh
 
 kernel-bench:
 	$(KERNEL_SCRIPTS)/bench-prod.sh

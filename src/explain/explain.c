@@ -822,21 +822,6 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	return true;
 }
 
-/* " (step 5 is a strong fence too)": the strong fences among steps[from, to). */
-static void later_fences(const char *const *labels, int from, int to, struct strbuf *out)
-{
-	int i, told = 0, count = 0;
-
-	for (i = from; i < to; i++)
-		count += is_strong_fence(labels[i]);
-	for (i = from; i < to; i++)
-		if (is_strong_fence(labels[i]))
-			sb_addf(out, "%s %d", told++ ? " and" : count == 1 ? " (step" : " (steps",
-				i + 1);
-	if (told)
-		sb_addf(out, told == 1 ? " is a strong fence too)" : " are strong fences too)");
-}
-
 /* "x=1": what a store writes or a load reads, in the chain's short words. */
 static void access_value(const struct program *p, const struct event *e, struct strbuf *out)
 {
@@ -844,54 +829,136 @@ static void access_value(const struct program *p, const struct event *e, struct 
 	explained_value(p, e->val, out);
 }
 
+/* "P2 line 37 (z=2)": an event of a chain, short, for the sub-steps below. */
+static void chain_event(const struct program *p, const struct snapshot *s, int id,
+			struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+
+	if (e->proc < 0) {
+		sb_addf(out, "the initial value of %s", p->loc_names[e->loc]);
+		return;
+	}
+	sb_addf(out, "P%d line %d", e->proc, e->line);
+	if (e->kind == EV_WRITE || e->kind == EV_READ) {
+		sb_addf(out, " (");
+		access_value(p, e, out);
+		sb_addf(out, ")");
+	}
+}
+
+/* The store the load r reads, or -1. */
+static int store_read(const struct snapshot *s, int r)
+{
+	int w;
+
+	for (w = 0; w < s->nevents; w++)
+		if (rel_has(s->rf, w, r))
+			return w;
+	return -1;
+}
+
+/*
+ * Step i of a chain (events ev[i] to ev[i + 1]) after a strong fence, as
+ * what it says about time (explanation.txt's operational model): a store
+ * read or overwritten had reached the CPU of the access that read or
+ * overwrote it before that ran; a load that missed a store ran before
+ * the store reached its CPU; a strong fence after a store holds what
+ * follows it until the store has reached every CPU; any other order on
+ * one CPU keeps its second access after its first.
+ */
+static void later_step(const struct program *p, const struct snapshot *s, const int *ev,
+		       const char *const *labels, int i, struct strbuf *out)
+{
+	const struct event *from = &s->events[ev[i]], *to = &s->events[ev[i + 1]];
+	bool overwrites = !strcmp(labels[i], "co"), reads = !strcmp(labels[i], "rf");
+
+	sb_addf(out, "step %d (%s): ", i + 1, labels[i]);
+	if (!strcmp(labels[i], "fr")) {
+		chain_event(p, s, ev[i], out);
+		sb_addf(out, " ran before ");
+		chain_event(p, s, ev[i + 1], out);
+		sb_addf(out, " reached P%d's CPU", from->proc);
+		return;
+	}
+	chain_event(p, s, ev[i + 1], out);
+	if (overwrites || reads) {
+		sb_addf(out, overwrites ? " overwrote " : " read ");
+		chain_event(p, s, ev[i], out);
+		sb_addf(out, ", so that store had reached P%d's CPU before it ran", to->proc);
+		return;
+	}
+	sb_addf(out, " runs after ");
+	if (is_strong_fence(labels[i]) && from->kind == EV_READ) {
+		int w = store_read(s, ev[i]);
+
+		/* What the fence sends out is the store the load saw, when another CPU's. */
+		if (w >= 0 && s->events[w].proc >= 0 && s->events[w].proc != from->proc) {
+			chain_event(p, s, w, out);
+			sb_addf(out, ", which ");
+			chain_event(p, s, ev[i], out);
+			sb_addf(out, " read, has reached every CPU (a strong fence)");
+			return;
+		}
+	}
+	chain_event(p, s, ev[i], out);
+	if (is_strong_fence(labels[i]) && from->kind == EV_WRITE)
+		sb_addf(out, " has reached every CPU (a strong fence)");
+}
+
 /*
  * A propagation chain that starts at a store and ends in a load reading
  * an older value, told through its first strong fence in short lettered
- * sub-steps (the chain's steps have the numbers): (a) the fence's CPU
- * has seen the store, its own or through the steps before the fence;
- * (b) the fence waits until the store has reached every CPU; (c) the
- * steps after it put the load later; (d) so the load cannot miss the
+ * sub-steps (the chain's steps have the numbers): (a) the store reached
+ * the fence's CPU, its own or carried by the steps before the fence; (b)
+ * the fence waits until the store has reached every CPU; (c) each step
+ * after it puts the load later in time; (d) so the load cannot miss the
  * store.  Whether the chain has that form.
  */
 static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
 			const char *const *labels, int n, struct strbuf *out)
 {
-	int k, store = ev[0], load = ev[n - 1], cpu;
-	struct strbuf later = { 0 };
+	int i, k, store = ev[0], load = ev[n - 1], cpu;
 
 	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
 		;
 	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
 		return false;
 	cpu = s->events[ev[k]].proc;
-	sb_addf(out, "But a strong fence rules it out:\n    a. P%d has seen %s", cpu,
-		k ? "" : "its own store ");
-	name_event(p, s, store, out);
+	sb_addf(out, "But a strong fence rules it out:\n    a. ");
 	if (k) {
-		sb_addf(out, ", through ");
+		name_event(p, s, store, out);
+		sb_addf(out, " reached P%d's CPU before the fence: ", cpu);
 		step_range(1, k, out);
+		sb_addf(out, k == 1 ? " carries it there" : " carry it there");
+		/* A lock or another variable handed on, not the store read. */
+		if (k > 1 || strcmp(labels[0], "rf"))
+			sb_addf(out, " (P%d need not read %s itself)", cpu,
+				p->loc_names[s->events[store].loc]);
+	} else {
+		sb_addf(out, "P%d's own store ", cpu);
+		name_event(p, s, store, out);
+		sb_addf(out, " comes before the fence");
 	}
 	sb_addf(out, ".\n");
 	sb_addf(out, "    b. Step %d (%s) is a strong fence: P%d waits there until every store "
 		"it has seen, ", k + 1, labels[k], cpu);
 	access_value(p, &s->events[store], out);
-	sb_addf(out, " too, has reached every CPU.\n    c. ");
-	if (k + 2 < n) {
-		step_range(k + 2, n - 1, &later);
-		later.buf[0] = (char)toupper((unsigned char)later.buf[0]);
-		later_fences(labels, k + 1, n - 1, &later);
-		sb_addf(out, "%s%s", later.buf, k + 3 == n ? " puts " : " put ");
-		name_event(p, s, load, out);
-		sb_addf(out, " after that fence.\n");
-		sb_free(&later);
-	} else {
-		name_event(p, s, load, out);
-		sb_addf(out, " comes after that fence on P%d.\n", cpu);
+	sb_addf(out, " too, has reached every CPU, before anything after the fence runs.\n");
+	sb_addf(out, "    c. After the fence, ");
+	for (i = k + 1; i < n - 1; i++) {
+		sb_addf(out, i > k + 1 ? "; " : "");
+		later_step(p, s, ev, labels, i, out);
 	}
-	sb_addf(out, "    d. So ");
+	if (k + 1 == n - 1) {
+		name_event(p, s, load, out);
+		sb_addf(out, " comes after the fence on P%d", cpu);
+	}
+	sb_addf(out, ".\n    d. So ");
 	access_value(p, &s->events[store], out);
-	sb_addf(out, " had reached P%d's CPU before that load ran: it cannot read ",
-		s->events[load].proc);
+	sb_addf(out, " had reached P%d's CPU before ", s->events[load].proc);
+	chain_event(p, s, load, out);
+	sb_addf(out, " ran: it cannot read ");
 	access_value(p, &s->events[load], out);
 	sb_addf(out, ", the older value step %d (fr) needs.\n", n);
 	return true;
@@ -1520,6 +1587,13 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	else if (shape)
 		sb_addf(out, "; the shape is %s", shape);
 	sb_addf(out, ".\n");
+	/* herd7's first line is the test's question, which reads as a verdict opposite to ours. */
+	if (p->test->quantifier == Q_EXISTS && !o->positive)
+		sb_addf(out, "  (herd7's \"Test %s Allowed\" above is the test's question, whether "
+			"the outcome is allowed; its \"No\" answers it.)\n", p->test->name);
+	else if (p->test->quantifier == Q_NOT_EXISTS && o->positive)
+		sb_addf(out, "  (herd7's \"Test %s Forbidden\" above is what the test claims; its "
+			"\"No\" says the claim fails.)\n", p->test->name);
 	sb_free(&cond);
 }
 

@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 37) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 40) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -192,10 +192,10 @@ for lkmm in $LKMM_BINARIES; do
 		sed 's/`[^`]*`//g' > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
 	  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late, with no release or fence to bring it in order: a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
-	    a. P1 has seen P0 line 17  (writes x=1), through steps 1 and 2.
-	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU.
-	    c. Steps 4 and 5 (step 5 is a strong fence too) put P2 line 39  (reads x=0) after that fence.
-	    d. So x=1 had reached P2's CPU before that load ran: it cannot read x=0, the older value step 6 (fr) needs.
+	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself).
+	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU, before anything after the fence runs.
+	    c. After the fence, step 4 (co): P2 line 37 (z=2) overwrote P1 line 29 (z=1), so that store had reached P2's CPU before it ran; step 5 (mb): P2 line 39 (x=0) runs after P2 line 37 (z=2) has reached every CPU (a strong fence).
+	    d. So x=1 had reached P2's CPU before P2 line 39 (x=0) ran: it cannot read x=0, the older value step 6 (fr) needs.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  Then P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
@@ -205,8 +205,20 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/z6"
 	fi
 	expect "$tag: propagation's sub-steps from a strong fence after its CPU's own store" 0 \
-		'^    a\. P0 has seen its own store P0 line 18 `WRITE_ONCE\(\*x, 1\);` \(writes x=1\)\.$' \
+		'^    a\. P0.s own store P0 line 18 `WRITE_ONCE\(\*x, 1\);` \(writes x=1\) comes before the fence\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus"
+	expect "$tag: a strong fence after a load sends out the store it read, named in the sub-steps" 0 \
+		'^    c\. After the fence, .*; step 5 \(mb\): P3 line 42 \(x=0\) runs after P2 line 32 \(y=1\), which P3 line 40 \(y=1\) read, has reached every CPU \(a strong fence\)\.$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
+	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
+		'^  \(herd7.s "Test MP\+onceassign\+derefonce Allowed" above is the test.s question, whether the outcome is allowed; its "No" answers it\.\)$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
+	if "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus" |
+		grep -q "herd7's \"Test"; then
+		not_ok "$tag: ... and not over an allowed one, where the words agree"
+	else
+		ok "$tag: ... and not over an allowed one, where the words agree"
+	fi
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
