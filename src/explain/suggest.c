@@ -1378,7 +1378,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (shown)
 		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
 			"relative price on arm64 and PowerPC (%s; on x86 only smp_mb() costs anything), "
-			"added up over a change's edits:\n%s", prices.buf + 2, list.buf);
+			"added up over a change's edits (the last line, \"Suggestion: fixed N\", "
+			"counts the changes found, for scripts):\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
