@@ -885,7 +885,13 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 	if (overwrites || reads) {
 		sb_addf(out, overwrites ? " overwrote " : " read ");
 		chain_event(p, s, ev[i], out);
-		sb_addf(out, ", so that store had reached P%d's CPU before it ran", to->proc);
+		sb_addf(out, ", so ");
+		if (from->proc < 0)
+			sb_addf(out, "the initial value of %s", p->loc_names[from->loc]);
+		else
+			access_value(p, from, out);
+		sb_addf(out, " had reached P%d's CPU before P%d line %d ran", to->proc, to->proc,
+			to->line);
 		return;
 	}
 	sb_addf(out, " runs after ");
@@ -932,9 +938,16 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 		step_range(1, k, out);
 		sb_addf(out, k == 1 ? " carries it there" : " carry it there");
 		/* A lock or another variable handed on, not the store read. */
-		if (k > 1 || strcmp(labels[0], "rf"))
-			sb_addf(out, " (P%d need not read %s itself)", cpu,
+		if (k > 1 || strcmp(labels[0], "rf")) {
+			sb_addf(out, " (P%d need not read %s itself", cpu,
 				p->loc_names[s->events[store].loc]);
+			for (i = 0; i < k && !sends_stores_first(labels[i]); i++)
+				;
+			if (i < k)
+				sb_addf(out, ": step %d (%s) sends the stores before it out ahead of "
+					"itself, and what sees it sees them", i + 1, labels[i]);
+			sb_addf(out, ")");
+		}
 	} else {
 		sb_addf(out, "P%d's own store ", cpu);
 		name_event(p, s, store, out);
@@ -945,9 +958,16 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 		"it has seen, ", k + 1, labels[k], cpu);
 	access_value(p, &s->events[store], out);
 	sb_addf(out, " too, has reached every CPU, before anything after the fence runs.\n");
-	sb_addf(out, "    c. After the fence, ");
+	sb_addf(out, "    c. ");
+	if (k + 1 < n - 1) {
+		/* The link from the fence to the chain's next event, which b's wait holds back. */
+		chain_event(p, s, ev[k + 1], out);
+		sb_addf(out, " comes after the fence, so it ran after ");
+		access_value(p, &s->events[store], out);
+		sb_addf(out, " had reached every CPU");
+	}
 	for (i = k + 1; i < n - 1; i++) {
-		sb_addf(out, i > k + 1 ? "; " : "");
+		sb_addf(out, ";\n       ");
 		later_step(p, s, ev, labels, i, out);
 	}
 	if (k + 1 == n - 1) {
@@ -1574,8 +1594,9 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it)", cond.buf, o->negative ? "can happen" :
-			"always happens", seen, o->positive, total, o->positive == 1 ? "s" : "");
+			"model accepts end%s in it, a count of ways and not a likelihood)", cond.buf,
+			o->negative ? "can happen" : "always happens", seen, o->positive, total,
+			o->positive == 1 ? "s" : "");
 	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
 	if (result_comment(p->test, result, sizeof(result)) &&
 	    (!strcmp(result, "Never") || !strcmp(result, "Sometimes") || !strcmp(result, "Always")))

@@ -188,13 +188,15 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
-	   grep -A4 "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But a strong fence rules it out:$" "$work/z6" |
+	   grep -A6 "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But a strong fence rules it out:$" "$work/z6" |
 		sed 's/`[^`]*`//g' > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
 	  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late, with no release or fence to bring it in order: a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
-	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself).
+	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and what sees it sees them).
 	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU, before anything after the fence runs.
-	    c. After the fence, step 4 (co): P2 line 37 (z=2) overwrote P1 line 29 (z=1), so that store had reached P2's CPU before it ran; step 5 (mb): P2 line 39 (x=0) runs after P2 line 37 (z=2) has reached every CPU (a strong fence).
+	    c. P1 line 29 (z=1) comes after the fence, so it ran after x=1 had reached every CPU;
+	       step 4 (co): P2 line 37 (z=2) overwrote P1 line 29 (z=1), so z=1 had reached P2's CPU before P2 line 37 ran;
+	       step 5 (mb): P2 line 39 (x=0) runs after P2 line 37 (z=2) has reached every CPU (a strong fence).
 	    d. So x=1 had reached P2's CPU before P2 line 39 (x=0) ran: it cannot read x=0, the older value step 6 (fr) needs.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
@@ -208,7 +210,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^    a\. P0.s own store P0 line 18 `WRITE_ONCE\(\*x, 1\);` \(writes x=1\) comes before the fence\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus"
 	expect "$tag: a strong fence after a load sends out the store it read, named in the sub-steps" 0 \
-		'^    c\. After the fence, .*; step 5 \(mb\): P3 line 42 \(x=0\) runs after P2 line 32 \(y=1\), which P3 line 40 \(y=1\) read, has reached every CPU \(a strong fence\)\.$' \
+		'^       step 5 \(mb\): P3 line 42 \(x=0\) runs after P2 line 32 \(y=1\), which P3 line 40 \(y=1\) read, has reached every CPU \(a strong fence\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s "Test MP\+onceassign\+derefonce Allowed" above is the test.s question, whether the outcome is allowed; its "No" answers it\.\)$' \
