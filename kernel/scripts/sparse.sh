@@ -51,9 +51,11 @@ check() {
 	git -C "$KSRC" worktree remove --force "$wt"
 }
 
-# A log's sparse warnings, without line and column: "FILE: warning: TEXT".
+# A log's sparse warnings, without line and column and with the file
+# relative to its tree: "FILE: warning: TEXT".
 warnings() {
-	sed -n 's/^\([^ :]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' "$1" | sort -u
+	sed -n 's/^\([^ :]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' "$1" |
+		sed "s#^[^ :]*/\(pristine\|series\)-src/##" | sort -u
 }
 
 main() {
