@@ -24,6 +24,7 @@ REQUIRED=(
 	e2fsprogs:mkfs.ext4
 	python3:python3
 	perl:prove
+	sparse:sparse
 )
 
 present() {

@@ -60,7 +60,7 @@ warnings() {
 
 main() {
 	local objects new
-	command -v sparse >/dev/null || die "sparse is not installed: apt-get install sparse"
+	"$KERNEL_DIR/scripts/deps.sh"
 	"$KERNEL_DIR/scripts/prepare-tree.sh" --series
 	mkdir -p "$SPARSE"
 	KOBJ=$SPARSE/config-obj "$KERNEL_DIR/scripts/configure.sh" \
