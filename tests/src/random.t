@@ -4,7 +4,9 @@
 # build): lkmm's output must equal herd7's, Time aside, for every one.
 # tests/src/random: 7.57 under the 6.12 model, kept from `make
 # fidelity-sweep` runs so that no class of disagreement found there comes
-# back; tests/src/random-6.15: 7.58 under the 6.15 model.  One lkmm
+# back; tests/src/random-6.15: 7.58 under the 6.15 model;
+# tests/src/random-values: 7.58 under the 6.12 model, tests made with
+# randlitmus -values, where two stores write one value (issue 25).  One lkmm
 # process checks each set (-j, -o DIR), for each binary under test.
 source "$(dirname "$0")/../lib/tap.sh"
 work=$(mktemp -d)
@@ -12,8 +14,9 @@ trap 'rm -rf "$work"' EXIT
 
 old_tests=("$top"/tests/src/random/*.litmus)
 new_tests=("$top"/tests/src/random-6.15/*.litmus)
+values_tests=("$top"/tests/src/random-values/*.litmus)
 set -- $LKMM_BINARIES
-plan $(( $# * (${#old_tests[@]} + ${#new_tests[@]}) ))
+plan $(( $# * (${#old_tests[@]} + ${#new_tests[@]} + ${#values_tests[@]}) ))
 
 # check_set DIR MODEL: every test of DIR, checked under MODEL, as herd7.
 check_set() {
@@ -53,3 +56,4 @@ check_set() {
 
 check_set "$top/tests/src/random" "$model_dir"
 check_set "$top/tests/src/random-6.15" "$model_dir_615"
+check_set "$top/tests/src/random-values" "$model_dir"
