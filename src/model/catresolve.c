@@ -320,8 +320,32 @@ static void hoist(struct cat_model *m, struct cat_expr **ep, int level)
 		hoist(m, &e->args[i], level);
 }
 
+/*
+ * The names a let rec binds change from one round of its fixpoint to the
+ * next, while the parts of its bindings that do not read them hold for
+ * the whole fixpoint: they get slots of their own, computed once rather
+ * than every round (in the LKMM, rcu-order's (rcu-gp ; rcu-link ;
+ * rcu-rscsi) and the rcu-gp ; rcu-link before its rcu-order).  For
+ * hoist(), the names count as of a level above the statement's.
+ */
+static void hoist_letrec(struct cat_model *m, struct cat_stmt *s)
+{
+	int first = s->binds[0].slot;
+
+	for (int slot = first; slot < s->end_slot; slot++)
+		m->slots[slot].level = s->level + 1;
+	for (int i = 0; i < s->nbinds; i++)
+		hoist(m, &s->binds[i].e, s->level + 1);
+	for (int slot = first; slot < s->end_slot; slot++)
+		m->slots[slot].level = s->level;
+}
+
 static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
 {
+	if (s->kind == S_LETREC) {
+		hoist_letrec(m, s);
+		return;
+	}
 	if (s->kind == S_WITH || s->level == LEVEL_STATIC)
 		return;
 	for (int i = 0; i < s->nbinds; i++)
