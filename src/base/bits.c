@@ -478,42 +478,59 @@ bool rel_is_irreflexive(const struct rel *r)
  * Depth-first search with the states as bit masks: a successor still on
  * the stack closes a cycle.  Each event is pushed once and its row is
  * read again only when a child is done, so the cost is linear in the
- * events, not in the events times the length of the longest path.
+ * events, not in the events times the length of the longest path.  An
+ * event on a cycle has edges both in and out: the others count as done
+ * from the start, never pushed.
  */
 ROWS_INLINE bool acyclic_rows(const struct rel *r, int words)
 {
-	uint64_t done[words], on_stack[words];
+	uint64_t done[words], on_stack[words], from[words], to[words];
 	int stack[r->n + 1], depth = 0;
 
 	for (int i = 0; i < words; i++)
-		done[i] = on_stack[i] = 0;
-	for (int root = 0; root < r->n; root++) {
-		if (done[root / 64] >> (root % 64) & 1)
-			continue;
-		stack[depth++] = root;
-		on_stack[root / 64] |= UINT64_C(1) << (root % 64);
-		while (depth) {
-			int x = stack[depth - 1], next = -1;
-			const uint64_t *rx = row(r, x);
+		on_stack[i] = from[i] = to[i] = 0;
+	for (int x = 0; x < r->n; x++) {
+		const uint64_t *rx = row(r, x);
+		uint64_t any = 0;
 
-			for (int i = 0; i < words; i++) {
-				uint64_t succ = rx[i] & ~done[i];
+		for (int i = 0; i < words; i++) {
+			to[i] |= rx[i];
+			any |= rx[i];
+		}
+		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
+	}
+	for (int i = 0; i < words; i++)
+		done[i] = ~(from[i] & to[i]);
+	for (int ri = 0; ri < words; ri++)
+		for (uint64_t roots = ~done[ri]; roots; roots &= roots - 1) {
+			int root = ri * 64 + __builtin_ctzll(roots);
 
-				if (succ & on_stack[i])
-					return false;
-				if (succ && next < 0)
-					next = i * 64 + __builtin_ctzll(succ);
-			}
-			if (next >= 0) {
-				stack[depth++] = next;
-				on_stack[next / 64] |= UINT64_C(1) << (next % 64);
-			} else {
-				depth--;
-				on_stack[x / 64] &= ~(UINT64_C(1) << (x % 64));
-				done[x / 64] |= UINT64_C(1) << (x % 64);
+			if (done[ri] >> (root % 64) & 1)
+				continue;
+			stack[depth++] = root;
+			on_stack[ri] |= UINT64_C(1) << (root % 64);
+			while (depth) {
+				int x = stack[depth - 1], next = -1;
+				const uint64_t *rx = row(r, x);
+
+				for (int i = 0; i < words; i++) {
+					uint64_t succ = rx[i] & ~done[i];
+
+					if (succ & on_stack[i])
+						return false;
+					if (succ && next < 0)
+						next = i * 64 + __builtin_ctzll(succ);
+				}
+				if (next >= 0) {
+					stack[depth++] = next;
+					on_stack[next / 64] |= UINT64_C(1) << (next % 64);
+				} else {
+					depth--;
+					on_stack[x / 64] &= ~(UINT64_C(1) << (x % 64));
+					done[x / 64] |= UINT64_C(1) << (x % 64);
+				}
 			}
 		}
-	}
 	return true;
 }
 
