@@ -620,7 +620,9 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 	if (a->kind == V_EMPTY)
 		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all)
 							     : a;
-	r = cat_new_rel(ev);
+	/* Each case writes every word of r: the inverse clears it, the others copy a. */
+	r = cat_new_value(ev, V_REL);
+	r->u.rel = rel_to_fill(ev);
 	switch (e->kind) {
 	case X_INV:
 		rel_inverse(r->u.rel, cat_as_rel(ev, a, e->pos));
