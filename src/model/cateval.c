@@ -404,7 +404,21 @@ struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 	return p->u.prim.fn(ev, p->u.prim.args, pos);
 }
 
-static struct cat_value *slot_value(struct cat_eval *ev, int slot);
+static struct cat_value *compute_slot(struct cat_eval *ev, int slot);
+
+/*
+ * The value of a slot.  Most reads find it computed already: that test
+ * is inlined where names are read, the computation kept apart, whose
+ * frame (define(), a fixpoint) would cost every read.
+ */
+static inline struct cat_value *slot_value(struct cat_eval *ev, int slot)
+{
+	const struct slot_state *st = &ev->slots[slot];
+
+	if (st->gen == ev->gens[st->level])
+		return st->val;
+	return compute_slot(ev, slot);
+}
 
 static struct cat_value *lookup(struct cat_eval *ev, const struct cat_expr *e,
 				struct cat_frame *env)
@@ -728,12 +742,8 @@ static struct cat_value *eval_let(struct cat_eval *ev, const struct cat_expr *e,
 	return eval(ev, e->args[0], inner);
 }
 
-/*
- * Inlined into eval() and kept_value() both: a call between them for
- * every term costs more than a second copy of the switch.
- */
-static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env);
+static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e,
+				   struct cat_frame *env);
 
 /* A term kept apart: computed in its level's arena, as a slot would be. */
 static struct cat_value *kept_value(struct cat_eval *ev, const struct cat_expr *e,
@@ -751,8 +761,13 @@ static struct cat_value *kept_value(struct cat_eval *ev, const struct cat_expr *
 	return k->v;
 }
 
-static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
-			      struct cat_frame *env)
+/*
+ * Inlined where terms are evaluated, with what most evaluations are: a
+ * name whose value is computed already.  The rest, in eval_term(), has
+ * a frame that would cost every one of them.
+ */
+static inline struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
+				     struct cat_frame *env)
 {
 	const struct expr_marks *marks = expr_marks(ev, e);
 
@@ -760,11 +775,13 @@ static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
 		return marks->empty_set ? cat_new_set(ev) : &empty_value;
 	if (marks->kept)
 		return kept_value(ev, e, env, marks->kept);
+	if (e->kind == X_VAR && e->slot >= 0)
+		return slot_value(ev, e->slot);
 	return eval_term(ev, e, env);
 }
 
-static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env)
+static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e,
+				   struct cat_frame *env)
 {
 	struct cat_value *a, *b, *r;
 
@@ -880,15 +897,13 @@ static void define(struct cat_eval *ev, const struct cat_stmt *s)
 	}
 }
 
-/* The value of a slot, computed in its level's arena if need be. */
-static struct cat_value *slot_value(struct cat_eval *ev, int slot)
+/* The value of a slot not computed for its level's generation, in its level's arena. */
+static __attribute__((noinline)) struct cat_value *compute_slot(struct cat_eval *ev, int slot)
 {
 	const struct cat_slot *sl = &ev->m->slots[slot];
 	struct slot_state *st = &ev->slots[slot];
 	int arena = ev->arena;
 
-	if (st->gen == ev->gens[st->level])
-		return st->val;
 	ev->arena = st->level;
 	if (sl->predef)
 		set_slot(ev, slot, sl->predef->compute(ev, sl->predef->arg));
