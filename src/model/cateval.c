@@ -547,6 +547,7 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 {
 	struct set *dom = ev->all;	/* filter on the left, until acc */
 	struct rel *acc = NULL;
+	bool own = false;		/* acc was made here: it may be filtered in place */
 	struct cat_value *v;
 
 	for (int i = 0; i < e->n; i++) {
@@ -559,8 +560,11 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 		if (filter) {
 			struct set *s = cat_as_set(ev, v, arg->args[0]->pos);
 
-			if (acc) {
+			if (own) {
+				rel_restrict(acc, ev->all, s);
+			} else if (acc) {
 				acc = restricted(ev, acc, ev->all, s);
+				own = true;
 			} else {
 				struct set *d = cat_new_set(ev)->u.set;
 
@@ -571,13 +575,14 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 			struct rel *first = cat_as_rel(ev, v, arg->pos);
 
 			/* Unfiltered and not last, it is only read: the next step makes a new one. */
-			acc = dom == ev->all && i + 1 < e->n ? first :
-							       restricted(ev, first, dom, ev->all);
+			own = dom != ev->all || i + 1 == e->n;
+			acc = own ? restricted(ev, first, dom, ev->all) : first;
 		} else {
 			struct rel *r = rel_to_fill(ev);
 
 			rel_seq(r, acc, cat_as_rel(ev, v, arg->pos));
 			acc = r;
+			own = true;
 		}
 		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
 			return &empty_value;
