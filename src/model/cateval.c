@@ -404,7 +404,21 @@ struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 	return p->u.prim.fn(ev, p->u.prim.args, pos);
 }
 
-static struct cat_value *slot_value(struct cat_eval *ev, int slot);
+static struct cat_value *compute_slot(struct cat_eval *ev, int slot);
+
+/*
+ * The value of a slot.  Most reads find it computed already: that test
+ * is inlined where names are read, the computation kept apart, whose
+ * frame (define(), a fixpoint) would cost every read.
+ */
+static inline struct cat_value *slot_value(struct cat_eval *ev, int slot)
+{
+	const struct slot_state *st = &ev->slots[slot];
+
+	if (st->gen == ev->gens[st->level])
+		return st->val;
+	return compute_slot(ev, slot);
+}
 
 static struct cat_value *lookup(struct cat_eval *ev, const struct cat_expr *e,
 				struct cat_frame *env)
@@ -533,6 +547,7 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 {
 	struct set *dom = ev->all;	/* filter on the left, until acc */
 	struct rel *acc = NULL;
+	bool own = false;		/* acc was made here: it may be filtered in place */
 	struct cat_value *v;
 
 	for (int i = 0; i < e->n; i++) {
@@ -545,8 +560,11 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 		if (filter) {
 			struct set *s = cat_as_set(ev, v, arg->args[0]->pos);
 
-			if (acc) {
+			if (own) {
+				rel_restrict(acc, ev->all, s);
+			} else if (acc) {
 				acc = restricted(ev, acc, ev->all, s);
+				own = true;
 			} else {
 				struct set *d = cat_new_set(ev)->u.set;
 
@@ -557,13 +575,14 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 			struct rel *first = cat_as_rel(ev, v, arg->pos);
 
 			/* Unfiltered and not last, it is only read: the next step makes a new one. */
-			acc = dom == ev->all && i + 1 < e->n ? first :
-							       restricted(ev, first, dom, ev->all);
+			own = dom != ev->all || i + 1 == e->n;
+			acc = own ? restricted(ev, first, dom, ev->all) : first;
 		} else {
 			struct rel *r = rel_to_fill(ev);
 
 			rel_seq(r, acc, cat_as_rel(ev, v, arg->pos));
 			acc = r;
+			own = true;
 		}
 		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
 			return &empty_value;
@@ -620,7 +639,9 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 	if (a->kind == V_EMPTY)
 		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all)
 							     : a;
-	r = cat_new_rel(ev);
+	/* Each case writes every word of r: the inverse clears it, the others copy a. */
+	r = cat_new_value(ev, V_REL);
+	r->u.rel = rel_to_fill(ev);
 	switch (e->kind) {
 	case X_INV:
 		rel_inverse(r->u.rel, cat_as_rel(ev, a, e->pos));
@@ -726,12 +747,8 @@ static struct cat_value *eval_let(struct cat_eval *ev, const struct cat_expr *e,
 	return eval(ev, e->args[0], inner);
 }
 
-/*
- * Inlined into eval() and kept_value() both: a call between them for
- * every term costs more than a second copy of the switch.
- */
-static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env);
+static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e,
+				   struct cat_frame *env);
 
 /* A term kept apart: computed in its level's arena, as a slot would be. */
 static struct cat_value *kept_value(struct cat_eval *ev, const struct cat_expr *e,
@@ -749,8 +766,13 @@ static struct cat_value *kept_value(struct cat_eval *ev, const struct cat_expr *
 	return k->v;
 }
 
-static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
-			      struct cat_frame *env)
+/*
+ * Inlined where terms are evaluated, with what most evaluations are: a
+ * name whose value is computed already.  The rest, in eval_term(), has
+ * a frame that would cost every one of them.
+ */
+static inline struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
+				     struct cat_frame *env)
 {
 	const struct expr_marks *marks = expr_marks(ev, e);
 
@@ -758,11 +780,13 @@ static struct cat_value *eval(struct cat_eval *ev, const struct cat_expr *e,
 		return marks->empty_set ? cat_new_set(ev) : &empty_value;
 	if (marks->kept)
 		return kept_value(ev, e, env, marks->kept);
+	if (e->kind == X_VAR && e->slot >= 0)
+		return slot_value(ev, e->slot);
 	return eval_term(ev, e, env);
 }
 
-static inline __attribute__((always_inline)) struct cat_value *
-eval_term(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env)
+static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e,
+				   struct cat_frame *env)
 {
 	struct cat_value *a, *b, *r;
 
@@ -878,15 +902,13 @@ static void define(struct cat_eval *ev, const struct cat_stmt *s)
 	}
 }
 
-/* The value of a slot, computed in its level's arena if need be. */
-static struct cat_value *slot_value(struct cat_eval *ev, int slot)
+/* The value of a slot not computed for its level's generation, in its level's arena. */
+static __attribute__((noinline)) struct cat_value *compute_slot(struct cat_eval *ev, int slot)
 {
 	const struct cat_slot *sl = &ev->m->slots[slot];
 	struct slot_state *st = &ev->slots[slot];
 	int arena = ev->arena;
 
-	if (st->gen == ev->gens[st->level])
-		return st->val;
 	ev->arena = st->level;
 	if (sl->predef)
 		set_slot(ev, slot, sl->predef->compute(ev, sl->predef->arg));

@@ -243,34 +243,60 @@ static struct cat_value *classes_loc(struct cat_eval *ev,
  * order = the transitive closure of r restricted to s, worked out on the
  * rows of s only (a location's writes are a few of the events); order
  * starts empty.  Whether it is irreflexive on s, i.e. r has no cycle
- * there.
+ * there.  The members of s are taken from its words directly: this runs
+ * for every location of every execution.
  */
 static bool close_on(struct rel *order, const struct rel *r, const struct set *s)
 {
 	int words = order->words;
 
-	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
-		for (int i = 0; i < words; i++)
-			order->w[(size_t)x * words + i] = r->w[(size_t)x * words + i] & s->w[i];
-	for (int k = set_next(s, 0); k >= 0; k = set_next(s, k + 1))
-		for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
-			if (rel_has(order, x, k))
-				for (int i = 0; i < words; i++)
-					order->w[(size_t)x * words + i] |= order->w[(size_t)k * words + i];
-	for (int x = set_next(s, 0); x >= 0; x = set_next(s, x + 1))
-		if (rel_has(order, x, x))
-			return false;
+	for (int i = 0; i < words; i++)
+		for (uint64_t xs = s->w[i]; xs; xs &= xs - 1) {
+			size_t x = (size_t)(i * 64 + __builtin_ctzll(xs)) * words;
+
+			for (int j = 0; j < words; j++)
+				order->w[x + j] = r->w[x + j] & s->w[j];
+		}
+	for (int ki = 0; ki < words; ki++)
+		for (uint64_t ks = s->w[ki]; ks; ks &= ks - 1) {
+			int k = ki * 64 + __builtin_ctzll(ks);
+			const uint64_t *rk = order->w + (size_t)k * words;
+
+			for (int i = 0; i < words; i++)
+				for (uint64_t xs = s->w[i]; xs; xs &= xs - 1) {
+					uint64_t *rx = order->w + (size_t)(i * 64 + __builtin_ctzll(xs)) * words;
+
+					if (rx[ki] >> (k % 64) & 1)
+						for (int j = 0; j < words; j++)
+							rx[j] |= rk[j];
+				}
+		}
+	for (int i = 0; i < words; i++)
+		for (uint64_t xs = s->w[i]; xs; xs &= xs - 1)
+			if (rel_has(order, i * 64 + __builtin_ctzll(xs), i * 64 + __builtin_ctzll(xs)))
+				return false;
 	return true;
 }
 
-/* Whether order relates every two events of s, one way or the other. */
+/*
+ * Whether order, a strict order of s (transitive, irreflexive, within s:
+ * close_on()'s), relates every two events of s one way or the other: it
+ * holds each pair of s at most once, so it does so when it holds
+ * n(n - 1)/2 pairs.
+ */
 static bool total_on(const struct rel *order, const struct set *s)
 {
-	for (int a = set_next(s, 0); a >= 0; a = set_next(s, a + 1))
-		for (int b = set_next(s, a + 1); b >= 0; b = set_next(s, b + 1))
-			if (!rel_has(order, a, b) && !rel_has(order, b, a))
-				return false;
-	return true;
+	int n = set_count(s), pairs = 0;
+
+	for (int i = 0; i < order->words; i++)
+		for (uint64_t xs = s->w[i]; xs; xs &= xs - 1) {
+			const uint64_t *rx = order->w +
+					     (size_t)(i * 64 + __builtin_ctzll(xs)) * order->words;
+
+			for (int j = 0; j < order->words; j++)
+				pairs += __builtin_popcountll(rx[j]);
+		}
+	return pairs == n * (n - 1) / 2;
 }
 
 /* The set of one order. */

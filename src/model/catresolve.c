@@ -11,6 +11,7 @@
  * predefined names do) once for all its executions.  The checks run by
  * level, each right after the last `with` it depends on.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,14 +321,219 @@ static void hoist(struct cat_model *m, struct cat_expr **ep, int level)
 		hoist(m, &e->args[i], level);
 }
 
+/*
+ * The names a let rec binds change from one round of its fixpoint to the
+ * next, while the parts of its bindings that do not read them hold for
+ * the whole fixpoint: they get slots of their own, computed once rather
+ * than every round (in the LKMM, rcu-order's (rcu-gp ; rcu-link ;
+ * rcu-rscsi) and the rcu-gp ; rcu-link before its rcu-order).  For
+ * hoist(), the names count as of a level above the statement's.
+ */
+static void hoist_letrec(struct cat_model *m, struct cat_stmt *s)
+{
+	int first = s->binds[0].slot;
+
+	for (int slot = first; slot < s->end_slot; slot++)
+		m->slots[slot].level = s->level + 1;
+	for (int i = 0; i < s->nbinds; i++)
+		hoist(m, &s->binds[i].e, s->level + 1);
+	for (int slot = first; slot < s->end_slot; slot++)
+		m->slots[slot].level = s->level;
+}
+
 static void hoist_stmt(struct cat_model *m, struct cat_stmt *s)
 {
+	if (s->kind == S_LETREC) {
+		hoist_letrec(m, s);
+		return;
+	}
 	if (s->kind == S_WITH || s->level == LEVEL_STATIC)
 		return;
 	for (int i = 0; i < s->nbinds; i++)
 		hoist(m, &s->binds[i].e, s->level);
 	if (s->e)
 		hoist(m, &s->e, s->level);
+}
+
+/*
+ * Common terms: a closed term written more than once (in the LKMM, hb*
+ * in pb, rcu-link and rb; pb* in the last two) is computed once per
+ * generation of its level, in a slot of its own, rather than once per
+ * place.  Equal terms read the same slots, so they have the same value.
+ * Not in a let rec, whose names change from round to round (its parts
+ * that do not read them have their slots already, see hoist_letrec()),
+ * nor in a with's choices.
+ */
+struct common {
+	struct cat_expr **at;	/* where the term is */
+	unsigned long hash;
+	int size;		/* its nodes: the largest are shared first */
+	int order;		/* its place in the text, for a stable result */
+	int level;		/* closed_level()'s */
+};
+
+struct commons {
+	struct cat_model *m;
+	struct common *terms;
+	int n, cap;
+};
+
+static bool same_term(const struct cat_expr *a, const struct cat_expr *b)
+{
+	if (a->kind != b->kind || a->n != b->n || a->slot != b->slot || a->name != b->name)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!same_term(a->args[i], b->args[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Gather the closed terms worth a slot below *ep, as hoist() walks them,
+ * in one pass from the leaves up: e's level as closed_level() gives it,
+ * and its hash and size, are worked out from its operands'.
+ */
+static int gather_terms(struct commons *c, struct cat_expr **ep, unsigned long *hash, int *size)
+{
+	struct cat_expr *e = *ep;
+	int level = LEVEL_STATIC;
+
+	*hash = (unsigned long)e->kind * 31 + (unsigned long)e->slot * 1021 +
+		(unsigned long)(uintptr_t)e->name;
+	*size = 1;
+	switch (e->kind) {
+	case X_FUN:
+	case X_LET:
+	case X_LETREC:
+		return -1;
+	case X_TRY:
+		return gather_terms(c, &e->args[e->use_handler], hash, size);
+	case X_VAR:
+		level = e->slot < 0 ? -1 : c->m->slots[e->slot].level;
+		break;
+	default:
+		break;
+	}
+	for (int i = 0; i < e->n; i++) {
+		unsigned long h;
+		int n, l = gather_terms(c, &e->args[i], &h, &n);
+
+		*hash = *hash * 1000003 ^ h;
+		*size += n;
+		level = l < 0 || level < 0 ? -1 : l > level ? l : level;
+	}
+	if (level >= 0 && cat_worth_keeping(e)) {
+		c->terms = grow_array(c->terms, c->n, &c->cap, sizeof(*c->terms));
+		c->terms[c->n] = (struct common){ ep, *hash, *size, c->n, level };
+		c->n++;
+	}
+	return level;
+}
+
+static int by_size_then_hash(const void *a, const void *b)
+{
+	const struct common *x = a, *y = b;
+
+	if (x->size != y->size)
+		return y->size - x->size;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->order - y->order;
+}
+
+/* A term no longer in the model: its parts are not shared from there. */
+static void mark_gone(bool *gone, const struct cat_expr *e)
+{
+	gone[e->id] = true;
+	for (int i = 0; i < e->n; i++)
+		mark_gone(gone, e->args[i]);
+}
+
+/* A reference to the slot var reads, for another place. */
+static struct cat_expr *same_var(struct cat_model *m, const struct cat_expr *var,
+				 struct srcpos pos)
+{
+	struct cat_expr *ref = cat_new_expr(m, X_VAR, pos, 0);
+
+	ref->name = var->name;
+	ref->slot = var->slot;
+	return ref;
+}
+
+/*
+ * Leave out the terms whose hash no other term has, most of them, before
+ * the rest are sorted: this runs whenever a model is loaded and not
+ * found in the cache.  The hashes are counted in a table of twice their
+ * number or more, a power of two, by open addressing.
+ */
+static void keep_repeated(struct commons *c)
+{
+	size_t size = 16;
+	struct { unsigned long hash; int count; } *table;
+	int kept = 0;
+
+	while (size < 2 * (size_t)c->n)
+		size *= 2;
+	table = xcalloc(size, sizeof(*table));
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < c->n; i++) {
+			size_t at = c->terms[i].hash & (size - 1);
+
+			while (table[at].count && table[at].hash != c->terms[i].hash)
+				at = (at + 1) & (size - 1);
+			if (!pass) {
+				table[at].hash = c->terms[i].hash;
+				table[at].count++;
+			} else if (table[at].count > 1) {
+				c->terms[kept++] = c->terms[i];
+			}
+		}
+	c->n = kept;
+	free(table);
+}
+
+static void share_common_terms(struct cat_model *m)
+{
+	struct commons c = { m, NULL, 0, 0 };
+	int nstmts = m->stmts.len, ninvariants = m->invariants.len, nexprs = m->nexprs;
+	bool *gone = xcalloc(nexprs + 1, sizeof(*gone));
+	unsigned long hash;
+	int size;
+
+	for (int i = 0; i < nstmts + ninvariants; i++) {
+		struct cat_stmt *s = i < nstmts ? m->stmts.items[i] : m->invariants.items[i - nstmts];
+
+		if (s->kind == S_WITH || s->kind == S_LETREC)
+			continue;
+		for (int j = 0; j < s->nbinds; j++)
+			gather_terms(&c, &s->binds[j].e, &hash, &size);
+		if (s->e)
+			gather_terms(&c, &s->e, &hash, &size);
+	}
+	keep_repeated(&c);
+	qsort(c.terms, c.n, sizeof(*c.terms), by_size_then_hash);
+	for (int i = 0; i < c.n; i++) {
+		struct cat_expr *first = *c.terms[i].at, *var = NULL;
+
+		if (first->id >= nexprs || gone[first->id])
+			continue;	/* shared already, or in a place shared */
+		for (int j = i + 1; j < c.n && c.terms[j].size == c.terms[i].size &&
+				    c.terms[j].hash == c.terms[i].hash; j++) {
+			struct cat_expr *e = *c.terms[j].at;
+
+			if (e->id >= nexprs || gone[e->id] || !same_term(first, e))
+				continue;
+			if (!var)
+				var = keep(m, first, c.terms[i].level);
+			if (e != first)
+				mark_gone(gone, e);
+			*c.terms[j].at = same_var(m, var, e->pos);
+		}
+		if (var)
+			*c.terms[i].at = var;
+	}
+	free(gone);
+	free(c.terms);
 }
 
 /* Resolve every statement, giving it and the slots it binds a level. */
@@ -387,6 +593,7 @@ void cat_resolve(struct cat_model *m)
 {
 	predefine(m);
 	resolve_all(m);
+	share_common_terms(m);
 	for (int i = 0; i < m->stmts.len; i++) {
 		struct cat_stmt *s = m->stmts.items[i];
 
