@@ -1019,6 +1019,19 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	sb_addf(out, " say only that a store reached a CPU late, with no release or fence "
 		"to bring it in order: a store can reach other CPUs long after its own CPU "
 		"ran it.  ");
+	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
+		;
+	/*
+	 * Why a lock, or a release and an acquire, leave this chain to propagation:
+	 * happens-before did not close it, and the overwrite is where it breaks.
+	 */
+	if (i < n - 1 && s->events[ev[i + 1]].proc >= 0) {
+		sb_addf(out, "In step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " only by overwriting it, not by reading it: the order that releases "
+			"and acquires (a lock's too) hand on from CPU to CPU travels with values "
+			"read, and here it stops at that overwrite.  ");
+	}
 	if (fences && fence_story(p, s, ev, labels, n, out))
 		return;
 	if (fences) {

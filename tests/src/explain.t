@@ -191,7 +191,7 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -A6 "^  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late.*But a strong fence rules it out:$" "$work/z6" |
 		sed 's/`[^`]*`//g' > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late, with no release or fence to bring it in order: a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
+	  Why 'propagation' rather than 'happens-before': steps 4 (co) and 6 (fr) say only that a store reached a CPU late, with no release or fence to bring it in order: a store can reach other CPUs long after its own CPU ran it.  In step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it: the order that releases and acquires (a lock's too) hand on from CPU to CPU travels with values read, and here it stops at that overwrite.  But a strong fence rules it out:
 	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and what sees it sees them).
 	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU, before anything after the fence runs.
 	    c. P1 line 29 (z=1) comes after the fence, so it ran after x=1 had reached every CPU;
