@@ -297,6 +297,27 @@ void rel_inverse(struct rel *dst, const struct rel *a)
 	BY_WORDS(a->words, inverse_rows, dst, a);
 }
 
+/*
+ * The events with an edge out (the rows not empty) into from[], and those
+ * with an edge in (the union of the rows) into to[]: only events in both
+ * can be inner steps of a path.
+ */
+ROWS_INLINE void edge_ends(const struct rel *r, uint64_t *from, uint64_t *to, int words)
+{
+	for (int i = 0; i < words; i++)
+		from[i] = to[i] = 0;
+	for (int x = 0; x < r->n; x++) {
+		const uint64_t *rx = row(r, x);
+		uint64_t any = 0;
+
+		for (int i = 0; i < words; i++) {
+			to[i] |= rx[i];
+			any |= rx[i];
+		}
+		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
+	}
+}
+
 /* Warshall's algorithm, one row of words at a time. */
 /*
  * Only events with edges both in and out can be steps of a path, and
@@ -307,18 +328,7 @@ ROWS_INLINE void close_rows(struct rel *dst, int words)
 {
 	uint64_t from[words], to[words];	/* rows not empty, their union */
 
-	for (int i = 0; i < words; i++)
-		from[i] = to[i] = 0;
-	for (int x = 0; x < dst->n; x++) {
-		const uint64_t *rx = row(dst, x);
-		uint64_t any = 0;
-
-		for (int i = 0; i < words; i++) {
-			to[i] |= rx[i];
-			any |= rx[i];
-		}
-		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
-	}
+	edge_ends(dst, from, to, words);
 	for (int ki = 0; ki < words; ki++)
 		for (uint64_t ks = from[ki] & to[ki]; ks; ks &= ks - 1) {
 			int k = ki * 64 + __builtin_ctzll(ks);
@@ -488,17 +498,8 @@ ROWS_INLINE bool acyclic_rows(const struct rel *r, int words)
 	int stack[r->n + 1], depth = 0;
 
 	for (int i = 0; i < words; i++)
-		on_stack[i] = from[i] = to[i] = 0;
-	for (int x = 0; x < r->n; x++) {
-		const uint64_t *rx = row(r, x);
-		uint64_t any = 0;
-
-		for (int i = 0; i < words; i++) {
-			to[i] |= rx[i];
-			any |= rx[i];
-		}
-		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
-	}
+		on_stack[i] = 0;
+	edge_ends(r, from, to, words);
 	for (int i = 0; i < words; i++)
 		done[i] = ~(from[i] & to[i]);
 	for (int ri = 0; ri < words; ri++)

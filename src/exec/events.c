@@ -71,6 +71,14 @@ bool value_eq(struct value a, struct value b)
 	return a.is_addr == b.is_addr && a.n == b.n;
 }
 
+bool values_eq(const struct value *a, const struct value *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!value_eq(a[i], b[i]))
+			return false;
+	return true;
+}
+
 /* Symbols, then integers numerically, then addresses by location name. */
 int value_cmp(const struct program *p, struct value a, struct value b)
 {

@@ -1143,12 +1143,9 @@ static void witness_coherence(const struct program *p, const struct snapshot *s,
 /* From-read: load r reads a store that store w follows in coherence order. */
 static bool reads_before(const struct snapshot *s, int r, int w)
 {
-	int x;
+	int x = s->co ? store_read(s, r) : -1;
 
-	for (x = 0; x < s->nevents && s->co; x++)
-		if (rel_has(s->rf, x, r) && rel_has(s->co, x, w))
-			return true;
-	return false;
+	return x >= 0 && rel_has(s->co, x, w);
 }
 
 bool sc_before(const struct snapshot *s, int a, int b)

@@ -1110,16 +1110,22 @@ static bool same_code(const struct litmus *t, int a, int b)
 	return true;
 }
 
+/* The line of process proc, the same code as e's, where e's line stands. */
+static int twin_line(const struct litmus *t, const struct edit *e, int proc)
+{
+	return e->line + t->procs[proc].pos.line - t->procs[e->proc].pos.line;
+}
+
 /* Whether set holds an edit like e (the same change at the same place) in process proc. */
 static bool has_twin_edit(const struct litmus *t, const struct edits *all, const int *set, int n,
 			  const struct edit *e, int proc)
 {
-	int shift = t->procs[proc].pos.line - t->procs[e->proc].pos.line, i;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		const struct edit *f = &all->items[set[i]];
 
-		if (f->proc == proc && f->kind == e->kind && f->line == e->line + shift &&
+		if (f->proc == proc && f->kind == e->kind && f->line == twin_line(t, e, proc) &&
 		    f->col == e->col && !strcmp(f->to, e->to))
 			return true;
 	}
@@ -1198,8 +1204,7 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 		sb_addf(out, "    P%d line %d", e->proc, e->line);
 		for (q = e->proc + 1; q < t->nprocs; q++)
 			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
-				sb_addf(out, " and P%d line %d", q,
-					e->line + t->procs[q].pos.line - t->procs[e->proc].pos.line);
+				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q));
 		sb_addf(out, ": ");
 		if (before)
 			sb_addf(out, "`%s` then ", before + strspn(before, " \t"));

@@ -280,16 +280,6 @@ static struct value seen_value(const void *ctx, const struct cond_loc *l)
 	return (struct value){ false, 0 };
 }
 
-static bool same_state(int nvars, const struct value *a, const struct value *b)
-{
-	int v;
-
-	for (v = 0; v < nvars; v++)
-		if (!value_eq(a[v], b[v]))
-			return false;
-	return true;
-}
-
 /* A log that lists one state twice (runs on a machine of one's own, merged) counts it once. */
 static void merge_last_state(struct outcomes *o)
 {
@@ -297,7 +287,7 @@ static void merge_last_state(struct outcomes *o)
 	int i;
 
 	for (i = 0; i < o->nstates - 1; i++) {
-		if (same_state(o->nvars, o->states[i].vals, last->vals)) {
+		if (values_eq(o->states[i].vals, last->vals, o->nvars)) {
 			o->states[i].count += last->count;
 			free(last->vals);
 			o->nstates--;
@@ -401,12 +391,13 @@ static void take_block(void *arg)
 	c->out->filtered = b->filtered;
 }
 
-static bool model_allows(const struct outcomes *m, const struct value *vals)
+/* Whether o has the final state vals: the model allows it, or the kernel saw it. */
+static bool has_state(const struct outcomes *o, const struct value *vals)
 {
 	int i;
 
-	for (i = 0; i < m->nstates; i++)
-		if (same_state(m->nvars, m->states[i].vals, vals))
+	for (i = 0; i < o->nstates; i++)
+		if (values_eq(o->states[i].vals, vals, o->nvars))
 			return true;
 	return false;
 }
@@ -425,7 +416,7 @@ static void compare_states(struct comparison *c)
 		sb_addf(out, "filter    %lld iterations rejected by the test's filter, not counted\n",
 			c->out->filtered);
 	for (i = 0; i < s->nstates; i++) {
-		bool ok = model_allows(m, s->states[i].vals);
+		bool ok = has_state(m, s->states[i].vals);
 		struct strbuf st = { 0 };
 
 		state_print(c->prog, s, s->states[i].vals, &st);
@@ -441,12 +432,7 @@ static void compare_states(struct comparison *c)
 		sb_free(&st);
 	}
 	for (i = 0; i < m->nstates; i++) {
-		int j;
-
-		for (j = 0; j < s->nstates; j++)
-			if (same_state(m->nvars, m->states[i].vals, s->states[j].vals))
-				break;
-		if (j < s->nstates)
+		if (has_state(s, m->states[i].vals))
 			continue;
 		sb_addf(out, "%-10s%-8s  ", "not seen", "");
 		state_print(c->prog, m, m->states[i].vals, out);

@@ -348,21 +348,13 @@ static size_t state_hash(const struct value *vals, int nvars)
 	return (size_t)(h ^ h >> 29);
 }
 
-static bool same_vals(const struct value *a, const struct value *b, int nvars)
-{
-	for (int v = 0; v < nvars; v++)
-		if (!value_eq(a[v], b[v]))
-			return false;
-	return true;
-}
-
 /* The slot holding vals, or the free slot where it belongs. */
 static size_t state_slot(const struct state_index *ix, const struct outcomes *o,
 			 const struct value *vals)
 {
 	size_t i = state_hash(vals, o->nvars) & (ix->size - 1);
 
-	while (ix->slots[i] && !same_vals(o->states[ix->slots[i] - 1].vals, vals, o->nvars))
+	while (ix->slots[i] && !values_eq(o->states[ix->slots[i] - 1].vals, vals, o->nvars))
 		i = (i + 1) & (ix->size - 1);
 	return i;
 }
