@@ -1,6 +1,6 @@
 /*
  * fuzz_log.c - libFuzzer target for the log `lkmm run --compare` reads
- * (run.c): any input is a kernel's log, with "lkmm-run:" lines and
+ * (src/report/runlog.c, through run.c): any input is a kernel's log, with "lkmm-run:" lines and
  * klitmus7's blocks, held against four tests: the kernel's MP and SB,
  * and two of tests/src/run (atomic_t locations, a filter).
  *
