@@ -1,8 +1,9 @@
 /*
  * fuzz_log.c - libFuzzer target for the log `lkmm run --compare` reads
- * (src/report/runlog.c, through run.c): any input is a kernel's log, with "lkmm-run:" lines and
- * klitmus7's blocks, held against four tests: the kernel's MP and SB,
- * and two of tests/src/run (atomic_t locations, a filter).
+ * (src/report/runlog.c, through run.c): any input is a kernel's log,
+ * with "lkmm-run:" lines and klitmus7's blocks, held against four tests:
+ * the kernel's MP and SB, and two of tests/src/run (atomic_t locations,
+ * a filter).
  *
  * A log may name other tests, other variables, values that are not
  * numbers, or states the model forbids: each is a diagnostic, a test
