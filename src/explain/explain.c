@@ -614,6 +614,7 @@ struct legend {
 	const char *words[LEGEND_MAX];
 	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
 	bool told_hb;		/* the 'happens-before' why, said once */
+	bool told_chain;	/* how to read a chain, said once */
 	struct strbuf first_reads;	/* the loads of Way 1, not said again */
 	struct strbuf first_order;	/* and its order of stores */
 };
@@ -682,10 +683,16 @@ static void short_event(const struct program *p, const struct event *e, struct s
  * next, a CPU named where it changes, back to the first event.
  */
 static void chain_line(const struct program *p, const struct snapshot *s, const int *ev,
-		       const char *const *label, int n, struct strbuf *out)
+		       const char *const *label, int n, struct legend *l, struct strbuf *out)
 {
 	int i, proc = -2;
 
+	if (!l->told_chain)
+		sb_addf(out, "  (A chain reads left to right: Wx=1 is a store of 1 to x, Rx=0 a "
+			"load that reads 0, P1: the CPU of what follows; each ->word says how "
+			"the next event is linked to the one before, and \"Words used\" "
+			"defines it.)\n");
+	l->told_chain = true;
 	sb_addf(out, "  Chain:");
 	for (i = 0; i <= n; i++) {
 		const struct event *e = &s->events[ev[i % n]];
@@ -792,6 +799,13 @@ static bool sends_stores_first(const char *label)
 	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
 }
 
+/* "x=1": what a store writes or a load reads, in the chain's short words. */
+static void access_value(const struct program *p, const struct event *e, struct strbuf *out)
+{
+	sb_addf(out, "%s=", p->loc_names[e->loc]);
+	explained_value(p, e->val, out);
+}
+
 /*
  * The why of a happens-before chain that starts at a store and ends in a
  * load that missed it, told by the chain's first step when it makes the
@@ -812,21 +826,19 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
 		"too: step 1's %s makes ", n, labels[0]);
 	name_event(p, s, store, out);
-	sb_addf(out, " reach each CPU before what follows it on P%d does, and ",
-		s->events[store].proc);
+	sb_addf(out, " reach every CPU before ");
+	name_event(p, s, ev[1], out);
+	sb_addf(out, " does; ");
 	step_range(2, n - 1, out);
-	sb_addf(out, " lead from there to ");
+	sb_addf(out, " lead from P%d line %d to ", s->events[ev[1]].proc, s->events[ev[1]].line);
 	name_event(p, s, load, out);
-	sb_addf(out, ", so that store had reached P%d's CPU before the load ran.\n",
-		s->events[load].proc);
+	sb_addf(out, ", so ");
+	access_value(p, &s->events[store], out);
+	sb_addf(out, " had reached P%d's CPU before that load ran, and the load could not "
+		"read ", s->events[load].proc);
+	access_value(p, &s->events[load], out);
+	sb_addf(out, ".\n");
 	return true;
-}
-
-/* "x=1": what a store writes or a load reads, in the chain's short words. */
-static void access_value(const struct program *p, const struct event *e, struct strbuf *out)
-{
-	sb_addf(out, "%s=", p->loc_names[e->loc]);
-	explained_value(p, e->val, out);
 }
 
 /* "P2 line 37 (z=2)": an event of a chain, short, for the sub-steps below. */
@@ -892,6 +904,14 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 			access_value(p, from, out);
 		sb_addf(out, " had reached P%d's CPU before P%d line %d ran", to->proc, to->proc,
 			to->line);
+		/* Why an overwrite says where a store had got to: the one arriving later wins. */
+		if (overwrites && from->proc >= 0) {
+			sb_addf(out, " (had it not, ");
+			access_value(p, from, out);
+			sb_addf(out, " would have arrived later and overwritten ");
+			access_value(p, to, out);
+			sb_addf(out, ")");
+		}
 		return;
 	}
 	sb_addf(out, " runs after ");
@@ -996,6 +1016,8 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 		      struct strbuf *out)
 {
 	int i, fences = 0;
+	size_t at;
+	bool overwrite;
 
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
@@ -1015,23 +1037,27 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	if (strcmp(check, "propagation"))
 		return;
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
-	step_list(labels, n, is_memory_order, out);
-	sb_addf(out, " say only that a store reached a CPU late, with no release or fence "
-		"to bring it in order: a store can reach other CPUs long after its own CPU "
-		"ran it.  ");
 	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
 		;
 	/*
 	 * Why a lock, or a release and an acquire, leave this chain to propagation:
 	 * happens-before did not close it, and the overwrite is where it breaks.
+	 * Said first, as it is what a reader who relies on the lock asks.
 	 */
-	if (i < n - 1 && s->events[ev[i + 1]].proc >= 0) {
-		sb_addf(out, "In step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
+	overwrite = i < n - 1 && s->events[ev[i + 1]].proc >= 0;
+	if (overwrite) {
+		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " only by overwriting it, not by reading it: the order that releases "
-			"and acquires (a lock's too) hand on from CPU to CPU travels with values "
-			"read, and here it stops at that overwrite.  ");
+		sb_addf(out, " only by overwriting it, not by reading it.  The order that releases "
+			"and acquires (a lock's too) hand on from CPU to CPU travels only with values "
+			"read, so it stops at that overwrite: they alone cannot forbid this.  ");
 	}
+	at = out->len;
+	step_list(labels, n, is_memory_order, out);
+	if (overwrite)
+		out->buf[at] = 'S';	/* a sentence of its own after the overwrite's */
+	sb_addf(out, " say only that a store reached a CPU late, and a store can reach other "
+		"CPUs long after its own CPU ran it.  ");
 	if (fences && fence_story(p, s, ev, labels, n, out))
 		return;
 	if (fences) {
@@ -1155,6 +1181,28 @@ bool sc_before(const struct snapshot *s, int a, int b)
 }
 
 /*
+ * "P1's critical section comes before P0's, and ": the order a lock
+ * hand-off of the cycle puts the critical sections in, which is what a
+ * cycle through a lock contradicts.
+ */
+static void lock_order(const struct snapshot *s, const int *ev, const char *const *labels, int n,
+		       struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct event *from = &s->events[ev[i]], *to = &s->events[ev[(i + 1) % n]];
+
+		if (!strcmp(labels[i], "rf") && from->kind == EV_UNLOCK && from->proc >= 0 &&
+		    to->proc != from->proc) {
+			sb_addf(out, "P%d's critical section comes before P%d's, and ", from->proc,
+				to->proc);
+			return;
+		}
+	}
+}
+
+/*
  * A happens-before cycle told by one of its loads: the rest of the chain
  * puts the load before the store it reads.  Whether it has such a load.
  */
@@ -1169,6 +1217,7 @@ static bool read_too_early(const struct program *p, const struct snapshot *s, co
 		if (strcmp(labels[i], "rf") || s->events[store].kind != EV_WRITE)
 			continue;
 		sb_addf(out, "  Then ");
+		lock_order(s, ev, labels, n, out);
 		name_event(p, s, load, out);
 		sb_addf(out, " would have to run before ");
 		name_event(p, s, store, out);
@@ -1213,7 +1262,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	}
 	if (!s->pair) {
 		shape = shape_name(s, ev, labels, n);
-		chain_line(p, s, ev, labels, n, out);
+		chain_line(p, s, ev, labels, n, l, out);
 	}
 	witness_reads(p, s, &reads);
 	witness_coherence(p, s, &order);
@@ -1387,7 +1436,7 @@ static const char *witness_chain(const struct program *p, const struct snapshot 
 	}
 	if (!len)
 		return NULL;
-	chain_line(p, s, cycle, labels, len, out);
+	chain_line(p, s, cycle, labels, len, l, out);
 	return shape_name(s, cycle, labels, len);
 }
 /*
@@ -1496,6 +1545,17 @@ static int lock_line(const struct program *p, int proc, int loc, int *branch_lin
 	return 0;
 }
 
+/* Whether process proc makes a store of the chain cycle[]. */
+static bool chain_stores(const struct snapshot *s, const int *cycle, int len, int proc)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		if (s->events[cycle[i]].proc == proc && s->events[cycle[i]].kind == EV_WRITE)
+			return true;
+	return false;
+}
+
 /*
  * A lock some CPU takes orders nothing for a CPU of the chain that does
  * not take it: say so, and why it does not, for each such pair.
@@ -1534,7 +1594,11 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			sb_addf(out, ".  A lock orders only the critical sections of the CPUs "
 				"that take it, so ");
 			name_statement(p, lk, out);
-			sb_addf(out, " orders nothing P%d does here.\n", proc);
+			sb_addf(out, " orders nothing P%d does here", proc);
+			if (chain_stores(s, cycle, len, lk->proc))
+				sb_addf(out, ", nor the order in which P%d sees the stores P%d makes "
+					"under it", proc, lk->proc);
+			sb_addf(out, ".\n");
 		}
 	}
 }

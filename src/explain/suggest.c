@@ -921,7 +921,7 @@ static void tell_why_fix(const struct snapshot *witness, const struct edits *all
 {
 	int pairs[2 * 32], npairs = witness ? unordered_pairs(witness, pairs, 32) : -1;
 	bool used[n + 1];
-	int i, j, told = 0, spare[n + 1], nspare = 0;
+	int i, j, told = 0, spare[n + 1], nspare = 0, released = -1, acquired = -1;
 
 	memset(used, 0, sizeof(used));
 
@@ -940,6 +940,10 @@ static void tell_why_fix(const struct snapshot *witness, const struct edits *all
 		describe_set(all, &set[j], 1, out);
 		sb_addf(out, "\n");
 		used[j] = true;
+		if (all->items[set[j]].kind == ADD_RELEASE && b->kind == EV_WRITE)
+			released = b->loc;
+		else if (all->items[set[j]].kind == ADD_ACQUIRE && a->kind == EV_READ)
+			acquired = a->loc;
 	}
 	for (j = 0; j < n; j++)
 		if (!used[j])
@@ -951,6 +955,10 @@ static void tell_why_fix(const struct snapshot *witness, const struct edits *all
 			"code (each can play either part)\n" :
 			": for the other executions that reach it\n");
 	}
+	/* Message passing's own fix, which a reviewer names at once. */
+	if (released >= 0 && released == acquired)
+		sb_addf(out, "    This is the usual way to publish data: a release on the store "
+			"that publishes it, an acquire on the load that checks for it.\n");
 }
 
 /* Whether the edits of set can stand together: one fence a gap, one edit a call. */
@@ -1179,6 +1187,16 @@ static int set_cost(const struct litmus *t, const struct edits *all, const int *
 	return cost;
 }
 
+/* How many edits of set repeat one in an earlier process of the same code. */
+static int repeats(const struct litmus *t, const struct edits *all, const int *set, int n)
+{
+	int i, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += has_earlier_twin(t, all, set, n, &all->items[set[i]]);
+	return count;
+}
+
 /*
  * The lines a set of edits changes, as they would read: a dearer
  * alternative shown as code without a whole diff.  "P1 line 24:
@@ -1209,6 +1227,31 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 		if (before)
 			sb_addf(out, "`%s` then ", before + strspn(before, " \t"));
 		sb_addf(out, "`%s`\n", code_at(edited, e->line));
+	}
+}
+
+/*
+ * "smp_store_release(), smp_load_acquire() wherever they fit, and ": the
+ * kinds of edit cheaper than a full barrier among the candidates, each
+ * once, for a reader who asks whether an acquire or a release would have
+ * done.
+ */
+static void tried_cheaper(const struct edits *all, struct strbuf *out)
+{
+	bool named[sizeof(edit_kinds) / sizeof(edit_kinds[0])] = { false };
+	int i;
+
+	for (i = 0; i < all->n; i++) {
+		enum edit_kind k = all->items[i].kind;
+
+		if (edit_kinds[k].what && edit_kinds[k].cost > 0 &&
+		    edit_kinds[k].cost < edit_kinds[ADD_MB].cost && !named[k])
+			sb_addf(out, "%s, ", edit_kinds[k].what);
+		named[k] = true;
+	}
+	if (out->len > 2 && !strcmp(out->buf + out->len - 2, ", ")) {
+		out->buf[out->len -= 2] = '\0';
+		sb_addf(out, " wherever they fit, and ");
 	}
 }
 
@@ -1364,7 +1407,12 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 								 all->items[set[i]].kind == FULLY_ORDER_CALL;
 				}
 				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
-					sb_addf(&list, "  %d. (cost %d) ", ++shown, cost);
+					sb_addf(&list, "  %d. (cost %d", ++shown, cost);
+					if (shown == 1 && repeats(t, all, set, k))
+						sb_addf(&list, ": %d edits, %d of them repeated in "
+							"the processes that are the same code, "
+							"counted once", k, repeats(t, all, set, k));
+					sb_addf(&list, ") ");
 					describe_set(all, set, k, &list);
 					sb_addf(&list, ":\n");
 					/* The dearer ones are alternatives: their lines are enough. */
@@ -1392,12 +1440,14 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (fixes > shown)
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
-	if (fixes && cheapest_full)
-		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried, fewer full "
-			"barriers included): it needs "
+	if (fixes && cheapest_full) {
+		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried: ");
+		tried_cheaper(all, out);
+		sb_addf(out, "smp_mb() in fewer places): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
 			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
 			"and smp_mb() in one).\n");
+	}
 	if (stop && fixes)
 		sb_addf(out, "  (Every cheaper change was tried; dearer alternatives were still "
 			"being searched when the %.1f s limit came: see --suggest-timeout.)\n",
@@ -1808,7 +1858,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
-				"pointer all the same (lockdep and sparse check it)\n");
+				"pointer all the same (lockdep and sparse check it), under rcu_read_lock(), "
+				"which keeps the object alive and orders nothing here\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
