@@ -1829,7 +1829,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
-		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies",
+		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies "
+			"(no lock is replaced or added, no dependency removed)",
 			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
 	}
 	if (!all->n) {
