@@ -1716,6 +1716,70 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 		sb_addf(out, "), all in the same way:\n");
 }
 
+/* The first process after a with the same code, or -1. */
+static int mirror_of(const struct program *p, int a)
+{
+	int b;
+
+	for (b = a + 1; b < p->nprocs; b++)
+		if (same_code(p->test, a, b))
+			return b;
+	return -1;
+}
+
+/*
+ * Whether vals, a final state of o, read with processes a and b swapped
+ * is mirror (allocated by the caller).  false if some register of one
+ * has no match in the other.
+ */
+static bool swap_state(const struct outcomes *o, int a, int b, const struct value *vals,
+		       struct value *mirror)
+{
+	int i, j;
+
+	for (i = 0; i < o->nvars; i++) {
+		const struct state_var *v = &o->vars[i];
+		int other = v->proc == a ? b : v->proc == b ? a : v->proc;
+
+		for (j = 0; j < o->nvars && (o->vars[j].proc != other ||
+					     strcmp(o->vars[j].name, v->name)); j++)
+			;
+		if (j == o->nvars)
+			return false;
+		mirror[i] = vals[j];
+	}
+	return true;
+}
+
+/*
+ * Whether the outcome is reached in exactly two executions, one the other
+ * with the parts of two processes of the same code swapped (the first
+ * into *a): then the reader needs only one of them told.
+ */
+static bool mirrored_pair(const struct program *p, const struct outcomes *o, int *a)
+{
+	int s, first = -1, second = -1, b;
+	bool mirrored = false;
+
+	if (o->positive != 2)
+		return false;
+	for (s = 0; s < o->nstates; s++)
+		if (state_holds(p, p->test->cond, o, o->states[s].vals))
+			*(first < 0 ? &first : &second) = s;
+	if (second < 0 || o->states[first].count != 1)
+		return false;
+	for (*a = 0; *a < p->nprocs && !mirrored; ++*a) {
+		struct value *swapped = xcalloc(o->nvars + 1, sizeof(*swapped));
+
+		b = mirror_of(p, *a);
+		mirrored = b >= 0 && swap_state(o, *a, b, o->states[first].vals, swapped) &&
+			   values_eq(swapped, o->states[second].vals, o->nvars);
+		free(swapped);
+	}
+	--*a;
+	return mirrored;
+}
+
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	     struct strbuf *out)
 {
@@ -1723,14 +1787,18 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	struct legend l = { 0 };
 	const char *shape = NULL;
 	long told = 0;
-	int i;
+	int i, twin;
 
 	if (o->witness) {
 		int chain[64], len = sc_cycle(o->witness, chain, 64);
 		struct strbuf others = { 0 };
 
 		shape = witness_chain(p, o->witness, &l, &body);
-		if (o->positive > 1)
+		if (o->positive > 1 && mirrored_pair(p, o, &twin))
+			sb_addf(&body, "  It happens in 2 executions: P%d and P%d run the same code, "
+				"and each execution is the other with their parts swapped.  One "
+				"of them, when:\n", twin, mirror_of(p, twin));
+		else if (o->positive > 1)
 			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
 				"when:\n", o->positive);
 		else

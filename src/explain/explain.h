@@ -107,6 +107,9 @@ struct checker {
 			    const char *flag, bool *ok);
 };
 
+/* Whether processes a and b of t are the same code (suggest.c). */
+bool same_code(const struct litmus *t, int a, int b);
+
 /*
  * --suggest (suggest.c): for a test whose outcome the model allows, the
  * cheapest edits that forbid it, as unified diffs of text; for one it

@@ -1101,8 +1101,8 @@ static size_t body_length(const char *open)
 	return p - open;
 }
 
-/* Whether processes a and b are the same code (parameters and body) run on two CPUs. */
-static bool same_code(const struct litmus *t, int a, int b)
+/* Same code: parameters and body, run on two CPUs. */
+bool same_code(const struct litmus *t, int a, int b)
 {
 	const struct process *x = &t->procs[a], *y = &t->procs[b];
 	size_t len = body_length(x->body_text);

@@ -267,19 +267,6 @@ static struct value parse_value(const struct comparison *c, const char *w, int l
 	return v;
 }
 
-/* The condition's lookup of a location in a state seen: ctx is { seen, values }. */
-static struct value seen_value(const void *ctx, const struct cond_loc *l)
-{
-	const struct outcomes *seen = ((const void *const *)ctx)[0];
-	const struct value *vals = ((const void *const *)ctx)[1];
-	int i;
-
-	for (i = 0; i < seen->nvars; i++)
-		if (seen->vars[i].proc == l->proc && !strcmp(seen->vars[i].name, l->name))
-			return vals[i];
-	return (struct value){ false, 0 };
-}
-
 /* A log that lists one state twice (runs on a machine of one's own, merged) counts it once. */
 static void merge_last_state(struct outcomes *o)
 {
@@ -379,9 +366,8 @@ static void take_block(void *arg)
 	states_sort(c->prog, seen);
 	c->out->satisfies = xcalloc(seen->nstates + 1, sizeof(*c->out->satisfies));
 	for (s = 0; s < seen->nstates; s++) {
-		const void *ctx[2] = { seen, seen->states[s].vals };
-
-		c->out->satisfies[s] = prop_holds(c->prog, c->test->cond, seen_value, ctx);
+		c->out->satisfies[s] = state_holds(c->prog, c->test->cond, seen,
+						   seen->states[s].vals);
 		if (c->out->satisfies[s])
 			seen->positive += seen->states[s].count;
 		else

@@ -445,6 +445,27 @@ bool prop_holds(const struct program *p, const struct prop *pr, cond_lookup look
 	return value_eq(v, w);
 }
 
+/* A value of a final state, ctx { outcomes, its values }, for prop_holds(). */
+static struct value state_value(const void *ctx, const struct cond_loc *l)
+{
+	const struct outcomes *o = ((const void *const *)ctx)[0];
+	const struct value *vals = ((const void *const *)ctx)[1];
+	int i;
+
+	for (i = 0; i < o->nvars; i++)
+		if (o->vars[i].proc == l->proc && !strcmp(o->vars[i].name, l->name))
+			return vals[i];
+	return (struct value){ false, 0 };
+}
+
+bool state_holds(const struct program *p, const struct prop *pr, const struct outcomes *o,
+		 const struct value *vals)
+{
+	const void *ctx[2] = { o, vals };
+
+	return prop_holds(p, pr, state_value, ctx);
+}
+
 static bool holds(const struct enumeration *en, const struct prop *pr)
 {
 	return prop_holds(en->prog, pr, execution_value, en);

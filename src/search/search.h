@@ -120,5 +120,8 @@ typedef struct value (*cond_lookup)(const void *ctx, const struct cond_loc *l);
 /* Whether pr holds of the final state lookup gives. */
 bool prop_holds(const struct program *p, const struct prop *pr, cond_lookup lookup,
 		const void *ctx);
+/* Whether pr holds of a final state of o, vals one per o->vars. */
+bool state_holds(const struct program *p, const struct prop *pr, const struct outcomes *o,
+		 const struct value *vals);
 
 #endif
