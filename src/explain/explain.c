@@ -91,7 +91,8 @@ static const struct {
 	const char *section;
 } glosses[] = {
 	{ "po", "program order, the order the statements of one CPU are written in; "
-	  "alone, it orders nothing another CPU can see", "THE PROGRAM ORDER RELATION: po AND po-loc" },
+	  "alone, it orders nothing another CPU can see but accesses to one variable "
+	  "(coherence)", "THE PROGRAM ORDER RELATION: po AND po-loc" },
 	{ "po-loc", "program order between accesses to one variable, which a CPU "
 	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
 	{ "rf", "reads-from: a load takes the value a store wrote",
@@ -687,11 +688,17 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 {
 	int i, proc = -2;
 
-	if (!l->told_chain)
-		sb_addf(out, "  (A chain reads left to right: Wx=1 is a store of 1 to x, Rx=0 a "
-			"load that reads 0, P1: the CPU of what follows; each ->word says how "
-			"the next event is linked to the one before, and \"Words used\" "
-			"defines it.)\n");
+	if (!l->told_chain) {
+		sb_addf(out, "  (A chain reads left to right, back to where it started: Wx=1 is a "
+			"store of 1 to x, Rx=0 a load that reads 0, ");
+		for (i = 0; i < n && !s->events[ev[i]].val.is_addr; i++)
+			;
+		/* herd7 prints a pointer's value as the name it points to. */
+		if (i < n)
+			sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
+		sb_addf(out, "P1: the CPU of what follows; each ->word says how the next event "
+			"is linked to the one before, and \"Words used\" defines it.)\n");
+	}
 	l->told_chain = true;
 	sb_addf(out, "  Chain:");
 	for (i = 0; i <= n; i++) {
@@ -818,22 +825,30 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			       struct strbuf *out)
 {
 	int store = ev[0], load = ev[n - 1];
+	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
+	size_t at;
 
 	/* The chain is told from the store: the load that missed it ends it. */
 	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
 		return false;
 	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
 		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
-		"too: step 1's %s makes ", n, labels[0]);
+		"too: step 1's %s sends ", n, labels[0]);
 	name_event(p, s, store, out);
-	sb_addf(out, " reach every CPU before ");
+	sb_addf(out, " ahead of ");
 	name_event(p, s, ev[1], out);
-	sb_addf(out, " does; ");
+	sb_addf(out, ": a CPU that has learned of line %d, directly or through other CPUs, has ",
+		ahead->line);
+	access_value(p, sent, out);
+	sb_addf(out, " too.  ");
+	at = out->len;
 	step_range(2, n - 1, out);
-	sb_addf(out, " lead from P%d line %d to ", s->events[ev[1]].proc, s->events[ev[1]].line);
+	out->buf[at] = 'S';	/* a sentence's first word */
+	sb_addf(out, " %s how P%d learns of line %d before ", n - 1 == 2 ? "is" : "are",
+		s->events[load].proc, ahead->line);
 	name_event(p, s, load, out);
-	sb_addf(out, ", so ");
-	access_value(p, &s->events[store], out);
+	sb_addf(out, " runs, so ");
+	access_value(p, sent, out);
 	sb_addf(out, " had reached P%d's CPU before that load ran, and the load could not "
 		"read ", s->events[load].proc);
 	access_value(p, &s->events[load], out);
@@ -894,6 +909,22 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 		return;
 	}
 	chain_event(p, s, ev[i + 1], out);
+	/*
+	 * An overwrite of another CPU's store says where the overwriting one
+	 * had not got to: it cannot have reached that CPU before the store
+	 * it overwrites ran there, which would have come later.
+	 */
+	if (overwrites && from->proc >= 0 && from->proc != to->proc) {
+		sb_addf(out, " overwrote ");
+		chain_event(p, s, ev[i], out);
+		sb_addf(out, ", so ");
+		access_value(p, to, out);
+		sb_addf(out, " reached P%d's CPU only after P%d line %d ran (had it come before, ",
+			from->proc, from->proc, from->line);
+		access_value(p, from, out);
+		sb_addf(out, " would be the later store)");
+		return;
+	}
 	if (overwrites || reads) {
 		sb_addf(out, overwrites ? " overwrote " : " read ");
 		chain_event(p, s, ev[i], out);
@@ -904,14 +935,6 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 			access_value(p, from, out);
 		sb_addf(out, " had reached P%d's CPU before P%d line %d ran", to->proc, to->proc,
 			to->line);
-		/* Why an overwrite says where a store had got to: the one arriving later wins. */
-		if (overwrites && from->proc >= 0) {
-			sb_addf(out, " (had it not, ");
-			access_value(p, from, out);
-			sb_addf(out, " would have arrived later and overwritten ");
-			access_value(p, to, out);
-			sb_addf(out, ")");
-		}
 		return;
 	}
 	sb_addf(out, " runs after ");
@@ -928,8 +951,14 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 		}
 	}
 	chain_event(p, s, ev[i], out);
-	if (is_strong_fence(labels[i]) && from->kind == EV_WRITE)
-		sb_addf(out, " has reached every CPU (a strong fence)");
+	if (!is_strong_fence(labels[i]) || from->kind != EV_WRITE)
+		return;
+	sb_addf(out, " has reached every CPU");
+	/* The CPU the overwrite before named: where the time order passes. */
+	if (i > 0 && !strcmp(labels[i - 1], "co") && s->events[ev[i - 1]].proc >= 0 &&
+	    s->events[ev[i - 1]].proc != from->proc)
+		sb_addf(out, ", P%d's too", s->events[ev[i - 1]].proc);
+	sb_addf(out, " (a strong fence)");
 }
 
 /*
@@ -1682,13 +1711,23 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	else if (shape)
 		sb_addf(out, "; the shape is %s", shape);
 	sb_addf(out, ".\n");
-	/* herd7's first line is the test's question, which reads as a verdict opposite to ours. */
-	if (p->test->quantifier == Q_EXISTS && !o->positive)
-		sb_addf(out, "  (herd7's \"Test %s Allowed\" above is the test's question, whether "
-			"the outcome is allowed; its \"No\" answers it.)\n", p->test->name);
-	else if (p->test->quantifier == Q_NOT_EXISTS && o->positive)
-		sb_addf(out, "  (herd7's \"Test %s Forbidden\" above is what the test claims; its "
-			"\"No\" says the claim fails.)\n", p->test->name);
+	/*
+	 * herd7's first line is the test's question, which over a forbidden
+	 * outcome reads as a verdict opposite to ours; its counts are of final
+	 * states and of accepted executions, not of the candidates told below.
+	 */
+	if (p->test->quantifier == Q_EXISTS)
+		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" is the test's question, "
+			"whether the outcome is allowed, and \"%s\" answers it", p->test->name,
+			o->positive ? "Ok" : "No");
+	else if (p->test->quantifier == Q_NOT_EXISTS)
+		sb_addf(out, "  (herd7's block above: \"Test %s Forbidden\" is what the test "
+			"claims, and \"%s\" says the claim %s", p->test->name,
+			o->positive ? "No" : "Ok", o->positive ? "fails" : "holds");
+	if (p->test->quantifier == Q_EXISTS || p->test->quantifier == Q_NOT_EXISTS)
+		sb_addf(out, "; \"States\" are the final states of the executions the model "
+			"accepts, \"Positive\" and \"Negative\" count those that reach the outcome "
+			"and those that do not.)\n");
 	sb_free(&cond);
 }
 

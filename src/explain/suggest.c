@@ -290,8 +290,8 @@ static void find_calls(struct finder *f, const struct expr *e, bool call_access)
  * model's smp_mb__after_unlock_lock() orders across any unlock->lock
  * hand-off, the kernel uses it in RCU alone.
  */
-#define AFTER_UNLOCK_LOCK_NOTE "only RCU uses smp_mb__after_unlock_lock() in the kernel; " \
-	"elsewhere write smp_mb__after_spinlock()"
+#define AFTER_UNLOCK_LOCK_NOTE "smp_mb__after_unlock_lock() is RCU's own (only RCU uses it " \
+	"in the kernel); elsewhere write smp_mb__after_spinlock()"
 
 /*
  * Fences and a cheaper one that may do instead, with what a developer
@@ -1446,7 +1446,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		sb_addf(out, "smp_mb() in fewer places): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
 			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
-			"and smp_mb() in one).\n");
+			"and smp_mb() in one; a fully ordered RMW such as xchg() orders like "
+			"smp_mb() on both sides of it).\n");
 	}
 	if (stop && fixes)
 		sb_addf(out, "  (Every cheaper change was tried; dearer alternatives were still "
@@ -1797,7 +1798,8 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, ": the outcome becomes possible, so %s() is not enough%s%s%s\n", e->to,
 			w >= 0 ? " (" : "", w >= 0 ? weaker[w].orders : "", w >= 0 ? ")" : "");
 	} else if (w >= 0 && weaker[w].caveat) {
-		sb_addf(out, ": still forbidden, but keep %s(): %s\n", e->from, weaker[w].caveat);
+		sb_addf(out, ": still forbidden (%s, and that is enough here), but keep %s(): %s\n",
+			weaker[w].orders, e->from, weaker[w].caveat);
 	} else {
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))

@@ -113,7 +113,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Nothing cheaper forbids it \(every cheaper set was tried: smp_store_release\(\), smp_load_acquire\(\), smp_rmb\(\), smp_wmb\(\) wherever they fit, and smp_mb\(\) in fewer places\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: smp_mb__after_spinlock() kept, though the model lets smp_mb__after_unlock_lock() do" 0 \
-		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden, but keep smp_mb__after_spinlock\(\): only RCU uses smp_mb__after_unlock_lock\(\) in the kernel; elsewhere write smp_mb__after_spinlock\(\)$' \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) weakened to smp_mb__after_unlock_lock\(\): still forbidden \(it orders only across the lock.s hand-off from its last unlock, and that is enough here\), but keep smp_mb__after_spinlock\(\): smp_mb__after_unlock_lock\(\) is RCU.s own \(only RCU uses it in the kernel\); elsewhere write smp_mb__after_spinlock\(\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
