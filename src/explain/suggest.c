@@ -1034,6 +1034,42 @@ static bool holds_found(const int *set, int k, const struct vec *found)
 	return false;
 }
 
+/*
+ * Whether set (of k) is a fix already found with some of its fences made
+ * dearer at the same places (smp_mb() where smp_rmb() did): another price
+ * for the same fix, not another way to fix it.
+ */
+static bool strengthens_found(const struct edits *all, const int *set, int k,
+			      const struct vec *found)
+{
+	int f, i, j;
+
+	for (f = 0; f < found->len; f++) {
+		const int *g = found->items[f];
+		int matched = 0;
+
+		if (g[0] != k)
+			continue;
+		for (i = 0; i < k; i++) {
+			const struct edit *e = &all->items[set[i]];
+
+			for (j = 1; j <= k; j++) {
+				const struct edit *d = &all->items[g[j]];
+
+				if (set[i] == g[j] ||
+				    (is_fence_insertion(e->kind) && is_fence_insertion(d->kind) &&
+				     e->gap == d->gap &&
+				     edit_kinds[d->kind].cost < edit_kinds[e->kind].cost))
+					break;
+			}
+			matched += j <= k;
+		}
+		if (matched == k)
+			return true;
+	}
+	return false;
+}
+
 /* Whether the search has had its budget: --suggest-max tests, --suggest-timeout seconds. */
 static bool over_budget(const struct check_options *opts, long tried, double start)
 {
@@ -1382,7 +1418,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				int *copy;
 
 				if (set_cost(t, all, set, k) != cost || !compatible(all, set, k) ||
-				    holds_found(set, k, &found))
+				    holds_found(set, k, &found) ||
+				    strengthens_found(all, set, k, &found))
 					continue;
 				if (over_budget(c->opts, ++tried, start)) {
 					stop = true;

@@ -63,7 +63,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes" 0 \
-		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2, smp_mb\(\) 3; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits \(the last line, "Suggestion: fixed N", counts the changes found, for scripts\):$' \
+		'^  Changes that forbid it, cheapest first\.  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits \(the last line, "Suggestion: fixed N", counts the changes found, for scripts\):$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough, and what makes it safe" 0 \
