@@ -1851,8 +1851,61 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
  * lock hand-offs and dependencies of the explanation's chains, which
  * no edit here varies.
  */
+/* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
+static int fence_price(const char *code)
+{
+	size_t len = strcspn(code, "(");
+	int k;
+
+	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
+		if (is_fence_insertion(k) && !strncmp(edit_kinds[k].what, code, len) &&
+		    edit_kinds[k].what[len] == '(')
+			return edit_kinds[k].cost;
+	return 0;
+}
+
+/*
+ * A needed fence e of a forbidden outcome, replaced by an acquire of the
+ * nearest load before it (from adds, the acquires a reachable outcome
+ * would be offered): a reader's usual alternative to smp_rmb() or
+ * smp_mb() after a load, told when it keeps the outcome forbidden and
+ * costs less.
+ */
+static void acquire_instead(const struct checker *c, const char *path, const char *text,
+			    const struct edit *e, const struct edits *adds,
+			    const struct lines *orig, struct strbuf *out)
+{
+	const struct edit *load = NULL;
+	struct edit pair[2];
+	struct edits both = { 2, pair };
+	struct lines edited;
+	int i, set[2] = { 0, 1 };
+	bool ok, reachable;
+
+	for (i = 0; i < adds->n; i++) {
+		const struct edit *a = &adds->items[i];
+
+		if (a->kind == ADD_ACQUIRE && a->proc == e->proc && a->line < e->line &&
+		    (!load || a->line > load->line))
+			load = a;
+	}
+	if (!load || fence_price(code_at(orig, e->line) + strspn(code_at(orig, e->line), " \t")) <=
+		     edit_kinds[ADD_ACQUIRE].cost)
+		return;
+	pair[0] = *e;
+	pair[1] = *load;
+	reachable = reachable_with(c, path, text, &both, set, 2, &ok, &edited, NULL);
+	free_lines(&edited);
+	if (ok && !reachable)
+		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
+			"still forbidden, so that is enough, and cheaper (for these accesses)\n",
+			e->proc, e->line, code_at(orig, e->line), load->line,
+			code_at(orig, load->line));
+}
+
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
-			     const struct edits *all, const struct outcomes *o, struct strbuf *out)
+			     const struct edits *all, const struct edits *adds,
+			     const struct outcomes *o, struct strbuf *out)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 };
 	struct lines orig = split_lines(text);
@@ -1904,6 +1957,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
+		if (e->kind == DROP_FENCE && need[i])
+			acquire_instead(c, path, text, e, adds, &orig, &tried);
 		/* A statement is needed once, whatever edit of it showed it. */
 		if (need[i] && (e->line != last_line || e->proc != last_proc)) {
 			sb_addf(&needed, "P%d line %d `%s`\n", e->proc, e->line, code);
@@ -2062,7 +2117,10 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			suggest_fixes(c, path, text, t, &all, o->witness, out);
 		}
 	} else {
-		needed_orderings(c, path, text, &all, o, out);
+		struct edits adds = find_edits(t, false, c->macros);
+
+		needed_orderings(c, path, text, &all, &adds, o, out);
+		free(adds.items);
 	}
 	free(all.items);
 	litmus_free(t);

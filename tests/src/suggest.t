@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 33 ))
+plan $(( $# * 36 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -93,6 +93,13 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: DCL-broken's two CPUs run the same code: every fix changes both alike"
 		diag < "$work/w"
 	fi
+	if grep -q '^  [0-9]\. (cost [0-9]*) .*smp_rmb() before' "$work/w" &&
+	   ! grep -q '^  [0-9]\. (cost [0-9]*) .*smp_mb() before' "$work/w"; then
+		ok "$tag: DCL-broken: smp_mb() where smp_rmb() already fixes it is not another way"
+	else
+		not_ok "$tag: DCL-broken: smp_mb() where smp_rmb() already fixes it is not another way"
+		diag < "$work/w"
+	fi
 	# Each edit made alike in the twins counts once; a dearer alternative
 	# quotes its line once for both.
 	if grep '^  [0-9]*\. (cost' "$work/w" | awk '
@@ -138,6 +145,17 @@ for lkmm in $LKMM_BINARIES; do
 		'^  P2 line 36 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): still forbidden, so smp_rmb\(\) is enough, and cheaper \(for these accesses: on the explanation.s chain it stands between two loads, P2 line 35 `r2 = READ_ONCE\(\*z\);` and line 37 `r1 = READ_ONCE\(\*x\);`, which smp_rmb\(\) keeps in order; the rest of that chain holds by the lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	expect "$tag: a needed smp_mb() after a load: an acquire of that load tried instead, and cheaper" 0 \
+		'^  P2 line 36 `smp_mb\(\);`: replaced by smp_load_acquire\(\) at line 35 `r2 = READ_ONCE\(\*z\);`: still forbidden, so that is enough, and cheaper \(for these accesses\)$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	if "$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" |
+		grep -q 'replaced by smp_load_acquire'; then
+		not_ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
+	else
+		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
+	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
 		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; .*under rcu_read_lock\(\), which keeps the object alive and orders nothing here$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
