@@ -1825,6 +1825,31 @@ static bool tell_safe(const struct findings *f, const struct edit *e, int w, str
 	return false;
 }
 
+/*
+ * "; on the explanation's chain it stands between a store, P2 line 37
+ * ..., and a load, line 39 ...": what the fence e must order, for a
+ * weaker one found not enough.
+ */
+static void tell_pair_kinds(const struct findings *f, const struct edit *e, struct strbuf *out)
+{
+	const struct snapshot *s;
+	int a, b;
+
+	if (!f->o->ncounterexamples)
+		return;
+	s = f->o->counterexamples[0];
+	chain_around(s, e->proc, e->line, &a, &b);
+	if (a < 0 || b < 0 || s->events[a].line == e->line ||
+	    (s->events[a].kind != EV_READ && s->events[a].kind != EV_WRITE) ||
+	    (s->events[b].kind != EV_READ && s->events[b].kind != EV_WRITE))
+		return;
+	sb_addf(out, "; on the explanation's chain it stands between a %s, P%d line %d `%s`, and "
+		"a %s, line %d `%s`", s->events[a].kind == EV_WRITE ? "store" : "load", e->proc,
+		s->events[a].line, code_at(f->orig, s->events[a].line),
+		s->events[b].kind == EV_WRITE ? "store" : "load", s->events[b].line,
+		code_at(f->orig, s->events[b].line));
+}
+
 /* What a weaker form of an ordering does to a forbidden outcome. */
 static void tell_weakening(const struct findings *f, const struct edit *e, bool reachable,
 			   struct strbuf *out)
@@ -1832,8 +1857,13 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 	int w = weakening(e->from, e->to);
 
 	if (reachable) {
-		sb_addf(out, ": the outcome becomes possible, so %s() is not enough%s%s%s\n", e->to,
-			w >= 0 ? " (" : "", w >= 0 ? weaker[w].orders : "", w >= 0 ? ")" : "");
+		sb_addf(out, ": the outcome becomes possible, so %s() is not enough", e->to);
+		if (w >= 0) {
+			sb_addf(out, " (%s", weaker[w].orders);
+			tell_pair_kinds(f, e, out);
+			sb_addf(out, ")");
+		}
+		sb_addf(out, "\n");
 	} else if (w >= 0 && weaker[w].caveat) {
 		sb_addf(out, ": still forbidden (%s, and that is enough here), but keep %s(): %s\n",
 			weaker[w].orders, e->from, weaker[w].caveat);

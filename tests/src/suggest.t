@@ -70,7 +70,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_wmb\(\): still forbidden, so smp_wmb\(\) is enough, and cheaper \(for these accesses: on the explanation.s chain it stands between two stores, P0 line 15 `WRITE_ONCE\(\*x, 1\);` and line 17 `WRITE_ONCE\(\*y, 1\);`, which smp_wmb\(\) keeps in order; the rest of that chain holds by P1 line 29 `smp_rmb\(\);`\)$' \
 		cat "$work/w"
 	expect "$tag: ... where smp_rmb() is not" 0 \
-		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): the outcome becomes possible, so smp_rmb\(\) is not enough \(it orders only loads before later loads\)$' \
+		'^  P0 line 16 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): the outcome becomes possible, so smp_rmb\(\) is not enough \(it orders only loads before later loads; on the explanation.s chain it stands between a store, P0 line 15 `WRITE_ONCE\(\*x, 1\);`, and a store, line 17 `WRITE_ONCE\(\*y, 1\);`\)$' \
 		cat "$work/w"
 	expect "$tag: ... a fully ordered xchg() where xchg_release() is enough" 0 \
 		'^  P0 line 18 `r0 = xchg\(z, 1\);`: xchg\(\) weakened to xchg_release\(\): still forbidden, so xchg_release\(\) is enough, and cheaper \(for these accesses\)$' \
