@@ -37,13 +37,14 @@ static const struct {
 	  "order that contradicts program order (coherence)" },
 	{ "atomic", "another CPU's store would land between the read and the write of "
 	  "an atomic read-modify-write" },
-	{ "happens-before", "some event would have to happen before itself: a cycle of "
-	  "program order kept by dependencies, fences, acquire or release, of loads "
-	  "taking a store's value (rf), and of loads reading a value older than a "
-	  "store's (fr)" },
+	{ "happens-before", "the order in time that program order kept by dependencies, "
+	  "fences, acquire or release gives, with loads taking a store's value (rf) and "
+	  "loads reading a value older than a store's (fr); the check fails when some "
+	  "event would have to happen before itself" },
 	{ "propagation", "a store would have to reach a CPU later than a strong fence "
-	  "allows: smp_mb() or synchronize_rcu() waits until every store its CPU has seen "
-	  "has reached every CPU" },
+	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
+	  "and the other smp_mb__*()) waits until every store its CPU has seen has "
+	  "reached every CPU" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it" },
 	{ "plain-coherence", "plain accesses would be seen out of order" },
@@ -101,9 +102,10 @@ static const struct {
 	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
 	{ "fr", "from-reads: a load reads a value older than a store's: it ran before "
 	  "that store reached its CPU", "THE FROM-READS RELATION: fr, fri, and fre" },
-	{ "addr", "address dependency: the access's address is computed from a load; "
-	  "the compiler keeps it while the pointer is used as loaded (not compared "
-	  "with a known address first)",
+	{ "addr", "address dependency: the access's address is computed from a load, "
+	  "and a CPU cannot make the access before it knows the address; the compiler "
+	  "keeps it while the pointer is used as loaded (not compared with a known "
+	  "address first)",
 	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
 	{ "data", "data dependency: the stored value is computed from a load",
 	  "DEPENDENCY RELATIONS: data, addr, and ctrl" },
@@ -832,8 +834,10 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
 		return false;
 	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
-		"one before, and time cannot lead back to where it started.  Step %d (fr) counts "
-		"too: step 1's %s sends ", n, labels[0]);
+		"one before, and time cannot lead back to where it started.  A load that read an "
+		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
+		"CPUs at different times); it is one here because step 1's %s sends ", n,
+		labels[0]);
 	name_event(p, s, store, out);
 	sb_addf(out, " ahead of ");
 	name_event(p, s, ev[1], out);

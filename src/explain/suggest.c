@@ -313,6 +313,19 @@ static const struct {
 	  .caveat = AFTER_UNLOCK_LOCK_NOTE },
 };
 
+/* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
+static int fence_price(const char *code)
+{
+	size_t len = strcspn(code, "(");
+	int k;
+
+	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
+		if (is_fence_insertion(k) && !strncmp(edit_kinds[k].what, code, len) &&
+		    edit_kinds[k].what[len] == '(')
+			return edit_kinds[k].cost;
+	return 0;
+}
+
 /* The entry of weaker[] for fence weakened to to. */
 static int weakening(const char *fence, const char *to)
 {
@@ -1869,10 +1882,24 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 			weaker[w].orders, e->from, weaker[w].caveat);
 	} else {
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
+		if (fence_price(e->to) && fence_price(e->from))
+			sb_addf(out, ", cost %d against %d", fence_price(e->to), fence_price(e->from));
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
 			sb_addf(out, " (for these accesses)");
 		sb_addf(out, "\n");
 	}
+}
+
+/* " (no lock is replaced or added, no dependency removed)": for the kinds links has. */
+static void tell_unvaried(const struct link *links, int n, struct strbuf *out)
+{
+	bool lock = false, dependency = false;
+	int i;
+
+	for (i = 0; i < n; i++)
+		*(strcmp(links[i].kind, "lock") ? &dependency : &lock) = true;
+	sb_addf(out, " (%s%s%s)", lock ? "no lock is replaced or added" : "",
+		lock && dependency ? ", " : "", dependency ? "no dependency removed" : "");
 }
 
 /*
@@ -1881,19 +1908,6 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
  * lock hand-offs and dependencies of the explanation's chains, which
  * no edit here varies.
  */
-/* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
-static int fence_price(const char *code)
-{
-	size_t len = strcspn(code, "(");
-	int k;
-
-	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
-		if (is_fence_insertion(k) && !strncmp(edit_kinds[k].what, code, len) &&
-		    edit_kinds[k].what[len] == '(')
-			return edit_kinds[k].cost;
-	return 0;
-}
-
 /*
  * A needed fence e of a forbidden outcome, replaced by an acquire of the
  * nearest load before it (from adds, the acquires a reachable outcome
@@ -1909,7 +1923,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	struct edit pair[2];
 	struct edits both = { 2, pair };
 	struct lines edited;
-	int i, set[2] = { 0, 1 };
+	int i, set[2] = { 0, 1 }, price;
 	bool ok, reachable;
 
 	for (i = 0; i < adds->n; i++) {
@@ -1919,8 +1933,8 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 		    (!load || a->line > load->line))
 			load = a;
 	}
-	if (!load || fence_price(code_at(orig, e->line) + strspn(code_at(orig, e->line), " \t")) <=
-		     edit_kinds[ADD_ACQUIRE].cost)
+	price = fence_price(code_at(orig, e->line) + strspn(code_at(orig, e->line), " \t"));
+	if (!load || price <= edit_kinds[ADD_ACQUIRE].cost)
 		return;
 	pair[0] = *e;
 	pair[1] = *load;
@@ -1928,9 +1942,9 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	free_lines(&edited);
 	if (ok && !reachable)
 		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
-			"still forbidden, so that is enough, and cheaper (for these accesses)\n",
-			e->proc, e->line, code_at(orig, e->line), load->line,
-			code_at(orig, load->line));
+			"still forbidden, so that is enough, and cheaper (cost %d against %d; for "
+			"these accesses)\n", e->proc, e->line, code_at(orig, e->line), load->line,
+			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 }
 
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
@@ -1951,9 +1965,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
-		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies "
-			"(no lock is replaced or added, no dependency removed)",
+		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies",
 			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
+		tell_unvaried(links, nlinks, &chains);
 	}
 	if (!all->n) {
 		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "

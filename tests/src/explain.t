@@ -251,7 +251,7 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  Step 4 \\(fr\\) counts too: step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19, directly or through other CPUs, has x=1 too\\.  Steps 2 and 3 are how P1 learns of line 19 before P1 line 29 .* runs, so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
+		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19, directly or through other CPUs, has x=1 too\\.  Steps 2 and 3 are how P1 learns of line 19 before P1 line 29 .* runs, so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
