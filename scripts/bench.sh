@@ -184,6 +184,16 @@ row "manual/kernel/C-ManfredSpraul-L1G2xchg" \
 		"$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")" \
 	"$(herd_heavy "$sample/manual/kernel/C-ManfredSpraul-L1G2xchg.litmus")"
 
+# Generated tests (build/randlitmus, BENCH_GEN_SEED, default 4242), all in
+# one process each: the per-test cost of small tests, the fidelity
+# sweep's kind.
+gen=$top/build/bench/generated
+rm -rf "$gen" && mkdir -p "$gen"
+"$top/build/randlitmus" "${BENCH_GEN_SEED:-4242}" 1000 "$gen" > /dev/null
+gen_tests=$(find "$gen" -name '*.litmus' | sort)
+row "1,000 generated tests, one process for all" "$(fastest "$lkmm" check $gen_tests)" \
+	"$(herd_light $gen_tests)"
+
 # The 6.15 model (lkmmv2: no fences around a fully ordered RMW, tags
 # filtered by the bell) against the 6.12 one, on the same tests: the
 # ratio is 6.12's time over 6.15's (above 1: the new model is faster).
