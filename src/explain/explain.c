@@ -206,6 +206,52 @@ static void source_line(const struct litmus *t, int line, struct strbuf *out)
 	sb_addf(out, "%.*s", (int)len, p);
 }
 
+/* Whether a trimmed line of a body says nothing a step names: blank, a brace, a declaration. */
+static bool silent_line(const char *line, size_t len)
+{
+	return !len || (len == 1 && (*line == '{' || *line == '}')) ||
+	       ((!strncmp(line, "int ", 4) || !strncmp(line, "unsigned ", 9) ||
+		 !strncmp(line, "long ", 5)) && !memchr(line, '(', len) && !memchr(line, '=', len));
+}
+
+/*
+ * Each process's statements on a line of their own, numbered as the
+ * steps name them: a reader of the explanation alone can follow it.
+ */
+static void tell_code(const struct program *p, struct strbuf *out)
+{
+	const struct litmus *t = p->test;
+	int i;
+
+	sb_addf(out, "  The code, by line:\n");
+	for (i = 0; i < t->nprocs; i++) {
+		const char *c = t->text;
+		int depth = 0, line = 1;
+
+		/* From the process's header to its body's brace, in the text kept with the test. */
+		for (; *c && line < t->procs[i].pos.line; c++)
+			line += *c == '\n';
+		for (; *c && *c != '{'; c++)
+			line += *c == '\n';
+		sb_addf(out, "    P%d:", t->procs[i].id);
+		do {
+			const char *start = c;
+			size_t len;
+
+			while (*c && *c != '\n')
+				depth += (*c == '{') - (*c == '}'), c++;
+			while (*start == ' ' || *start == '\t')
+				start++;
+			for (len = c - start; len && isspace((unsigned char)start[len - 1]); len--)
+				;
+			if (!silent_line(start, len))
+				sb_addf(out, " %d `%.*s`", line, (int)len, start);
+			line++;
+		} while (*c++ && depth > 0);
+		sb_addf(out, "\n");
+	}
+}
+
 /* A value as C says it: a pointer to x is "&x" (herd7's output says "x"). */
 static void explained_value(const struct program *p, struct value v, struct strbuf *out)
 {
@@ -1878,6 +1924,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	}
 	sb_addf(out, "Explanation:\n");
 	opening(p, o, shape, out);
+	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],

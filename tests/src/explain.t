@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 40) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 41) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -206,6 +206,8 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
 		diag < "$work/z6"
 	fi
+	expect "$tag: each process's statements, numbered as the steps name them" 0 \
+		'^    P2: 37 `WRITE_ONCE\(\*z, 2\);` 38 `smp_mb\(\);` 39 `r1 = READ_ONCE\(\*x\);`$' cat "$work/z6"
 	expect "$tag: propagation's sub-steps from a strong fence after its CPU's own store" 0 \
 		'^    a\. P0.s own store P0 line 18 `WRITE_ONCE\(\*x, 1\);` \(writes x=1\) comes before the fence\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus"
