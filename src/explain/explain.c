@@ -38,13 +38,14 @@ static const struct {
 	{ "atomic", "another CPU's store would land between the read and the write of "
 	  "an atomic read-modify-write" },
 	{ "happens-before", "the order in time that program order kept by dependencies, "
-	  "fences, acquire or release gives, with loads taking a store's value (rf) and "
-	  "loads reading a value older than a store's (fr); the check fails when some "
-	  "event would have to happen before itself" },
+	  "fences, acquire or release gives, with loads taking a store's value (rf) and, "
+	  "where a release or fence carries the store to the load's CPU, loads reading a "
+	  "value older than it (fr); the check fails when some event would have to happen "
+	  "before itself" },
 	{ "propagation", "a store would have to reach a CPU later than a strong fence "
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
-	  "and the other smp_mb__*()) waits until every store its CPU has seen has "
-	  "reached every CPU" },
+	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
+	  "waits until every store its CPU has seen has reached every CPU" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it" },
 	{ "plain-coherence", "plain accesses would be seen out of order" },
@@ -119,8 +120,9 @@ static const struct {
 	  "every access after it in program order comes after it",
 	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
 	{ "mb", "a full barrier (smp_mb(), a fully ordered atomic): everything before it "
-	  "comes before everything after it, and the stores before it reach every CPU "
-	  "first", "PROPAGATION ORDER RELATION: cumul-fence" },
+	  "comes before everything after it, and every store its CPU has seen (its own "
+	  "and those it read) reaches every CPU before anything after it runs",
+	  "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "wmb", "smp_wmb(): orders stores only", "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "rmb", "smp_rmb(): orders loads only", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
 	{ "after-spinlock", "smp_mb__after_spinlock(): the spin_lock() before it becomes a "
@@ -244,7 +246,8 @@ static void tell_code(const struct program *p, struct strbuf *out)
 				start++;
 			for (len = c - start; len && isspace((unsigned char)start[len - 1]); len--)
 				;
-			if (!silent_line(start, len))
+			/* A closing brace inside the body shows what the if or lock held. */
+			if (!silent_line(start, len) || (len == 1 && *start == '}' && depth > 0))
 				sb_addf(out, " %d `%.*s`", line, (int)len, start);
 			line++;
 		} while (*c++ && depth > 0);
@@ -875,9 +878,16 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	int store = ev[0], load = ev[n - 1];
 	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
 	size_t at;
+	int arrive;
 
 	/* The chain is told from the store: the load that missed it ends it. */
 	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
+		return false;
+	/* The steps up to the load's CPU carry the news there; the rest are that CPU's order. */
+	for (arrive = 1; arrive < n - 1 && s->events[ev[arrive]].proc != s->events[load].proc;
+	     arrive++)
+		;
+	if (arrive < 2)
 		return false;
 	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
 		"one before, and time cannot lead back to where it started.  A load that read an "
@@ -892,12 +902,21 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	access_value(p, sent, out);
 	sb_addf(out, " too.  ");
 	at = out->len;
-	step_range(2, n - 1, out);
+	step_range(2, arrive, out);
 	out->buf[at] = 'S';	/* a sentence's first word */
-	sb_addf(out, " %s how P%d learns of line %d before ", n - 1 == 2 ? "is" : "are",
+	sb_addf(out, " %s how P%d learns of line %d", arrive == 2 ? "is" : "are",
 		s->events[load].proc, ahead->line);
-	name_event(p, s, load, out);
-	sb_addf(out, " runs, so ");
+	if (arrive < n - 1) {
+		sb_addf(out, ", and ");
+		step_range(arrive + 1, n - 1, out);
+		sb_addf(out, " keep%s ", arrive + 1 == n - 1 ? "s" : "");
+		name_event(p, s, load, out);
+		sb_addf(out, " after that");
+	} else {
+		sb_addf(out, ", at ");
+		name_event(p, s, load, out);
+	}
+	sb_addf(out, "; so ");
 	access_value(p, sent, out);
 	sb_addf(out, " had reached P%d's CPU before that load ran, and the load could not "
 		"read ", s->events[load].proc);
@@ -1529,7 +1548,8 @@ static const char *what_orders(const struct event *a, const struct event *b)
 	bool store_first = a->kind == EV_WRITE, store_then = b->kind == EV_WRITE;
 
 	if (store_first && !store_then)
-		return "(a store, then a load: only a full barrier, smp_mb(), orders these; the "
+		return "(a store, then a load: only a full barrier, smp_mb() or a fully ordered RMW "
+			"such as xchg(), orders these; the "
 		       "store can wait in the CPU's store buffer while the load runs)";
 	if (store_first)
 		return "(two stores: smp_wmb() between them, or a release for the second, "
@@ -1676,7 +1696,8 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			sb_addf(out, " orders nothing P%d does here", proc);
 			if (chain_stores(s, cycle, len, lk->proc))
 				sb_addf(out, ", nor the order in which P%d sees the stores P%d makes "
-					"under it", proc, lk->proc);
+					"under it: the unlock orders them before itself, not one "
+					"before the other", proc, lk->proc);
 			sb_addf(out, ".\n");
 		}
 	}

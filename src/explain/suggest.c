@@ -2023,7 +2023,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		sb_addf(out, "  It %srelies on %s.", needed.buf ? "also " : "", chains.buf);
 	sb_addf(out, "\n");
 	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
-		"these accesses only):\n%s", tried.buf);
+		"these accesses only: other accesses around an ordering may still need it; a cost "
+		"is a rough relative price on arm64 and PowerPC, on x86 only smp_mb() costs "
+		"anything):\n%s", tried.buf);
 out:
 	sb_free(&tried);
 	sb_free(&needed);

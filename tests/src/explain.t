@@ -152,7 +152,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: an allowed outcome: what would order each pair it needs reordered" 0 \
-		'^      \(a store, then a load: only a full barrier, smp_mb\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
+		'^      \(a store, then a load: only a full barrier, smp_mb\(\) or a fully ordered RMW such as xchg\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	# A lock handed from one CPU to another reads the same whichever
 	# relation of the model the cycle went through (po-unlock-lock-po in
@@ -226,7 +226,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders only the critical sections of the CPUs that take it, so P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, nor the order in which P1 sees the stores P0 makes under it\.$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders only the critical sections of the CPUs that take it, so P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, nor the order in which P1 sees the stores P0 makes under it: the unlock orders them before itself, not one before the other\.$' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
@@ -253,7 +253,7 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19, directly or through other CPUs, has x=1 too\\.  Steps 2 and 3 are how P1 learns of line 19 before P1 line 29 .* runs, so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
+		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19, directly or through other CPUs, has x=1 too\\.  Step 2 is how P1 learns of line 19, and step 3 keeps P1 line 29 .* after that; so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
@@ -291,7 +291,7 @@ for lkmm in $LKMM_BINARIES; do
 	fi
 	"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus" \
 		> "$work/sb" 2>&1
-	if [ "$(grep -c 'only a full barrier, smp_mb(), orders these' "$work/sb")" = 1 ] &&
+	if [ "$(grep -c 'only a full barrier, smp_mb() or a fully ordered RMW such as xchg(), orders these' "$work/sb")" = 1 ] &&
 	   [ "$(grep -c '^      (likewise)$' "$work/sb")" = 1 ] &&
 	   grep -q '^  (--suggest lists the cheapest changes that forbid it\.)$' "$work/sb"; then
 		ok "$tag: the reason a kind of pair needs is said once"
