@@ -10,8 +10,10 @@
 # user.name and user.email, as git send-email would use), because the
 # Developer's Certificate of Origin is the sender's to give.  The
 # recipients are the tree's scripts/get_maintainer.pl's: maintainers and
-# supporters in To:, reviewers and lists in Cc:.  Every patch must pass
-# scripts/checkpatch.pl --strict.
+# supporters in To:, reviewers and lists in Cc:; and, in Cc:, the
+# addresses of the directory's file "cc", for people and lists that
+# get_maintainer.pl cannot find (the file says why each is there).
+# Every patch must pass scripts/checkpatch.pl --strict.
 #
 # A directory with more than one patch needs a file "cover-letter": its
 # first line "Subject: [PREFIX 0/N] title", then a blank line and the
@@ -64,6 +66,35 @@ recipients() {
 		}' | awk '!seen[$0]++'
 }
 
+# The addresses of submission $1's file "cc", one a line, without the
+# '#' comments that say why each is there: people and lists the sender
+# Cc's by hand because get_maintainer.pl does not name them (a header
+# that no MAINTAINERS entry covers, whose only user is in another
+# subsystem).
+own_cc() {
+	local file=$PATCHES/$1/cc bad
+	[ -f "$file" ] || return 0
+	bad=$(own_cc_lines "$file" | grep -v '@' || true)
+	[ -z "$bad" ] || die "$file: not an address: $bad"
+	own_cc_lines "$file"
+}
+
+own_cc_lines() {
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1"
+}
+
+# Lines "to ADDRESS" and "cc ADDRESS" on stdin, each address kept once
+# (compared by its <email>, case-insensitively), the first line winning:
+# someone get_maintainer.pl already puts in To: is not Cc'd again.
+once_each() {
+	awk '{
+		k = tolower($0)
+		if (match(k, /<[^>]*>/)) k = substr(k, RSTART + 1, RLENGTH - 2)
+		else k = substr(k, 4)
+		if (!seen[k]++) print
+	}'
+}
+
 # Fill format-patch's cover-letter template with the directory's text.
 fill_cover() {
 	local cover=$1 source=$2 title body
@@ -76,7 +107,7 @@ fill_cover() {
 
 write_submission() {
 	local name=$1 dir=$OUT/$1 tip count prefix cover=$PATCHES/$1/cover-letter
-	local args=() r first files
+	local args=() role r first files
 	# On the untouched tree: a submission must apply on its own.
 	tip=$(commit_patches pristine "Signed-off-by: $SENDER" $(submission_patches "$name"))
 	count=$(submission_patches "$name" | wc -l)
@@ -93,8 +124,14 @@ write_submission() {
 		args+=(--notes=lkmm-base)
 	fi
 	files=$(submission_patches "$name" | sed "s|^|$PATCHES/|")
-	while read -r r; do args+=(--to="$r"); done < <(recipients to $files)
-	while read -r r; do args+=(--cc="$r"); done < <(recipients cc $files)
+	own_cc "$name" >/dev/null	# dies on a line that is not an address
+	while read -r role r; do
+		args+=(--"$role"="$r")
+	done < <({
+		recipients to $files | sed 's/^/to /'
+		recipients cc $files | sed 's/^/cc /'
+		own_cc "$name" | sed 's/^/cc /'
+	} | once_each)
 	rm -rf "$dir"
 	"${GIT[@]}" format-patch -q -o "$dir" --subject-prefix="${prefix:-PATCH}" \
 		--thread=shallow "${args[@]}" pristine.."$tip" >/dev/null

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TAP: make kernel-submissions (kernel/scripts/submissions.sh) writes one
 # folder per submission of kernel/patches/series, signed by whoever runs
-# it and by nobody else, addressed as the tree's get_maintainer.pl says,
-# each applying on its own to the untouched tree and checkpatch --strict
+# it and by nobody else, addressed as the tree's get_maintainer.pl says
+# plus the Cc: of the submission's own file "cc" (addresses taken from
+# the tree; on that submission's mails only), each applying on its own to the untouched tree and checkpatch --strict
 # clean; without a sender identity it refuses, naming what to set.
 # Needs the kernel tree (kernel/scripts/prepare-tree.sh).
 set -uo pipefail
@@ -24,7 +25,37 @@ submit() {
 }
 
 mapfile -t names < <(series_submissions)
-plan $((2 + 5 * ${#names[@]}))
+plan $((3 + 6 * ${#names[@]}))
+
+# The email addresses of a submission's file "cc" (none without one),
+# one a line, lower case.
+own_cc() {
+	local file=$top/kernel/patches/$1/cc
+	[ -f "$file" ] || return 0
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$file" | emails
+}
+
+# The email addresses in the lines on stdin ("Name <a@b>" or "a@b").
+emails() {
+	grep -oE '[^<>[:space:],]+@[^<>[:space:],]+' | tr 'A-Z' 'a-z'
+}
+
+# The addresses of header field $2 (To, Cc) of mail $1.
+header_emails() {
+	awk '/^$/ { exit } { print }' "$1" |
+		awk -v f="$2:" '/^[^ \t]/ { on = ($1 == f) } on' | emails
+}
+
+# Every address a submission Cc's by hand is one the tree gives (a
+# MAINTAINERS entry, a copyright line), not one written from memory.
+missing=""
+for name in "${names[@]}"; do
+	for a in $(own_cc "$name"); do
+		git -C "$KSRC" grep -q -i -F "$a" pristine || missing+=" $name:$a"
+	done
+done
+[ -z "$missing" ] && ok "every address of a submission's cc file is in the untouched tree" ||
+	not_ok "addresses of cc files not found in the untouched tree:$missing"
 
 if out=$(submit "" "" 2>&1); then
 	not_ok "refuses to run without user.name"
@@ -70,6 +101,26 @@ for name in "${names[@]}"; do
 	done
 	[ -z "$bad" ] && ok "$name: from and signed off by the runner only" ||
 		not_ok "$name: identity wrong in:$bad"
+
+	# Its own Cc:, on each of its mails; nobody else's.
+	bad=""
+	for m in "${mails[@]}"; do
+		cc=$(header_emails "$m" Cc)
+		for a in $(own_cc "$name"); do
+			grep -q -x -F "$a" <<< "$cc" || bad+=" $(basename "$m"):missing:$a"
+		done
+		for other in "${names[@]}"; do
+			[ "$other" = "$name" ] && continue
+			for a in $(own_cc "$other"); do
+				grep -q -x -F "$a" <<< "$(own_cc "$name")" && continue
+				header_emails "$m" To | grep -q -x -F "$a" && bad+=" $(basename "$m"):to:$a"
+				grep -q -x -F "$a" <<< "$cc" && bad+=" $(basename "$m"):cc:$a"
+			done
+		done
+	done
+	n=$(own_cc "$name" | wc -l)
+	[ -z "$bad" ] && ok "$name: its own Cc: ($n address(es) of kernel/patches/$name/cc) and no other submission's" ||
+		not_ok "$name: own Cc: wrong:$bad"
 
 	rcpt=$(must_reach "$name")
 	grep -q -F "$rcpt" "${mails[0]}" && ok "$name: addressed to $rcpt" ||
