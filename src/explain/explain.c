@@ -1826,6 +1826,36 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 		sb_addf(out, "), all in the same way:\n");
 }
 
+/* The length of a process body's text, from its '{' to the matching '}'. */
+static size_t body_length(const char *open)
+{
+	const char *p = open;
+	int depth = 0;
+
+	do {
+		depth += (*p == '{') - (*p == '}');
+		p++;
+	} while (*p && depth);
+	return p - open;
+}
+
+/* Same code: parameters and body, run on two CPUs. */
+bool same_code(const struct litmus *t, int a, int b)
+{
+	const struct process *x = &t->procs[a], *y = &t->procs[b];
+	size_t len = body_length(x->body_text);
+	int i;
+
+	if (x->nparams != y->nparams || len != body_length(y->body_text) ||
+	    memcmp(x->body_text, y->body_text, len))
+		return false;
+	for (i = 0; i < x->nparams; i++)
+		if (strcmp(x->params[i].name, y->params[i].name) ||
+		    strcmp(x->params[i].type, y->params[i].type))
+			return false;
+	return true;
+}
+
 /* The first process after a with the same code, or -1. */
 static int mirror_of(const struct program *p, int a)
 {

@@ -107,7 +107,7 @@ struct checker {
 			    const char *flag, bool *ok);
 };
 
-/* Whether processes a and b of t are the same code (suggest.c). */
+/* Whether processes a and b of t are the same code: parameters and body. */
 bool same_code(const struct litmus *t, int a, int b);
 
 /*

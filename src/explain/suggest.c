@@ -1137,36 +1137,6 @@ static void likely_first(const struct checker *c, const char *path, const char *
 	snapshot_free(witness);
 }
 
-/* The length of a process body's text, from its '{' to the matching '}'. */
-static size_t body_length(const char *open)
-{
-	const char *p = open;
-	int depth = 0;
-
-	do {
-		depth += (*p == '{') - (*p == '}');
-		p++;
-	} while (*p && depth);
-	return p - open;
-}
-
-/* Same code: parameters and body, run on two CPUs. */
-bool same_code(const struct litmus *t, int a, int b)
-{
-	const struct process *x = &t->procs[a], *y = &t->procs[b];
-	size_t len = body_length(x->body_text);
-	int i;
-
-	if (x->nparams != y->nparams || len != body_length(y->body_text) ||
-	    memcmp(x->body_text, y->body_text, len))
-		return false;
-	for (i = 0; i < x->nparams; i++)
-		if (strcmp(x->params[i].name, y->params[i].name) ||
-		    strcmp(x->params[i].type, y->params[i].type))
-			return false;
-	return true;
-}
-
 /* The line of process proc, the same code as e's, where e's line stands. */
 static int twin_line(const struct litmus *t, const struct edit *e, int proc)
 {
