@@ -9,11 +9,6 @@
 
 #include "util.h"
 
-static int words_for(int n)
-{
-	return (n + 63) / 64;
-}
-
 struct set *set_new(int n)
 {
 	struct set *s = xcalloc(1, sizeof(*s) + words_for(n) * sizeof(uint64_t));
@@ -50,45 +45,6 @@ void rel_add(struct rel *r, int a, int b)
 bool rel_has(const struct rel *r, int a, int b)
 {
 	return r->w[(size_t)a * r->words + b / 64] >> (b % 64) & 1;
-}
-
-size_t set_bytes(int n)
-{
-	return sizeof(struct set) + words_for(n) * sizeof(uint64_t);
-}
-
-size_t rel_bytes(int n)
-{
-	return sizeof(struct rel) + (size_t)n * words_for(n) * sizeof(uint64_t);
-}
-
-void set_init(struct set *s, int n)
-{
-	memset(s, 0, set_bytes(n));
-	s->n = n;
-}
-
-void rel_init(struct rel *r, int n)
-{
-	memset(r, 0, rel_bytes(n));
-	r->n = n;
-	r->words = words_for(n);
-}
-
-void rel_shape(struct rel *r, int n)
-{
-	r->n = n;
-	r->words = words_for(n);
-}
-
-void set_copy(struct set *dst, const struct set *a)
-{
-	memcpy(dst, a, set_bytes(a->n));
-}
-
-void rel_copy(struct rel *dst, const struct rel *a)
-{
-	memcpy(dst, a, rel_bytes(a->n));
 }
 
 /* Words of a relation's matrix, as one flat array. */

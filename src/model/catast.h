@@ -182,6 +182,17 @@ struct cat_kept {
 	struct cat_value *v;
 };
 
+/*
+ * An answer of classes-loc(S), kept for the event structure: it reads
+ * only S and the events' locations.  The first few sets asked are kept,
+ * in the static arena, so that the arena stays bounded.
+ */
+enum { CLASSES_KEPT = 4 };
+struct classes_kept {
+	struct set *s;
+	struct cat_value *classes;
+};
+
 /* A static value the level analysis read, and whether it was empty. */
 struct level_read {
 	int slot;
@@ -279,6 +290,9 @@ struct cat_eval {
 	bool levels_known;
 	struct cat_kept *kept;		/* terms kept apart, by expr_marks.kept */
 	int nkept, kept_cap;
+	struct classes_kept classes[CLASSES_KEPT];	/* classes-loc's answers (catprim.c)... */
+	int nclasses;
+	unsigned long classes_gen;	/* ...for this static generation */
 };
 
 static inline struct stmt_state *stmt_state(struct cat_eval *ev, const struct cat_stmt *s)
@@ -326,6 +340,7 @@ struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 struct cat_value *cat_add(struct cat_eval *ev, struct cat_value *v,
 			  struct cat_value *coll, struct srcpos pos);
 struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items);
+struct cat_value *cat_valset_of(struct cat_eval *ev, struct cat_value *item);	/* {item} */
 struct set *cat_as_set(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos);
 struct rel *cat_as_rel(struct cat_eval *ev, struct cat_value *v,

@@ -221,6 +221,17 @@ struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 	return v;
 }
 
+/* {item}, without the list cat_valset() sorts: every location's order, in every execution. */
+struct cat_value *cat_valset_of(struct cat_eval *ev, struct cat_value *item)
+{
+	struct cat_value *v = cat_new_value(ev, V_VALSET);
+
+	v->u.list.items = run_alloc(ev, sizeof(void *));
+	v->u.list.items[0] = item;
+	v->u.list.n = 1;
+	return v;
+}
+
 static void push_members(struct cat_eval *ev, struct cat_value *v, void *arg)
 {
 	(void)ev;
