@@ -193,6 +193,23 @@ struct classes_kept {
 	struct cat_value *classes;
 };
 
+/*
+ * The set a `with` chooses from, kept from one execution to the next
+ * while the values it is made of are the same (cateval.c's
+ * with_domain()): its inputs are the slots its text reads that are not
+ * static; what it reads through functions is static (a function's level
+ * is its body's).  It lives in an arena of its own, with copies of the
+ * inputs' values it was made from.
+ */
+enum { WITH_INPUTS = 4 };
+struct with_memo {
+	unsigned long static_gen;	/* inputs found for this structure... */
+	bool usable;			/* ...and whether the set may be kept */
+	int inputs[WITH_INPUTS], ninputs;
+	struct cat_value *keys[WITH_INPUTS];	/* their values when coll was made */
+	struct cat_value *coll;		/* NULL: none kept */
+};
+
 /* A static value the level analysis read, and whether it was empty. */
 struct level_read {
 	int slot;
@@ -271,7 +288,8 @@ struct cat_eval {
 	const struct execution *x;
 	unsigned long *gens;		/* level -> generation */
 	unsigned long last_gen;		/* the last generation given (renew_levels()) */
-	struct cat_arena *arenas;	/* level -> its arena */
+	struct cat_arena *arenas;	/* level -> its arena; nlevels + level: its with's memo's */
+	struct with_memo *memos;	/* by the level of their with */
 	int arena;			/* the one allocating */
 	struct set *all;		/* every event */
 	const struct cat_visitor *visitor;
