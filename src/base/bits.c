@@ -210,7 +210,7 @@ ROWS_INLINE void seq_rows(struct rel *dst, const struct rel *a, const struct rel
 {
 	/* Most rows of most relations are empty: clear all at once, skip those. */
 	memset(dst->w, 0, rel_words(dst) * sizeof(uint64_t));
-	for (int x = 0; x < a->n; x++) {
+	for (int x = 0, n = a->n; x < n; x++) {	/* n read once: a store to dst may change a->n */
 		uint64_t out[words], any = 0;
 		const uint64_t *in = row(a, x, words);
 
