@@ -221,8 +221,13 @@ static void add_deps(struct rel *r, int base, uint64_t deps, int to)
 	}
 }
 
+/* *r empty, of n events: cleared in place when it has that size (every combination of runs). */
 static void fresh_rel(struct rel **r, int n)
 {
+	if (*r && (*r)->n == n) {
+		rel_init(*r, n);
+		return;
+	}
 	free(*r);
 	*r = rel_new(n);
 }
