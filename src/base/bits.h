@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct set {
 	int n;			/* universe size */
@@ -32,13 +33,56 @@ bool rel_has(const struct rel *r, int a, int b);
  * universe size; `dst` may alias an operand unless said otherwise.  Sizes
  * in bytes let callers carve sets and relations out of their own arenas.
  */
-size_t set_bytes(int n);
-size_t rel_bytes(int n);
-void set_init(struct set *s, int n);	/* empty set of universe n */
-void rel_init(struct rel *r, int n);	/* empty relation of universe n */
-void rel_shape(struct rel *r, int n);	/* of universe n, its pairs left as they are */
-void set_copy(struct set *dst, const struct set *a);
-void rel_copy(struct rel *dst, const struct rel *a);
+static inline int words_for(int n)
+{
+	return (n + 63) / 64;
+}
+
+/*
+ * Inline: the interpreter sizes, clears or copies a relation for most
+ * terms of every verdict, and a call cost as much as the work.
+ */
+static inline size_t set_bytes(int n)
+{
+	return sizeof(struct set) + words_for(n) * sizeof(uint64_t);
+}
+
+static inline size_t rel_bytes(int n)
+{
+	return sizeof(struct rel) + (size_t)n * words_for(n) * sizeof(uint64_t);
+}
+
+/* An empty set of universe n. */
+static inline void set_init(struct set *s, int n)
+{
+	memset(s, 0, set_bytes(n));
+	s->n = n;
+}
+
+/* An empty relation of universe n. */
+static inline void rel_init(struct rel *r, int n)
+{
+	memset(r, 0, rel_bytes(n));
+	r->n = n;
+	r->words = words_for(n);
+}
+
+/* Of universe n, its pairs left as they are. */
+static inline void rel_shape(struct rel *r, int n)
+{
+	r->n = n;
+	r->words = words_for(n);
+}
+
+static inline void set_copy(struct set *dst, const struct set *a)
+{
+	memcpy(dst, a, set_bytes(a->n));
+}
+
+static inline void rel_copy(struct rel *dst, const struct rel *a)
+{
+	memcpy(dst, a, rel_bytes(a->n));
+}
 
 void set_fill(struct set *dst);		/* every event */
 void set_union(struct set *dst, const struct set *a, const struct set *b);

@@ -182,6 +182,34 @@ struct cat_kept {
 	struct cat_value *v;
 };
 
+/*
+ * An answer of classes-loc(S), kept for the event structure: it reads
+ * only S and the events' locations.  The first few sets asked are kept,
+ * in the static arena, so that the arena stays bounded.
+ */
+enum { CLASSES_KEPT = 4 };
+struct classes_kept {
+	struct set *s;
+	struct cat_value *classes;
+};
+
+/*
+ * The set a `with` chooses from, kept from one execution to the next
+ * while the values it is made of are the same (cateval.c's
+ * with_domain()): its inputs are the slots its text reads that are not
+ * static; what it reads through functions is static (a function's level
+ * is its body's).  It lives in an arena of its own, with copies of the
+ * inputs' values it was made from.
+ */
+enum { WITH_INPUTS = 4 };
+struct with_memo {
+	unsigned long static_gen;	/* inputs found for this structure... */
+	bool usable;			/* ...and whether the set may be kept */
+	int inputs[WITH_INPUTS], ninputs;
+	struct cat_value *keys[WITH_INPUTS];	/* their values when coll was made */
+	struct cat_value *coll;		/* NULL: none kept */
+};
+
 /* A static value the level analysis read, and whether it was empty. */
 struct level_read {
 	int slot;
@@ -260,7 +288,8 @@ struct cat_eval {
 	const struct execution *x;
 	unsigned long *gens;		/* level -> generation */
 	unsigned long last_gen;		/* the last generation given (renew_levels()) */
-	struct cat_arena *arenas;	/* level -> its arena */
+	struct cat_arena *arenas;	/* level -> its arena; nlevels + level: its with's memo's */
+	struct with_memo *memos;	/* by the level of their with */
 	int arena;			/* the one allocating */
 	struct set *all;		/* every event */
 	const struct cat_visitor *visitor;
@@ -279,6 +308,9 @@ struct cat_eval {
 	bool levels_known;
 	struct cat_kept *kept;		/* terms kept apart, by expr_marks.kept */
 	int nkept, kept_cap;
+	struct classes_kept classes[CLASSES_KEPT];	/* classes-loc's answers (catprim.c)... */
+	int nclasses;
+	unsigned long classes_gen;	/* ...for this static generation */
 };
 
 static inline struct stmt_state *stmt_state(struct cat_eval *ev, const struct cat_stmt *s)
@@ -326,6 +358,7 @@ struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 struct cat_value *cat_add(struct cat_eval *ev, struct cat_value *v,
 			  struct cat_value *coll, struct srcpos pos);
 struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items);
+struct cat_value *cat_valset_of(struct cat_eval *ev, struct cat_value *item);	/* {item} */
 struct set *cat_as_set(struct cat_eval *ev, struct cat_value *v,
 		       struct srcpos pos);
 struct rel *cat_as_rel(struct cat_eval *ev, struct cat_value *v,

@@ -221,6 +221,17 @@ struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 	return v;
 }
 
+/* {item}, without the list cat_valset() sorts: every location's order, in every execution. */
+struct cat_value *cat_valset_of(struct cat_eval *ev, struct cat_value *item)
+{
+	struct cat_value *v = cat_new_value(ev, V_VALSET);
+
+	v->u.list.items = run_alloc(ev, sizeof(void *));
+	v->u.list.items[0] = item;
+	v->u.list.n = 1;
+	return v;
+}
+
 static void push_members(struct cat_eval *ev, struct cat_value *v, void *arg)
 {
 	(void)ev;
@@ -1229,20 +1240,149 @@ static void each_cross(struct cat_eval *ev, struct cat_value *cross,
 	walk_cross(ev, &w, 0);
 }
 
+/*
+ * Add the slots e reads that are not static to w's inputs; false where
+ * the set cannot be kept: a part kept apart (catlevel.c) lives in its
+ * level's arena, and so might the set made of it; or too many inputs.
+ */
+static bool find_inputs(struct cat_eval *ev, const struct cat_expr *e, struct with_memo *w)
+{
+	const struct expr_marks *marks = expr_marks(ev, e);
+	int i;
+
+	if (marks->empty_here)
+		return true;
+	if (marks->kept)
+		return false;
+	if (e->kind == X_VAR && e->slot >= 0 && ev->slots[e->slot].level != LEVEL_STATIC) {
+		for (i = 0; i < w->ninputs && w->inputs[i] != e->slot; i++)
+			;
+		if (i == w->ninputs && w->ninputs == WITH_INPUTS)
+			return false;
+		if (i == w->ninputs)
+			w->inputs[w->ninputs++] = e->slot;
+		return true;
+	}
+	for (i = 0; i < e->n; i++)
+		if (!find_inputs(ev, e->args[i], w))
+			return false;
+	for (i = 0; i < e->nbinds; i++)
+		if (!find_inputs(ev, e->binds[i].e, w))
+			return false;
+	return true;
+}
+
+/* Whether two values of an input are equal: sets and relations compared. */
+static bool same_input(const struct cat_value *a, const struct cat_value *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == V_SET)
+		return !set_cmp(a->u.set, b->u.set);
+	if (a->kind == V_REL)
+		return !rel_cmp(a->u.rel, b->u.rel);
+	return a->kind == V_EMPTY;
+}
+
+static bool inputs_same(struct cat_eval *ev, const struct with_memo *w)
+{
+	for (int i = 0; i < w->ninputs; i++)
+		if (!same_input(slot_value(ev, w->inputs[i]), w->keys[i]))
+			return false;
+	return true;
+}
+
+/* A copy of a value in the arena at hand; NULL for a kind not copied. */
+static struct cat_value *copy_input(struct cat_eval *ev, struct cat_value *v)
+{
+	struct cat_value *copy;
+
+	if (v->kind == V_SET) {
+		copy = cat_new_set(ev);
+		set_copy(copy->u.set, v->u.set);
+	} else if (v->kind == V_REL) {
+		copy = cat_new_rel(ev);
+		rel_copy(copy->u.rel, v->u.rel);
+	} else if (v->kind == V_EMPTY) {
+		copy = v;
+	} else {
+		copy = NULL;
+	}
+	return copy;
+}
+
+/*
+ * Make w's set in the arena at hand (its own), reading copies of its
+ * inputs made there, so that nothing it is made of dies with the
+ * execution; false where an input is of a kind not copied.  The inputs
+ * read their own values again after.
+ */
+static bool make_kept_domain(struct cat_eval *ev, const struct cat_expr *e, struct with_memo *w)
+{
+	struct cat_value *own[WITH_INPUTS];
+
+	for (int i = 0; i < w->ninputs; i++) {
+		own[i] = slot_value(ev, w->inputs[i]);
+		if (!(w->keys[i] = copy_input(ev, own[i])))
+			return false;
+	}
+	for (int i = 0; i < w->ninputs; i++)
+		ev->slots[w->inputs[i]].val = w->keys[i];
+	w->coll = eval(ev, e, NULL);
+	for (int i = 0; i < w->ninputs; i++)
+		ev->slots[w->inputs[i]].val = own[i];
+	return true;
+}
+
+/*
+ * The set a with chooses from.  In the LKMM it is the coherence orders
+ * generate_cos(cobase) makes, per location, out of cobase, which is the
+ * same in most executions of a structure (T16: in all 65,536), while
+ * making the set took a seventh of each execution.  So the set is kept
+ * (struct with_memo) while its inputs compare equal.  Evaluated in the
+ * arena that is current (the level's before the with's) where it cannot
+ * be kept.
+ */
+static struct cat_value *with_domain(struct cat_eval *ev, const struct cat_stmt *s)
+{
+	const struct cat_expr *e = s->binds[0].e;
+	struct with_memo *w = &ev->memos[s->level];
+	struct cat_arena *a = &ev->arenas[ev->m->nlevels + s->level];
+	int arena = ev->arena;
+	bool made;
+
+	if (w->static_gen != ev->gens[LEVEL_STATIC]) {
+		w->static_gen = ev->gens[LEVEL_STATIC];
+		w->ninputs = 0;
+		w->usable = find_inputs(ev, e, w);
+		w->coll = NULL;
+	}
+	if (!w->usable)
+		return eval(ev, e, NULL);
+	if (w->coll && inputs_same(ev, w))
+		return w->coll;
+	w->coll = NULL;
+	a->cur = 0;
+	a->used = 0;
+	ev->arena = ev->m->nlevels + s->level;
+	made = make_kept_domain(ev, e, w);
+	ev->arena = arena;
+	return made ? w->coll : eval(ev, e, NULL);
+}
+
 /* The choices live in the arena of the level before the `with`'s. */
 static void run_with(struct cat_eval *ev, const struct cat_stmt *s, int next)
 {
 	struct choice c = { s, next };
-	const struct cat_expr *e = s->binds[0].e;
 	int arena = ev->arena;
 	struct cat_value *coll;
 
 	ev->arena = s->level - 1;
-	coll = eval(ev, e, NULL);
+	coll = with_domain(ev, s);
 	if (coll->kind == V_CROSS)
 		each_cross(ev, coll, &c);
 	else
-		cat_each_member(ev, coll, e->pos, try_choice, &c);
+		cat_each_member(ev, coll, s->binds[0].e->pos, try_choice, &c);
 	ev->arena = arena;
 }
 
@@ -1356,13 +1496,14 @@ static bool same_shape(const struct shape *s, const struct execution *x)
 static void enter(struct cat_eval *ev, const struct execution *x)
 {
 	ev->x = x;
+	/* The arena between steps; an error may have left another current (a with's memo's). */
+	ev->arena = LEVEL_STATIC;
 	if ((x->structure && x->structure == ev->structure) || same_shape(ev->shape, x)) {
 		renew_levels(ev, LEVEL_EXECUTION);
 	} else {
 		shape_free(ev->shape);
 		ev->shape = shape_of(x);
 		renew_levels(ev, LEVEL_STATIC);
-		ev->arena = LEVEL_STATIC;
 		ev->all = run_alloc(ev, set_bytes(x->nevents));
 		set_init(ev->all, x->nevents);
 		set_fill(ev->all);
@@ -1447,7 +1588,8 @@ struct cat_eval *cat_eval_new(const struct cat_model *m)
 			((const struct cat_stmt *)m->invariants.items[i])->level;
 	ev->marks = xcalloc(m->nexprs + 1, sizeof(*ev->marks));
 	ev->gens = xcalloc(m->nlevels, sizeof(*ev->gens));
-	ev->arenas = xcalloc(m->nlevels, sizeof(*ev->arenas));
+	ev->arenas = xcalloc(2 * m->nlevels, sizeof(*ev->arenas));
+	ev->memos = xcalloc(m->nlevels, sizeof(*ev->memos));
 	renew_levels(ev, 0);	/* slots start at 0: not computed */
 	return ev;
 }
@@ -1466,9 +1608,10 @@ static void free_vec(struct vec *v)
 
 void cat_eval_free(struct cat_eval *ev)
 {
-	for (int i = 0; i < ev->m->nlevels; i++)
+	for (int i = 0; i < 2 * ev->m->nlevels; i++)
 		free_vec(&ev->arenas[i].blocks);
 	free(ev->arenas);
+	free(ev->memos);
 	free(ev->gens);
 	shape_free(ev->shape);
 	free(ev->level_reads);

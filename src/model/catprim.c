@@ -215,11 +215,9 @@ static struct cat_value *map(struct cat_eval *ev, struct cat_value **args,
 	return acc;
 }
 
-/* classes-loc(S): S split by location, events without one left out. */
-static struct cat_value *classes_loc(struct cat_eval *ev,
-				     struct cat_value **args, struct srcpos pos)
+/* S split by location, events without one left out. */
+static struct cat_value *split_by_loc(struct cat_eval *ev, const struct set *s)
 {
-	struct set *s = cat_as_set(ev, args[0], pos);
 	struct cat_value *by_loc[ev->x->nlocs + 1];
 	struct vec classes = { 0 };
 
@@ -237,6 +235,37 @@ static struct cat_value *classes_loc(struct cat_eval *ev,
 		if (by_loc[loc])
 			vec_push(&classes, by_loc[loc]);
 	return cat_valset(ev, &classes);
+}
+
+/*
+ * classes-loc(S), kept for the event structure (struct classes_kept):
+ * cross.cat asks it inside a function, where no level keeps a value, and
+ * so again for every execution and every partial one (one T16 execution
+ * in 30 was spent there).
+ */
+static struct cat_value *classes_loc(struct cat_eval *ev,
+				     struct cat_value **args, struct srcpos pos)
+{
+	struct set *s = cat_as_set(ev, args[0], pos);
+	struct classes_kept *k;
+	int arena = ev->arena;
+
+	if (ev->classes_gen != ev->gens[LEVEL_STATIC]) {
+		ev->classes_gen = ev->gens[LEVEL_STATIC];
+		ev->nclasses = 0;
+	}
+	for (int i = 0; i < ev->nclasses; i++)
+		if (!set_cmp(ev->classes[i].s, s))
+			return ev->classes[i].classes;
+	if (ev->nclasses == CLASSES_KEPT)
+		return split_by_loc(ev, s);
+	k = &ev->classes[ev->nclasses++];
+	ev->arena = LEVEL_STATIC;
+	k->s = cat_new_set(ev)->u.set;
+	set_copy(k->s, s);
+	k->classes = split_by_loc(ev, s);
+	ev->arena = arena;
+	return k->classes;
 }
 
 /*
@@ -303,11 +332,9 @@ static bool total_on(const struct rel *order, const struct set *s)
 static struct cat_value *only_order(struct cat_eval *ev, struct rel *order)
 {
 	struct cat_value *v = cat_new_value(ev, V_REL);
-	struct vec one = { 0 };
 
 	v->u.rel = order;
-	vec_push(&one, v);
-	return cat_valset(ev, &one);
+	return cat_valset_of(ev, v);
 }
 
 /*

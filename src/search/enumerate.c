@@ -30,6 +30,7 @@ struct state_index {
 	int *slots;
 	size_t size;		/* a power of two, at least twice nstates */
 	int cap;		/* room in o->states */
+	signed char *cond;	/* by state: whether the condition holds there, -1 not known */
 };
 
 /*
@@ -220,8 +221,13 @@ static void add_deps(struct rel *r, int base, uint64_t deps, int to)
 	}
 }
 
+/* *r empty, of n events: cleared in place when it has that size (every combination of runs). */
 static void fresh_rel(struct rel **r, int n)
 {
+	if (*r && (*r)->n == n) {
+		rel_init(*r, n);
+		return;
+	}
 	free(*r);
 	*r = rel_new(n);
 }
@@ -368,19 +374,39 @@ static void grow_index(struct state_index *ix, const struct outcomes *o)
 		ix->slots[state_slot(ix, o, o->states[k].vals)] = k + 1;
 }
 
+/* The index of the state vals, or -1 if not seen yet. */
+static int find_state(const struct state_index *ix, const struct outcomes *o,
+		      const struct value *vals)
+{
+	return ix->size ? ix->slots[state_slot(ix, o, vals)] - 1 : -1;
+}
+
+/* Count state k count times more, cond (or -1) the condition's truth there. */
+static void count_state(struct state_index *ix, struct outcomes *o, int k, long count, int cond)
+{
+	o->states[k].count += count;
+	if (ix->cond[k] < 0)
+		ix->cond[k] = cond;
+}
+
+/* Count vals count times, cond (or -1) the condition's truth there. */
 static void record_state(struct state_index *ix, struct outcomes *o, const struct value *vals,
-			 long count)
+			 long count, int cond)
 {
 	size_t i;
+	int cap = ix->cap;
 
 	if ((size_t)o->nstates * 2 >= ix->size)
 		grow_index(ix, o);
 	i = state_slot(ix, o, vals);
 	if (ix->slots[i]) {
-		o->states[ix->slots[i] - 1].count += count;
+		count_state(ix, o, ix->slots[i] - 1, count, cond);
 		return;
 	}
 	o->states = grow_array(o->states, o->nstates, &ix->cap, sizeof(*o->states));
+	if (ix->cap != cap)
+		ix->cond = xrealloc(ix->cond, ix->cap);
+	ix->cond[o->nstates] = cond;
 	o->states[o->nstates].vals = xmalloc((o->nvars ? o->nvars : 1) * sizeof(*vals));
 	memcpy(o->states[o->nstates].vals, vals, o->nvars * sizeof(*vals));
 	o->states[o->nstates++].count = count;
@@ -612,17 +638,33 @@ void snapshot_free(struct snapshot *s)
 	free(s);
 }
 
+/*
+ * Whether the condition holds in the state at hand (en->state), state k
+ * (or -1, not seen yet).  It reads only the state's variables, so it is
+ * worked out once a state, not once an execution (ManfredSpraul-L1G2xchg:
+ * 447 states, 6.8 million executions counted).
+ */
+static bool condition_holds(struct enumeration *en, int k)
+{
+	if (k >= 0 && en->states.cond[k] >= 0)
+		return en->states.cond[k];
+	return holds(en, en->prog->test->cond);
+}
+
 /* Count the execution at hand, its registers as en->src says. */
 static void count_execution(struct enumeration *en, const struct cat_outcome *co)
 {
 	struct outcomes *o = en->out;
 	const struct litmus *t = en->prog->test;
 	bool cond;
-	int i;
+	int i, k;
 
 	if (t->filter && !holds(en, t->filter))
 		return;
-	cond = holds(en, t->cond);
+	for (i = 0; i < o->nvars; i++)
+		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
+	k = find_state(&en->states, o, en->state);
+	cond = condition_holds(en, k);
 	/*
 	 * With -speedcheck, herd7 keeps only the execution that decides the
 	 * condition, and stops there.
@@ -632,9 +674,10 @@ static void count_execution(struct enumeration *en, const struct cat_outcome *co
 			return;
 		en->stop = true;
 	}
-	for (i = 0; i < o->nvars; i++)
-		en->state[i] = final_value(en, o->vars[i].proc, o->vars[i].index);
-	record_state(&en->states, o, en->state, 1);
+	if (k >= 0)
+		count_state(&en->states, o, k, 1, cond);
+	else
+		record_state(&en->states, o, en->state, 1, cond);
 	if (cond && en->opts->keep_executions && !o->witness)
 		o->witness = take_snapshot(en, NULL);
 	if (cond)
@@ -1311,6 +1354,7 @@ static void end_search(struct enumeration *en)
 	free(en->fw);
 	free(en->state);
 	free(en->states.slots);
+	free(en->states.cond);
 	free(en->observed);
 	free(en->reads);
 	free(en->read_of);
@@ -1412,7 +1456,7 @@ static void *search_thread(void *arg)
 static void merge_outcomes(struct enumeration *en, struct outcomes *out, struct outcomes *part)
 {
 	for (int i = 0; i < part->nstates; i++)
-		record_state(&en->states, out, part->states[i].vals, part->states[i].count);
+		record_state(&en->states, out, part->states[i].vals, part->states[i].count, -1);
 	out->positive += part->positive;
 	out->negative += part->negative;
 	out->candidates += part->candidates;
