@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Time lkmm on the kernel's litmus corpus, test by test; with
+# Time lkmm on the kernel's litmus corpus, test by test, then on issue
+# 11's heavy tests and 1,000 generated ones (build/randlitmus); with
 # HERD7=/path/to/herd7, time herd7 on the same tests in the same run and
 # print the ratio.  BENCH_SET=paulmck adds the paulmckrcu/litmus sample;
 # PAULMCK_LITMUS=DIR (a checkout of paulmckrcu/litmus) adds the sweep of
