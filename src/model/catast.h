@@ -217,6 +217,23 @@ struct level_read {
 };
 
 /*
+ * A past level analysis (catlevel.c): the static values it read, with
+ * their answers, and the marks and levels it left, which hold again for
+ * any event structure that answers alike.
+ */
+enum { LEVEL_MEMOS = 4 };
+
+struct level_memo {
+	struct level_read *reads;
+	int nreads;
+	struct expr_marks *marks;	/* by cat_expr.id */
+	int *slot_levels;		/* by slot */
+	int *stmt_levels;		/* by cat_stmt.index */
+	int *kept_levels;		/* by entry of ev->kept */
+	int nkept;
+};
+
+/*
  * The model as loaded, read-only from then on: the strings, statements
  * and trees live in the syntax arena, or, for a model read back from the
  * cache (modelimage.c), in the image its caller owns, mapped read-only;
@@ -306,6 +323,8 @@ struct cat_eval {
 	struct level_read *level_reads;
 	int nlevel_reads, level_reads_cap;
 	bool levels_known;
+	struct level_memo level_memos[LEVEL_MEMOS];	/* analyses before the last */
+	int next_level_memo;		/* the one to replace next */
 	struct cat_kept *kept;		/* terms kept apart, by expr_marks.kept */
 	int nkept, kept_cap;
 	struct classes_kept classes[CLASSES_KEPT];	/* classes-loc's answers (catprim.c)... */
@@ -386,6 +405,8 @@ void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
  */
 typedef struct cat_value *(*cat_slot_reader)(struct cat_eval *ev, int slot);
 void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value);
+/* The analyses kept by their answers, freed with the evaluation. */
+void cat_level_memos_free(struct cat_eval *ev);
 
 /* Whether keeping e's value apart saves work: [S] stays a filter (see eval), a name is kept already. */
 static inline bool cat_worth_keeping(const struct cat_expr *e)

@@ -1615,6 +1615,7 @@ void cat_eval_free(struct cat_eval *ev)
 	free(ev->gens);
 	shape_free(ev->shape);
 	free(ev->level_reads);
+	cat_level_memos_free(ev);
 	free(ev->kept);
 	free(ev->tallies);
 	vec_free(&ev->flags);

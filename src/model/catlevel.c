@@ -27,7 +27,10 @@
  * same again, the marks and levels already in place are the ones the
  * analysis would make, and it is not run.  Each value read again is one
  * the analysis would have read in that state, so nothing is evaluated
- * at a level it would not have.
+ * at a level it would not have.  The last few analyses are kept with
+ * their answers too (tests in one process share a few kinds of
+ * structure): where this structure answers one of them alike, its marks
+ * and levels are put back instead.
  *
  * A term that varies less than the term it is part of is kept apart
  * (`kept`), computed once per generation of its own level: in the LKMM
@@ -37,6 +40,7 @@
  * whose names change from one round of its fixpoint to the next.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "catast.h"
 
@@ -65,18 +69,130 @@ static bool read_empty(struct levels *a, int slot)
 	return empty;
 }
 
-/* Whether the last analysis holds: its reads, in turn, answer as then. */
-static bool same_answers(struct cat_eval *ev, cat_slot_reader slot_value)
+/* How many of an analysis's reads, in turn, answer as then (n: its marks and levels hold). */
+static int answers_agreed(struct cat_eval *ev, const struct level_read *reads, int n,
+			  cat_slot_reader slot_value)
 {
-	if (!ev->levels_known)
-		return false;
-	for (int i = 0; i < ev->nlevel_reads; i++) {
-		const struct level_read *r = &ev->level_reads[i];
+	int i;
 
-		if (cat_is_empty(slot_value(ev, r->slot)) != r->empty)
+	for (i = 0; i < n; i++)
+		if (cat_is_empty(slot_value(ev, reads[i].slot)) != reads[i].empty)
+			break;
+	return i;
+}
+
+static int nstmts(const struct cat_model *m)
+{
+	return m->stmts.len + m->invariants.len;
+}
+
+/* realloc() for an array of n items of size bytes, n maybe 0. */
+static void *resize(void *items, int n, size_t size)
+{
+	return xrealloc(items, (n + 1) * size);
+}
+
+/* The analysis just made, kept among the last LEVEL_MEMOS in place of the oldest. */
+static void keep_analysis(struct cat_eval *ev)
+{
+	const struct cat_model *m = ev->m;
+	struct level_memo *k = &ev->level_memos[ev->next_level_memo];
+
+	ev->next_level_memo = (ev->next_level_memo + 1) % LEVEL_MEMOS;
+	k->nreads = ev->nlevel_reads;
+	k->reads = resize(k->reads, k->nreads, sizeof(*k->reads));
+	memcpy(k->reads, ev->level_reads, k->nreads * sizeof(*k->reads));
+	k->marks = resize(k->marks, m->nexprs, sizeof(*k->marks));
+	memcpy(k->marks, ev->marks, m->nexprs * sizeof(*k->marks));
+	k->slot_levels = resize(k->slot_levels, m->nslots, sizeof(*k->slot_levels));
+	for (int i = 0; i < m->nslots; i++)
+		k->slot_levels[i] = ev->slots[i].level;
+	k->stmt_levels = resize(k->stmt_levels, nstmts(m), sizeof(*k->stmt_levels));
+	for (int i = 0; i < nstmts(m); i++)
+		k->stmt_levels[i] = ev->stmts[i].level;
+	k->nkept = ev->nkept;
+	k->kept_levels = resize(k->kept_levels, k->nkept, sizeof(*k->kept_levels));
+	for (int i = 0; i < k->nkept; i++)
+		k->kept_levels[i] = ev->kept[i].level;
+}
+
+/* A kept analysis's marks, levels and kept terms (not yet computed) put in place. */
+static void install(struct cat_eval *ev, const struct level_memo *k)
+{
+	const struct cat_model *m = ev->m;
+	int i;
+
+	memcpy(ev->marks, k->marks, m->nexprs * sizeof(*k->marks));
+	for (i = 0; i < m->nslots; i++)
+		ev->slots[i].level = k->slot_levels[i];
+	for (i = 0; i < nstmts(m); i++)
+		ev->stmts[i].level = k->stmt_levels[i];
+	ev->kept = resize(ev->kept, k->nkept, sizeof(*ev->kept));
+	ev->kept_cap = k->nkept + 1;
+	for (i = 0; i < k->nkept; i++)
+		ev->kept[i] = (struct cat_kept){ k->kept_levels[i], 0, NULL };
+	ev->nkept = k->nkept;
+}
+
+/* Whether two analyses read alike, and got the same answers, for their first n reads. */
+static bool same_reads(const struct level_read *a, const struct level_read *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].slot != b[i].slot || a[i].empty != b[i].empty)
 			return false;
-	}
 	return true;
+}
+
+/*
+ * A kept analysis that this structure answers alike, put in place.  The
+ * analysis in place (last, its reads) was answered alike up to its read
+ * `agreed`: the analyses read the same slots in the same order while
+ * their answers agree, so only one that took the other answer there can
+ * hold, and its later reads are answered under its own marks, as the
+ * analysis would have made them by then.  Whether there was one.
+ */
+static bool restore_analysis(struct cat_eval *ev, const struct level_read *last, int nlast,
+			     int agreed, cat_slot_reader slot_value)
+{
+	int i = 0, rest;
+
+	while (i < LEVEL_MEMOS) {
+		const struct level_memo *k = &ev->level_memos[i++];
+
+		if (!k->marks || k->nreads <= agreed || agreed >= nlast ||
+		    !same_reads(k->reads, last, agreed) || k->reads[agreed].slot != last[agreed].slot ||
+		    k->reads[agreed].empty == last[agreed].empty)
+			continue;
+		install(ev, k);
+		rest = answers_agreed(ev, k->reads + agreed + 1, k->nreads - agreed - 1, slot_value);
+		if (agreed + 1 + rest == k->nreads) {
+			ev->level_reads = resize(ev->level_reads, k->nreads, sizeof(*ev->level_reads));
+			ev->level_reads_cap = k->nreads + 1;
+			memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
+			ev->nlevel_reads = k->nreads;
+			ev->levels_known = true;
+			return true;
+		}
+		/* Now k is in place, answered alike further: look again from there. */
+		last = k->reads;
+		nlast = k->nreads;
+		agreed += 1 + rest;
+		i = 0;
+	}
+	return false;
+}
+
+void cat_level_memos_free(struct cat_eval *ev)
+{
+	for (int i = 0; i < LEVEL_MEMOS; i++) {
+		struct level_memo *k = &ev->level_memos[i];
+
+		free(k->reads);
+		free(k->marks);
+		free(k->slot_levels);
+		free(k->stmt_levels);
+		free(k->kept_levels);
+	}
 }
 
 /* Whether the slot is of the static level and its value may be read now. */
@@ -340,8 +456,13 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 	struct levels a;
 	int status;
 
-	if (same_answers(ev, slot_value))
-		return;
+	if (ev->levels_known) {
+		int agreed = answers_agreed(ev, ev->level_reads, ev->nlevel_reads, slot_value);
+
+		if (agreed == ev->nlevel_reads ||
+		    restore_analysis(ev, ev->level_reads, ev->nlevel_reads, agreed, slot_value))
+			return;
+	}
 	ev->levels_known = false;	/* until the analysis is whole */
 	ev->nlevel_reads = 0;
 	ev->nkept = 0;
@@ -353,4 +474,5 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 	if (status)
 		die_again(status);
 	ev->levels_known = true;
+	keep_analysis(ev);
 }
