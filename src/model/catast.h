@@ -231,6 +231,8 @@ struct level_memo {
 	int *stmt_levels;		/* by cat_stmt.index */
 	int *kept_levels;		/* by entry of ev->kept */
 	int nkept;
+	bool *prunes;			/* catmono.c's answer for these marks, by cat_stmt.index... */
+	bool has_prunes;		/* ...once it has been worked out */
 };
 
 /*
@@ -325,6 +327,7 @@ struct cat_eval {
 	bool levels_known;
 	struct level_memo level_memos[LEVEL_MEMOS];	/* analyses before the last */
 	int next_level_memo;		/* the one to replace next */
+	int level_memo_in_place;	/* the one whose marks are in place, or -1 */
 	struct cat_kept *kept;		/* terms kept apart, by expr_marks.kept */
 	int nkept, kept_cap;
 	struct classes_kept classes[CLASSES_KEPT];	/* classes-loc's answers (catprim.c)... */
@@ -407,6 +410,12 @@ typedef struct cat_value *(*cat_slot_reader)(struct cat_eval *ev, int slot);
 void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value);
 /* The analyses kept by their answers, freed with the evaluation. */
 void cat_level_memos_free(struct cat_eval *ev);
+/*
+ * catmono.c's answer depends on the marks alone: kept with the analysis
+ * in place, and put back with it.  Whether there was one to put back.
+ */
+bool cat_level_prunes_restore(struct cat_eval *ev);
+void cat_level_prunes_keep(struct cat_eval *ev);
 
 /* Whether keeping e's value apart saves work: [S] stays a filter (see eval), a name is kept already. */
 static inline bool cat_worth_keeping(const struct cat_expr *e)

@@ -1531,7 +1531,10 @@ struct cat_value *cat_slot_value(struct cat_eval *ev, int slot)
 static void mono_analyse(struct cat_eval *ev)
 {
 	if (ev->mono_gen != ev->gens[LEVEL_STATIC]) {
-		cat_mono_analyse(ev);
+		if (!cat_level_prunes_restore(ev)) {
+			cat_mono_analyse(ev);
+			cat_level_prunes_keep(ev);
+		}
 		ev->mono_gen = ev->gens[LEVEL_STATIC];
 		free(ev->tallies);
 		ev->tallies = xcalloc(ev->x->nevents + 1, sizeof(*ev->tallies));
@@ -1590,6 +1593,7 @@ struct cat_eval *cat_eval_new(const struct cat_model *m)
 	ev->gens = xcalloc(m->nlevels, sizeof(*ev->gens));
 	ev->arenas = xcalloc(2 * m->nlevels, sizeof(*ev->arenas));
 	ev->memos = xcalloc(m->nlevels, sizeof(*ev->memos));
+	ev->level_memo_in_place = -1;
 	renew_levels(ev, 0);	/* slots start at 0: not computed */
 	return ev;
 }

@@ -98,7 +98,9 @@ static void keep_analysis(struct cat_eval *ev)
 	const struct cat_model *m = ev->m;
 	struct level_memo *k = &ev->level_memos[ev->next_level_memo];
 
+	ev->level_memo_in_place = ev->next_level_memo;
 	ev->next_level_memo = (ev->next_level_memo + 1) % LEVEL_MEMOS;
+	k->has_prunes = false;
 	k->nreads = ev->nlevel_reads;
 	k->reads = resize(k->reads, k->nreads, sizeof(*k->reads));
 	memcpy(k->reads, ev->level_reads, k->nreads * sizeof(*k->reads));
@@ -159,6 +161,7 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 	while (i < LEVEL_MEMOS) {
 		const struct level_memo *k = &ev->level_memos[i++];
 
+		ev->level_memo_in_place = -1;	/* until one is put back whole */
 		if (!k->marks || k->nreads <= agreed || agreed >= nlast ||
 		    !same_reads(k->reads, last, agreed) || k->reads[agreed].slot != last[agreed].slot ||
 		    k->reads[agreed].empty == last[agreed].empty)
@@ -171,6 +174,7 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 			memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
 			ev->nlevel_reads = k->nreads;
 			ev->levels_known = true;
+			ev->level_memo_in_place = k - ev->level_memos;
 			return true;
 		}
 		/* Now k is in place, answered alike further: look again from there. */
@@ -182,11 +186,39 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 	return false;
 }
 
+bool cat_level_prunes_restore(struct cat_eval *ev)
+{
+	const struct level_memo *k;
+
+	if (ev->level_memo_in_place < 0)
+		return false;
+	k = &ev->level_memos[ev->level_memo_in_place];
+	if (!k->has_prunes)
+		return false;
+	for (int i = 0; i < nstmts(ev->m); i++)
+		ev->stmts[i].prunes = k->prunes[i];
+	return true;
+}
+
+void cat_level_prunes_keep(struct cat_eval *ev)
+{
+	struct level_memo *k;
+
+	if (ev->level_memo_in_place < 0)
+		return;
+	k = &ev->level_memos[ev->level_memo_in_place];
+	k->prunes = resize(k->prunes, nstmts(ev->m), sizeof(*k->prunes));
+	for (int i = 0; i < nstmts(ev->m); i++)
+		k->prunes[i] = ev->stmts[i].prunes;
+	k->has_prunes = true;
+}
+
 void cat_level_memos_free(struct cat_eval *ev)
 {
 	for (int i = 0; i < LEVEL_MEMOS; i++) {
 		struct level_memo *k = &ev->level_memos[i];
 
+		free(k->prunes);
 		free(k->reads);
 		free(k->marks);
 		free(k->slot_levels);
@@ -464,6 +496,7 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 			return;
 	}
 	ev->levels_known = false;	/* until the analysis is whole */
+	ev->level_memo_in_place = -1;
 	ev->nlevel_reads = 0;
 	ev->nkept = 0;
 	a = (struct levels){ ev, slot_value, xcalloc(ev->m->nslots + 1, 1),
