@@ -225,6 +225,8 @@ static void tell_code(const struct program *p, struct strbuf *out)
 	const struct litmus *t = p->test;
 	int i;
 
+	if (!t->text)
+		return;
 	sb_addf(out, "  The code, by line:\n");
 	for (i = 0; i < t->nprocs; i++) {
 		const char *c = t->text;
