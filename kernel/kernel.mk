@@ -16,6 +16,11 @@
 #   make kernel-bench        on the production-like config: async O_DIRECT
 #                            writes/s before and after the series
 #                            (docs/kernel-series.md)
+#   make kernel-dio-race     not in make check: how many workqueues racing
+#                            first async O_DIRECT writes make
+#                            sb_init_dio_done_wq() create and destroy per
+#                            fresh superblock (kernel/scripts/dio-race.sh,
+#                            docs/kernel-series.md)
 #   make kernel-submissions  the separate submissions, as their sender would
 #                            post them, under build/submissions/NAME/
 #   make cocci-sweep         the project's Coccinelle rule for open-coded one-time
@@ -28,6 +33,7 @@
 KERNEL_SCRIPTS := kernel/scripts
 
 .PHONY: kernel-check kernel-unit-check kernel-before-after kernel-build-each kernel-sparse kernel-bench kernel-submissions \
+	kernel-dio-race \
 	cocci-sweep
 
 kernel-check:
@@ -48,6 +54,9 @@ kernel-sparse:
 
 kernel-bench:
 	$(KERNEL_SCRIPTS)/bench-prod.sh
+
+kernel-dio-race:
+	$(KERNEL_SCRIPTS)/dio-race.sh
 
 cocci-sweep:
 	$(KERNEL_SCRIPTS)/cocci-sweep.sh
