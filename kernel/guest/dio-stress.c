@@ -71,18 +71,6 @@ static void fill(const struct config *cfg, unsigned char *buf, long round, long 
 		memset(buf + blk * IO_SIZE, pattern(round, id, blk), IO_SIZE);
 }
 
-static void do_mount(const struct config *cfg)
-{
-	if (mount(cfg->device, cfg->mountpoint, cfg->fstype, 0, NULL))
-		fail("mount %s %s: %s", cfg->fstype, cfg->device, strerror(errno));
-}
-
-static void do_umount(const struct config *cfg)
-{
-	if (umount(cfg->mountpoint))
-		fail("umount %s: %s", cfg->mountpoint, strerror(errno));
-}
-
 /*
  * Write each file in full with buffered I/O before the rounds start, so
  * the O_DIRECT writes are pure overwrites of allocated blocks: ext4 makes
@@ -93,7 +81,7 @@ static void create_files(const struct config *cfg, unsigned char *buf)
 {
 	char path[256];
 
-	do_mount(cfg);
+	mount_or_fail(cfg->device, cfg->mountpoint, cfg->fstype);
 	for (long id = 0; id < cfg->threads; id++) {
 		file_path(cfg, id, path, sizeof(path));
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -104,7 +92,7 @@ static void create_files(const struct config *cfg, unsigned char *buf)
 		if (n != cfg->writes * IO_SIZE || fsync(fd) || close(fd))
 			fail("write %s: %s", path, strerror(errno));
 	}
-	do_umount(cfg);
+	umount_or_fail(cfg->mountpoint);
 }
 
 /*
@@ -192,7 +180,7 @@ static void verify_files(const struct config *cfg, unsigned char *buf)
 {
 	char path[256];
 
-	do_mount(cfg);
+	mount_or_fail(cfg->device, cfg->mountpoint, cfg->fstype);
 	for (long id = 0; id < cfg->threads; id++) {
 		file_path(cfg, id, path, sizeof(path));
 		int fd = open(path, O_RDONLY);
@@ -208,7 +196,7 @@ static void verify_files(const struct config *cfg, unsigned char *buf)
 					     path, blk, i, buf[blk * IO_SIZE + i], want);
 		}
 	}
-	do_umount(cfg);
+	umount_or_fail(cfg->mountpoint);
 }
 
 int main(int argc, char **argv)
@@ -242,7 +230,7 @@ int main(int argc, char **argv)
 	}
 
 	for (long round = 1; round <= cfg.rounds; round++) {
-		do_mount(&cfg);
+		mount_or_fail(cfg.device, cfg.mountpoint, cfg.fstype);
 		if (round == 1)
 			for (long id = 0; id < cfg.threads; id++)
 				if (pthread_create(&workers[id].thread, NULL,
@@ -250,7 +238,7 @@ int main(int argc, char **argv)
 					fail("pthread_create");
 		for (int i = 0; i < 3; i++)
 			pthread_barrier_wait(&phase);
-		do_umount(&cfg);
+		umount_or_fail(cfg.mountpoint);
 	}
 	for (long id = 0; id < cfg.threads; id++) {
 		pthread_join(workers[id].thread, NULL);

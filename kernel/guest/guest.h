@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,6 +66,19 @@ static inline long parse_count(const char *s, long max)
 	if (*s == '\0' || *end != '\0' || v < 1 || v > max)
 		fail("bad count '%s' (1..%ld)", s, max);
 	return v;
+}
+
+/* Mount @device (of @fstype) on @mountpoint, or fail. */
+static inline void mount_or_fail(const char *device, const char *mountpoint, const char *fstype)
+{
+	if (mount(device, mountpoint, fstype, 0, NULL))
+		fail("mount %s %s: %s", fstype, device, strerror(errno));
+}
+
+static inline void umount_or_fail(const char *mountpoint)
+{
+	if (umount(mountpoint))
+		fail("umount %s: %s", mountpoint, strerror(errno));
 }
 
 #endif

@@ -48,6 +48,15 @@ die() {
 	exit 1
 }
 
+# The entries of every guest initramfs list: the device and system
+# mount points, busybox as /bin/sh, and $1 as /init.
+initramfs_base() {
+	printf '%s\n' "dir /dev 0755 0 0" "nod /dev/console 0600 0 0 c 5 1" \
+		"dir /bin 0755 0 0" "dir /proc 0755 0 0" "dir /sys 0755 0 0" \
+		"file /bin/busybox /bin/busybox 0755 0 0" "slink /bin/sh busybox 0777 0 0" \
+		"file /init $1 0755 0 0"
+}
+
 # Compiler command for kbuild: ccache when installed and its cache
 # directory is usable, plain gcc otherwise.
 kernel_cc() {

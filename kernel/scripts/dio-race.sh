@@ -61,18 +61,10 @@ build_guest() {
 	mkdir -p "$KGUEST"
 	gcc -std=c11 -Wall -Wextra -Werror -O2 -static -pthread \
 		-I"$KERNEL_DIR/guest" -o "$KGUEST/dio-race" "$SRC/dio-race.c"
-	cat >"$KGUEST/initramfs.list" <<-EOF2
-	dir /dev 0755 0 0
-	nod /dev/console 0600 0 0 c 5 1
-	dir /bin 0755 0 0
-	dir /proc 0755 0 0
-	dir /sys 0755 0 0
-	dir /mnt 0755 0 0
-	file /bin/busybox /bin/busybox 0755 0 0
-	slink /bin/sh busybox 0777 0 0
-	file /init $SRC/init 0755 0 0
-	file /dio-race $KGUEST/dio-race 0755 0 0
-	EOF2
+	{
+		initramfs_base "$SRC/init"
+		printf '%s\n' "dir /mnt 0755 0 0" "file /dio-race $KGUEST/dio-race 0755 0 0"
+	} >"$KGUEST/initramfs.list"
 	"$KOBJ/usr/gen_init_cpio" "$KGUEST/initramfs.list" >"$KGUEST/initramfs.cpio"
 	rm -f "$KGUEST/ext4.img" "$KGUEST/vfat.img"
 	truncate -s 64M "$KGUEST/ext4.img" "$KGUEST/vfat.img"

@@ -20,19 +20,11 @@ build_programs() {
 # built-in initramfs), so it exists once bzImage does.
 build_initramfs() {
 	[ -x "$KOBJ/usr/gen_init_cpio" ] || die "$KOBJ/usr/gen_init_cpio missing; build the kernel first"
-	cat >"$KGUEST/initramfs.list" <<-EOF
-	dir /dev 0755 0 0
-	nod /dev/console 0600 0 0 c 5 1
-	dir /bin 0755 0 0
-	dir /proc 0755 0 0
-	dir /sys 0755 0 0
-	dir /mnt 0755 0 0
-	file /bin/busybox /bin/busybox 0755 0 0
-	slink /bin/sh busybox 0777 0 0
-	file /init $GUEST_SRC/init 0755 0 0
-	file /dio-stress $KGUEST/dio-stress 0755 0 0
-	file /dio-bench $KGUEST/dio-bench 0755 0 0
-	EOF
+	{
+		initramfs_base "$GUEST_SRC/init"
+		printf '%s\n' "dir /mnt 0755 0 0" "file /dio-stress $KGUEST/dio-stress 0755 0 0" \
+			"file /dio-bench $KGUEST/dio-bench 0755 0 0"
+	} >"$KGUEST/initramfs.list"
 	if [ -n "${LKMM_ONETIME_RACE:-}" ]; then
 		echo "file /onetime_race.ko $KGUEST/onetime-race/onetime_race.ko 0644 0 0" \
 			>>"$KGUEST/initramfs.list"

@@ -48,12 +48,8 @@ build_klitmus() {
 build_initramfs() {
 	local work=$1 m
 	{
-		printf '%s\n' "dir /dev 0755 0 0" "nod /dev/console 0600 0 0 c 5 1" \
-			"dir /bin 0755 0 0" "dir /proc 0755 0 0" "dir /sys 0755 0 0" \
-			"dir /litmus 0755 0 0" "file /bin/busybox /bin/busybox 0755 0 0" \
-			"slink /bin/sh busybox 0777 0 0" \
-			"file /init $KERNEL_DIR/guest/litmus-init 0755 0 0" \
-			"file /litmus/tests.list $work/built.list 0644 0 0"
+		initramfs_base "$KERNEL_DIR/guest/litmus-init"
+		printf '%s\n' "dir /litmus 0755 0 0" "file /litmus/tests.list $work/built.list 0644 0 0"
 		while read -r m; do
 			echo "file /litmus/$m.ko $work/$m.ko 0644 0 0"
 		done <"$work/built.list"

@@ -75,23 +75,11 @@ static void file_path(const struct config *cfg, long id, char *path, size_t len)
 	snprintf(path, len, "%s/dio-race-%ld", cfg->mountpoint, id);
 }
 
-static void do_mount(const struct config *cfg)
-{
-	if (mount(cfg->device, cfg->mountpoint, cfg->fstype, 0, NULL))
-		fail("mount %s %s: %s", cfg->fstype, cfg->device, strerror(errno));
-}
-
-static void do_umount(const struct config *cfg)
-{
-	if (umount(cfg->mountpoint))
-		fail("umount %s: %s", cfg->mountpoint, strerror(errno));
-}
-
 static void create_files(const struct config *cfg, unsigned char *buf)
 {
 	char path[256];
 
-	do_mount(cfg);
+	mount_or_fail(cfg->device, cfg->mountpoint, cfg->fstype);
 	memset(buf, 0x5a, IO_SIZE);
 	for (long id = 0; id < cfg->threads; id++) {
 		file_path(cfg, id, path, sizeof(path));
@@ -102,7 +90,7 @@ static void create_files(const struct config *cfg, unsigned char *buf)
 		if (write(fd, buf, IO_SIZE) != IO_SIZE || fsync(fd) || close(fd))
 			fail("write %s: %s", path, strerror(errno));
 	}
-	do_umount(cfg);
+	umount_or_fail(cfg->mountpoint);
 }
 
 static int write_round(struct worker *w, long round)
@@ -201,14 +189,14 @@ int main(int argc, char **argv)
 	}
 	for (long round = 1; round <= cfg.rounds; round++) {
 		mark("<6>dio-race: round %ld begin\n", round);
-		do_mount(&cfg);
+		mount_or_fail(cfg.device, cfg.mountpoint, cfg.fstype);
 		atomic_store(&ready, 0);
 		pthread_barrier_wait(&phase);	/* mounted */
 		while (atomic_load(&ready) != cfg.threads)
 			sched_yield();
 		atomic_store(&go, round);
 		pthread_barrier_wait(&phase);	/* written */
-		do_umount(&cfg);
+		umount_or_fail(cfg.mountpoint);
 		mark("<6>dio-race: round %ld end\n", round);
 	}
 	for (long id = 0; id < cfg.threads; id++) {
