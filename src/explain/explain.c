@@ -1870,9 +1870,9 @@ static int mirror_of(const struct program *p, int a)
 }
 
 /*
- * Whether vals, a final state of o, read with processes a and b swapped
- * is mirror (allocated by the caller).  false if some register of one
- * has no match in the other.
+ * vals, a final state of o, with the registers of processes a and b
+ * swapped, into mirror; false if a register of one has no match in the
+ * other.
  */
 static bool swap_state(const struct outcomes *o, int a, int b, const struct value *vals,
 		       struct value *mirror)
@@ -1894,13 +1894,15 @@ static bool swap_state(const struct outcomes *o, int a, int b, const struct valu
 }
 
 /*
- * Whether the outcome is reached in exactly two executions, one the other
- * with the parts of two processes of the same code swapped (the first
- * into *a): then the reader needs only one of them told.
+ * Whether the outcome is reached in exactly two executions, each the
+ * other with the parts of two processes of the same code (into *a, *b)
+ * swapped: then the reader needs only one of them told.  Two executions
+ * in two final states are one in each.
  */
-static bool mirrored_pair(const struct program *p, const struct outcomes *o, int *a)
+static bool mirrored_pair(const struct program *p, const struct outcomes *o, int *a, int *b)
 {
-	int s, first = -1, second = -1, b;
+	int s, first = -1, second = -1;
+	struct value *swapped;
 	bool mirrored = false;
 
 	if (o->positive != 2)
@@ -1908,17 +1910,17 @@ static bool mirrored_pair(const struct program *p, const struct outcomes *o, int
 	for (s = 0; s < o->nstates; s++)
 		if (state_holds(p, p->test->cond, o, o->states[s].vals))
 			*(first < 0 ? &first : &second) = s;
-	if (second < 0 || o->states[first].count != 1)
+	if (second < 0)
 		return false;
-	for (*a = 0; *a < p->nprocs && !mirrored; ++*a) {
-		struct value *swapped = xcalloc(o->nvars + 1, sizeof(*swapped));
-
-		b = mirror_of(p, *a);
-		mirrored = b >= 0 && swap_state(o, *a, b, o->states[first].vals, swapped) &&
+	swapped = xcalloc(o->nvars + 1, sizeof(*swapped));
+	for (*a = 0; *a < p->nprocs; ++*a) {
+		*b = mirror_of(p, *a);
+		mirrored = *b >= 0 && swap_state(o, *a, *b, o->states[first].vals, swapped) &&
 			   values_eq(swapped, o->states[second].vals, o->nvars);
-		free(swapped);
+		if (mirrored)
+			break;
 	}
-	--*a;
+	free(swapped);
 	return mirrored;
 }
 
@@ -1929,17 +1931,17 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	struct legend l = { 0 };
 	const char *shape = NULL;
 	long told = 0;
-	int i, twin;
+	int i, twin, twin_of;
 
 	if (o->witness) {
 		int chain[64], len = sc_cycle(o->witness, chain, 64);
 		struct strbuf others = { 0 };
 
 		shape = witness_chain(p, o->witness, &l, &body);
-		if (o->positive > 1 && mirrored_pair(p, o, &twin))
+		if (mirrored_pair(p, o, &twin, &twin_of))
 			sb_addf(&body, "  It happens in 2 executions: P%d and P%d run the same code, "
 				"and each execution is the other with their parts swapped.  One "
-				"of them, when:\n", twin, mirror_of(p, twin));
+				"of them, when:\n", twin, twin_of);
 		else if (o->positive > 1)
 			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
 				"when:\n", o->positive);

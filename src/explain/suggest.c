@@ -1258,20 +1258,18 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 static void tried_cheaper(const struct edits *all, struct strbuf *out)
 {
 	bool named[sizeof(edit_kinds) / sizeof(edit_kinds[0])] = { false };
-	int i;
+	int i, told = 0;
 
 	for (i = 0; i < all->n; i++) {
 		enum edit_kind k = all->items[i].kind;
 
 		if (edit_kinds[k].what && edit_kinds[k].cost > 0 &&
 		    edit_kinds[k].cost < edit_kinds[ADD_MB].cost && !named[k])
-			sb_addf(out, "%s, ", edit_kinds[k].what);
+			sb_addf(out, "%s%s", told++ ? ", " : "", edit_kinds[k].what);
 		named[k] = true;
 	}
-	if (out->len > 2 && !strcmp(out->buf + out->len - 2, ", ")) {
-		out->buf[out->len -= 2] = '\0';
+	if (told)
 		sb_addf(out, " wherever they fit, and ");
-	}
 }
 
 /* Whether some two processes of t are the same code. */
@@ -1427,11 +1425,13 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 								 all->items[set[i]].kind == FULLY_ORDER_CALL;
 				}
 				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
+					int repeated = repeats(t, all, set, k);
+
 					sb_addf(&list, "  %d. (cost %d", ++shown, cost);
-					if (shown == 1 && repeats(t, all, set, k))
+					if (shown == 1 && repeated)
 						sb_addf(&list, ": %d edits, %d of them repeated in "
 							"the processes that are the same code, "
-							"counted once", k, repeats(t, all, set, k));
+							"counted once", k, repeated);
 					sb_addf(&list, ") ");
 					describe_set(all, set, k, &list);
 					sb_addf(&list, ":\n");
@@ -1837,7 +1837,8 @@ static void tell_pair_kinds(const struct findings *f, const struct edit *e, stru
 static void tell_weakening(const struct findings *f, const struct edit *e, bool reachable,
 			   struct strbuf *out)
 {
-	int w = weakening(e->from, e->to);
+	int w = weakening(e->from, e->to), cheaper = fence_price(e->to),
+	    dearer = fence_price(e->from);
 
 	if (reachable) {
 		sb_addf(out, ": the outcome becomes possible, so %s() is not enough", e->to);
@@ -1852,8 +1853,8 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 			weaker[w].orders, e->from, weaker[w].caveat);
 	} else {
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
-		if (fence_price(e->to) && fence_price(e->from))
-			sb_addf(out, ", cost %d against %d", fence_price(e->to), fence_price(e->from));
+		if (cheaper && dearer)
+			sb_addf(out, ", cost %d against %d", cheaper, dearer);
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
 			sb_addf(out, " (for these accesses)");
 		sb_addf(out, "\n");
@@ -1872,12 +1873,6 @@ static void tell_unvaried(const struct link *links, int n, struct strbuf *out)
 		lock && dependency ? ", " : "", dependency ? "no dependency removed" : "");
 }
 
-/*
- * Each ordering of a test whose outcome is forbidden, removed in turn;
- * first what the outcome relies on: the orderings it needs, and the
- * lock hand-offs and dependencies of the explanation's chains, which
- * no edit here varies.
- */
 /*
  * A needed fence e of a forbidden outcome, replaced by an acquire of the
  * nearest load before it (from adds, the acquires a reachable outcome
@@ -1917,6 +1912,12 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 }
 
+/*
+ * Each ordering of a test whose outcome is forbidden, removed in turn;
+ * first what the outcome relies on: the orderings it needs, and the
+ * lock hand-offs and dependencies of the explanation's chains, which
+ * no edit here varies.
+ */
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct edits *all, const struct edits *adds,
 			     const struct outcomes *o, struct strbuf *out)

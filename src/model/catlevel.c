@@ -158,10 +158,10 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 {
 	int i = 0, rest;
 
+	ev->level_memo_in_place = -1;	/* until one is put back whole */
 	while (i < LEVEL_MEMOS) {
 		const struct level_memo *k = &ev->level_memos[i++];
 
-		ev->level_memo_in_place = -1;	/* until one is put back whole */
 		if (!k->marks || k->nreads <= agreed || agreed >= nlast ||
 		    !same_reads(k->reads, last, agreed) || k->reads[agreed].slot != last[agreed].slot ||
 		    k->reads[agreed].empty == last[agreed].empty)
