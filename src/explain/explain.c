@@ -1622,24 +1622,32 @@ static int first_taker(const struct snapshot *s, int loc)
 }
 
 /*
- * Where process proc's code takes the lock loc (in any run), its line
- * and the line of the load a branch around it tests; 0 when it never does.
+ * Where process proc's code takes the lock loc (in any run), its line,
+ * the line of the load a branch around it tests and that of a load of
+ * the same variable before the unlock (the recheck of double-checked
+ * locking); 0 when it never takes it, or for what is not there.
  */
-static int lock_line(const struct program *p, int proc, int loc, int *branch_line)
+static int lock_line(const struct program *p, int proc, int loc, int *branch_line,
+		     int *recheck_line)
 {
 	const struct proc_info *pi = &p->procs[proc];
-	int t, i;
+	int t, i, k;
 
 	for (t = 0; t < pi->ntraces; t++) {
 		const struct trace *tr = &pi->traces[t];
 
 		for (i = 0; i < tr->nevents; i++) {
-			const struct trace_event *te = &tr->events[i];
+			const struct trace_event *te = &tr->events[i], *test;
 
 			if ((te->kind != EV_LOCK_READ && te->kind != EV_LOCK_WRITE) || te->loc != loc)
 				continue;
-			*branch_line = te->ctrl_deps ?
-				tr->events[__builtin_ctzll(te->ctrl_deps)].pos.line : 0;
+			test = te->ctrl_deps ? &tr->events[__builtin_ctzll(te->ctrl_deps)] : NULL;
+			*branch_line = test ? test->pos.line : 0;
+			*recheck_line = 0;
+			for (k = i + 1; test && k < tr->nevents && !*recheck_line &&
+			     !(tr->events[k].kind == EV_UNLOCK && tr->events[k].loc == loc); k++)
+				if (tr->events[k].kind == EV_READ && tr->events[k].loc == test->loc)
+					*recheck_line = tr->events[k].pos.line;
 			return te->pos.line;
 		}
 	}
@@ -1674,13 +1682,13 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 		if (!is_lock(lk) || first_taker(s, lk->loc) != l)
 			continue;
 		for (i = 0; i < len; i++) {
-			int proc = s->events[cycle[i]].proc, line, branch = 0;
+			int proc = s->events[cycle[i]].proc, line, branch = 0, recheck = 0;
 
 			if (proc < 0 || proc >= 64 || proc == lk->proc || (said >> proc & 1) ||
 			    takes(s, proc, lk->loc))
 				continue;
 			said |= (uint64_t)1 << proc;
-			line = lock_line(p, proc, lk->loc, &branch);
+			line = lock_line(p, proc, lk->loc, &branch, &recheck);
 			if (line) {
 				sb_addf(out, "  P%d does not take %s here: it skips line %d `", proc,
 					p->loc_names[lk->loc], line);
@@ -1700,7 +1708,16 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 				sb_addf(out, ", nor the order in which P%d sees the stores P%d makes "
 					"under it: the unlock orders them before itself, not one "
 					"before the other", proc, lk->proc);
-			sb_addf(out, ".\n");
+			sb_addf(out, ".");
+			if (branch && recheck) {
+				sb_addf(out, "  The recheck at line %d `", recheck);
+				source_line(p->test, recheck, out);
+				sb_addf(out, "` needs no ordering of its own: it runs under the lock, "
+					"after the critical section of whoever held it before, stores "
+					"included; only the first check, at line %d, runs without the "
+					"lock, and nothing orders what P%d does after it.", branch, proc);
+			}
+			sb_addf(out, "\n");
 		}
 	}
 }

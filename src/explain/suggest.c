@@ -1833,9 +1833,56 @@ static void tell_pair_kinds(const struct findings *f, const struct edit *e, stru
 		code_at(f->orig, s->events[b].line));
 }
 
-/* What a weaker form of an ordering does to a forbidden outcome. */
+/*
+ * The cheapest form found to do a needed ordering's work, for the
+ * closing "In short" line: a reader given two alternatives asks which
+ * one to write.
+ */
+struct cheaper {
+	struct strbuf statement;	/* the needed one, quoted; empty if not needed */
+	int cost, against;		/* 0: none found */
+	struct strbuf what;		/* "smp_rmb() in its place" */
+	int found;			/* needed statements with a cheaper form */
+};
+
+static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cost || (c->cost && c->cost <= cost))
+		return;
+	c->cost = cost;
+	c->against = against;
+	sb_free(&c->what);
+	va_start(ap, fmt);
+	sb_vaddf(&c->what, fmt, ap);
+	va_end(ap);
+}
+
+/* The item of "In short" for the statement c was about; c is then reset for the next. */
+static void advise(struct cheaper *c, struct strbuf *advice)
+{
+	if (c->statement.buf && c->cost) {
+		sb_addf(advice, "%s (or, cheaper, %s: cost %d against %d)\n", c->statement.buf,
+			c->what.buf, c->cost, c->against);
+		c->found++;
+	} else if (c->statement.buf) {
+		sb_addf(advice, "%s\n", c->statement.buf);
+	}
+	sb_free(&c->statement);
+	sb_free(&c->what);
+	c->cost = c->against = 0;
+}
+
+/*
+ * What a weaker form of an ordering does to a forbidden outcome; one
+ * that is enough and worth writing goes to *cheaper (struct cheaper).
+ */
 static void tell_weakening(const struct findings *f, const struct edit *e, bool reachable,
-			   struct strbuf *out)
+			   struct strbuf *out, struct cheaper *cheapest)
 {
 	int w = weakening(e->from, e->to), cheaper = fence_price(e->to),
 	    dearer = fence_price(e->from);
@@ -1855,10 +1902,35 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (cheaper && dearer)
 			sb_addf(out, ", cost %d against %d", cheaper, dearer);
+		offer_cheaper(cheapest, cheaper, dearer, "%s() in its place", e->to);
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
 			sb_addf(out, " (for these accesses)");
 		sb_addf(out, "\n");
 	}
+}
+
+/* ", and the lock hand-off and the address dependency": what links keeps, for "In short". */
+static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
+{
+	static const struct { const char *kind, *what; } kept[] = {
+		{ "lock", "the lock hand-off" }, { "addr", "the address dependency" },
+		{ "data", "the data dependency" }, { "ctrl", "the control dependency" },
+	};
+	struct strbuf items = { 0 };
+	size_t k;
+	int i;
+
+	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
+		for (i = 0; i < n; i++)
+			if (!strcmp(links[i].kind, kept[k].kind)) {
+				sb_addf(&items, "%s\n", kept[k].what);
+				break;
+			}
+	if (items.buf) {
+		sb_addf(out, ", and ");
+		join_items(items.buf, out);
+	}
+	sb_free(&items);
 }
 
 /* " (no lock is replaced or added, no dependency removed)": for the kinds links has. */
@@ -1882,7 +1954,7 @@ static void tell_unvaried(const struct link *links, int n, struct strbuf *out)
  */
 static void acquire_instead(const struct checker *c, const char *path, const char *text,
 			    const struct edit *e, const struct edits *adds,
-			    const struct lines *orig, struct strbuf *out)
+			    const struct lines *orig, struct strbuf *out, struct cheaper *cheapest)
 {
 	const struct edit *load = NULL;
 	struct edit pair[2];
@@ -1910,6 +1982,9 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			"still forbidden, so that is enough, and cheaper (cost %d against %d; for "
 			"these accesses)\n", e->proc, e->line, code_at(orig, e->line), load->line,
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
+	if (ok && !reachable)
+		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost, price,
+			      "smp_load_acquire() at line %d in its place", load->line);
 }
 
 /*
@@ -1922,7 +1997,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			     const struct edits *all, const struct edits *adds,
 			     const struct outcomes *o, struct strbuf *out)
 {
-	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 };
+	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 };
+	struct cheaper cheapest = { 0 };
+	bool needs_it = false;
 	struct lines orig = split_lines(text);
 	struct link links[MAX_LINKS];
 	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
@@ -1957,12 +2034,16 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		const struct edit *e = &all->items[i];
 		const char *code = code_at(&orig, e->line);
 
+		if (e->line != last_line || e->proc != last_proc) {
+			advise(&cheapest, &advice);
+			needs_it = false;
+		}
 		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
 		edit_what(e, &tried);
 		if (!ok[i])
 			sb_addf(&tried, ": cannot tell (the edited test does not check)\n");
 		else if (e->kind == PARTLY_WEAKEN)
-			tell_weakening(&f, e, reachable[i], &tried);
+			tell_weakening(&f, e, reachable[i], &tried, &cheapest);
 		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
@@ -1973,14 +2054,17 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
 		if (e->kind == DROP_FENCE && need[i])
-			acquire_instead(c, path, text, e, adds, &orig, &tried);
+			acquire_instead(c, path, text, e, adds, &orig, &tried, &cheapest);
 		/* A statement is needed once, whatever edit of it showed it. */
-		if (need[i] && (e->line != last_line || e->proc != last_proc)) {
+		if (need[i] && !needs_it) {
 			sb_addf(&needed, "P%d line %d `%s`\n", e->proc, e->line, code);
-			last_line = e->line;
-			last_proc = e->proc;
+			sb_addf(&cheapest.statement, "P%d line %d `%s`", e->proc, e->line, code);
+			needs_it = true;
 		}
+		last_line = e->line;
+		last_proc = e->proc;
 	}
+	advise(&cheapest, &advice);
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
 			"ordered RMWs, it relies on ");
@@ -1997,11 +2081,22 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		"these accesses only: other accesses around an ordering may still need it; a cost "
 		"is a rough relative price on arm64 and PowerPC, on x86 only smp_mb() costs "
 		"anything):\n%s", tried.buf);
+	if (advice.buf) {
+		sb_addf(out, "  In short: to keep it forbidden, keep ");
+		join_items(advice.buf, out);
+		if (!cheapest.found)
+			sb_addf(out, " as %s (no cheaper form tried here does %s work)",
+				strchr(advice.buf, '\n')[1] ? "they are" : "it is",
+				strchr(advice.buf, '\n')[1] ? "their" : "its");
+		tell_kept_kinds(links, nlinks, out);
+		sb_addf(out, ".\n");
+	}
 out:
 	sb_free(&tried);
 	sb_free(&needed);
 	sb_free(&kept);
 	sb_free(&chains);
+	sb_free(&advice);
 	free(reachable);
 	free(ok);
 	free(need);

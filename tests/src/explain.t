@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 41) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 42) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -226,7 +226,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders only the critical sections of the CPUs that take it, so P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, nor the order in which P1 sees the stores P0 makes under it: the unlock orders them before itself, not one before the other\.$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders only the critical sections of the CPUs that take it, so P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, nor the order in which P1 sees the stores P0 makes under it: the unlock orders them before itself, not one before the other\.  ' \
+		cat "$work/dcl"
+	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
+		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 36 ))
+plan $(( $# * 38 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -149,6 +149,14 @@ for lkmm in $LKMM_BINARIES; do
 		'^  P2 line 36 `smp_mb\(\);`: replaced by smp_load_acquire\(\) at line 35 `r2 = READ_ONCE\(\*z\);`: still forbidden, so that is enough, and cheaper \(cost 1 against 3; for these accesses\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	expect "$tag: ... and \"In short\" recommends the cheapest of the alternatives found" 0 \
+		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper, smp_load_acquire\(\) at line 35 in its place: cost 1 against 3\), and the lock hand-off\.$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
+		'^  In short: to keep it forbidden, keep P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` as they are \(no cheaper form tried here does their work\), and the lock hand-off\.$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" |
 		grep -q 'replaced by smp_load_acquire'; then
