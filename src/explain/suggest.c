@@ -1909,11 +1909,16 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 	}
 }
 
-/* ", and the lock hand-off and the address dependency": what links keeps, for "In short". */
-static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
+/*
+ * ", and the lock hand-off and the address dependency": what links
+ * keeps, for "In short"; lock_swapped: a release and an acquire do the
+ * lock's part (locks_instead()).
+ */
+static void tell_kept_kinds(const struct link *links, int n, bool lock_swapped,
+			    struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
-		{ "lock", "the lock hand-off" }, { "addr", "the address dependency" },
+		{ "lock", NULL }, { "addr", "the address dependency" },
 		{ "data", "the data dependency" }, { "ctrl", "the control dependency" },
 	};
 	struct strbuf items = { 0 };
@@ -1923,7 +1928,9 @@ static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
 	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
 		for (i = 0; i < n; i++)
 			if (!strcmp(links[i].kind, kept[k].kind)) {
-				sb_addf(&items, "%s\n", kept[k].what);
+				sb_addf(&items, "%s\n", kept[k].what ? kept[k].what : lock_swapped ?
+					"the lock hand-off (or a release and an acquire in its place)" :
+					"the lock hand-off");
 				break;
 			}
 	if (items.buf) {
@@ -1933,16 +1940,21 @@ static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
 	sb_free(&items);
 }
 
-/* " (no lock is replaced or added, no dependency removed)": for the kinds links has. */
-static void tell_unvaried(const struct link *links, int n, struct strbuf *out)
+/*
+ * " (no lock is replaced or added, no dependency removed)": for the kinds
+ * links has; a lock that locks_instead() tried is only not added.
+ */
+static void tell_unvaried(const struct link *links, int n, bool lock_tried, struct strbuf *out)
 {
 	bool lock = false, dependency = false;
 	int i;
 
 	for (i = 0; i < n; i++)
 		*(strcmp(links[i].kind, "lock") ? &dependency : &lock) = true;
-	sb_addf(out, " (%s%s%s)", lock ? "no lock is replaced or added" : "",
-		lock && dependency ? ", " : "", dependency ? "no dependency removed" : "");
+	sb_addf(out, " (%s%s%s)", !lock ? "" : lock_tried ?
+		"no lock is added; a line below tries a release and an acquire in the "
+		"lock's place" : "no lock is replaced or added", lock && dependency ? ", " : "",
+		dependency ? "no dependency removed" : "");
 }
 
 /*
@@ -1987,6 +1999,119 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			      "smp_load_acquire() at line %d in its place", load->line);
 }
 
+/* The lock statements (S_CALL of a macro that locks or unlocks) of s's body, by line. */
+struct lock_lines {
+	int n, proc[16], line[16];
+};
+
+static void find_lock_lines(const struct stmt *s, int proc, const struct macro_table *macros,
+			    const struct lines *orig, const char *arg, struct lock_lines *out)
+{
+	int i;
+	const char *code;
+
+	if (!s)
+		return;
+	code = code_at(orig, s->pos.line);
+	if ((statement_does(s, macros, S_LOCK) || statement_does(s, macros, S_UNLOCK)) &&
+	    strchr(code, '(') && !strncmp(strchr(code, '(') + 1, arg, strlen(arg)) &&
+	    strchr(code, '(')[1 + strlen(arg)] == ')' && out->n < 16) {
+		out->proc[out->n] = proc;
+		out->line[out->n++] = s->pos.line;
+	}
+	for (i = 0; i < s->nbody; i++)
+		find_lock_lines(s->body[i], proc, macros, orig, arg, out);
+}
+
+/*
+ * The add of kind in proc nearest to line on the side dir (-1 before,
+ * +1 after) that no lock statement of locks in proc comes between; NULL
+ * if none.
+ */
+static const struct edit *within_section(const struct edits *adds, enum edit_kind kind, int proc,
+					 int line, int dir, const struct lock_lines *locks)
+{
+	const struct edit *best = NULL;
+	int i, j;
+
+	for (i = 0; i < adds->n; i++) {
+		const struct edit *a = &adds->items[i];
+		bool apart = false;
+
+		if (a->kind != kind || a->proc != proc || (a->line - line) * dir <= 0 ||
+		    (best && (a->line - best->line) * dir >= 0))
+			continue;
+		for (j = 0; j < locks->n; j++)
+			apart |= locks->proc[j] == proc && (locks->line[j] - line) * dir > 0 &&
+				 (a->line - locks->line[j]) * dir > 0;
+		if (!apart)
+			best = a;
+	}
+	return best;
+}
+
+/*
+ * A reader's question on a forbidden outcome that rests on a lock's
+ * hand-off: does it need the lock, or would a release and an acquire
+ * do?  The lock l hands on is taken out of the two CPUs (when no other
+ * takes it), the last store of the unlocker's critical section made a
+ * release and the first load of the locker's an acquire, and the test
+ * checked again: 1 when that keeps the outcome forbidden, 0 when not,
+ * -1 when it could not be tried.
+ */
+static int locks_instead(const struct checker *c, const char *path, const char *text,
+			  const struct litmus *t, const struct link *l, const struct edits *adds,
+			  const struct lines *orig, struct strbuf *out)
+{
+	const char *unlock = code_at(orig, l->a->line), *open = strchr(unlock, '(');
+	struct lock_lines locks = { 0 };
+	const struct edit *release, *acquire;
+	struct edit items[18];
+	struct edits edits = { 0, items };
+	int set[18], proc, i;
+	char arg[48];
+	bool ok, reachable;
+	struct lines edited;
+
+	if (!open || !strchr(open, ')') || strchr(open, ')') - open - 1 >= (long)sizeof(arg))
+		return -1;
+	snprintf(arg, sizeof(arg), "%.*s", (int)(strchr(open, ')') - open - 1), open + 1);
+	for (proc = 0; proc < t->nprocs; proc++)
+		find_lock_lines(t->procs[proc].body, proc, c->macros, orig, arg, &locks);
+	for (i = 0; i < locks.n; i++)
+		if (locks.proc[i] != l->a->proc && locks.proc[i] != l->b->proc)
+			return -1;
+	release = within_section(adds, ADD_RELEASE, l->a->proc, l->a->line, -1, &locks);
+	acquire = within_section(adds, ADD_ACQUIRE, l->b->proc, l->b->line, 1, &locks);
+	if (!release || !acquire)
+		return -1;
+	for (i = 0; i < locks.n; i++)
+		items[edits.n++] = (struct edit){ DROP_FENCE, locks.proc[i], locks.line[i], 0, -1,
+						  "", "" };
+	items[edits.n++] = *release;
+	items[edits.n++] = *acquire;
+	for (i = 0; i < edits.n; i++)
+		set[i] = i;
+	reachable = reachable_with(c, path, text, &edits, set, edits.n, &ok, &edited, NULL);
+	free_lines(&edited);
+	if (!ok)
+		return -1;
+	sb_addf(out, "  The lock hand-off from ");
+	tell_ends(orig, l->a, "to", l->b, out);
+	sb_addf(out, ": %s taken out of P%d and P%d, smp_store_release() at P%d line %d `%s` and "
+		"smp_load_acquire() at P%d line %d `%s` in its place: ", arg, l->a->proc, l->b->proc,
+		release->proc, release->line, code_at(orig, release->line), acquire->proc,
+		acquire->line, code_at(orig, acquire->line));
+	if (reachable)
+		sb_addf(out, "the outcome becomes possible, so a release and an acquire do not do "
+			"the lock's work here\n");
+	else
+		sb_addf(out, "still forbidden, so they do the lock's ordering for this outcome, "
+			"for less (cost 2, where taking a lock is an atomic RMW); keep the lock where "
+			"the critical sections must also exclude each other\n");
+	return !reachable;
+}
+
 /*
  * Each ordering of a test whose outcome is forbidden, removed in turn;
  * first what the outcome relies on: the orderings it needs, and the
@@ -1994,12 +2119,13 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
  * no edit here varies.
  */
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
-			     const struct edits *all, const struct edits *adds,
-			     const struct outcomes *o, struct strbuf *out)
+			     const struct litmus *t, const struct edits *all,
+			     const struct edits *adds, const struct outcomes *o, struct strbuf *out)
 {
-	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 };
+	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
+		      swaps = { 0 };
 	struct cheaper cheapest = { 0 };
-	bool needs_it = false;
+	bool needs_it = false, lock_tried = false, lock_swapped = false;
 	struct lines orig = split_lines(text);
 	struct link links[MAX_LINKS];
 	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
@@ -2010,17 +2136,30 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 
 	for (i = 0; i < o->ncounterexamples; i++)
 		nlinks = add_links(o->counterexamples[i], links, nlinks);
+	for (i = 0; i < nlinks; i++) {
+		int j, swapped;
+
+		/* Each lock once, from its first hand-off. */
+		for (j = 0; j < i && (strcmp(links[j].kind, "lock") ||
+				      links[j].a->loc != links[i].a->loc); j++)
+			;
+		if (strcmp(links[i].kind, "lock") || j < i)
+			continue;
+		swapped = locks_instead(c, path, text, t, &links[i], adds, &orig, &swaps);
+		lock_tried |= swapped >= 0;
+		lock_swapped |= swapped > 0;
+	}
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
 		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies",
 			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
-		tell_unvaried(links, nlinks, &chains);
+		tell_unvaried(links, nlinks, lock_tried, &chains);
 	}
 	if (!all->n) {
 		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
-			"RMW or fence to weaken.%s%s%s\n", chains.buf ? "  It relies on " : "",
-			chains.buf ? chains.buf : "", chains.buf ? "." : "");
+			"RMW or fence to weaken.%s%s%s\n%s", chains.buf ? "  It relies on " : "",
+			chains.buf ? chains.buf : "", chains.buf ? "." : "", swaps.buf ? swaps.buf : "");
 		goto out;
 	}
 	for (i = 0; i < all->n; i++) {
@@ -2080,7 +2219,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
 		"these accesses only: other accesses around an ordering may still need it; a cost "
 		"is a rough relative price on arm64 and PowerPC, on x86 only smp_mb() costs "
-		"anything):\n%s", tried.buf);
+		"anything):\n%s%s", tried.buf, swaps.buf ? swaps.buf : "");
 	if (advice.buf) {
 		sb_addf(out, "  In short: to keep it forbidden, keep ");
 		join_items(advice.buf, out);
@@ -2088,7 +2227,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			sb_addf(out, " as %s (no cheaper form tried here does %s work)",
 				strchr(advice.buf, '\n')[1] ? "they are" : "it is",
 				strchr(advice.buf, '\n')[1] ? "their" : "its");
-		tell_kept_kinds(links, nlinks, out);
+		tell_kept_kinds(links, nlinks, lock_swapped, out);
 		sb_addf(out, ".\n");
 	}
 out:
@@ -2097,6 +2236,7 @@ out:
 	sb_free(&kept);
 	sb_free(&chains);
 	sb_free(&advice);
+	sb_free(&swaps);
 	free(reachable);
 	free(ok);
 	free(need);
@@ -2231,7 +2371,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 	} else {
 		struct edits adds = find_edits(t, false, c->macros);
 
-		needed_orderings(c, path, text, &all, &adds, o, out);
+		needed_orderings(c, path, text, t, &all, &adds, o, out);
 		free(adds.items);
 	}
 	free(all.items);

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 38 ))
+plan $(( $# * 40 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -124,7 +124,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is replaced or added\)\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is added; a line below tries a release and an acquire in the lock.s place\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
@@ -139,8 +139,15 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
-		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is replaced or added\)\.$' \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is added; a line below tries a release and an acquire in the lock.s place\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
+	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
+		'^  The lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 20 `WRITE_ONCE\(\*flag, 1\);` and smp_load_acquire\(\) at P1 line 30 `r0 = READ_ONCE\(\*flag\);` in its place: still forbidden, so they do the lock.s ordering for this outcome, for less \(cost 2, where taking a lock is an atomic RMW\); keep the lock where the critical sections must also exclude each other$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
+	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
+		'^  The lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 16 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 25 `r0 = READ_ONCE\(\*y\);` in its place: the outcome becomes possible, so a release and an acquire do not do the lock.s work here$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ISA2: smp_mb() weakened to smp_rmb() is safe, and it rests on the lock hand-off" 0 \
 		'^  P2 line 36 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): still forbidden, so smp_rmb\(\) is enough, and cheaper, cost 2 against 3 \(for these accesses: on the explanation.s chain it stands between two loads, P2 line 35 `r2 = READ_ONCE\(\*z\);` and line 37 `r1 = READ_ONCE\(\*x\);`, which smp_rmb\(\) keeps in order; the rest of that chain holds by the lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
