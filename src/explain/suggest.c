@@ -2104,7 +2104,10 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 		acquire->line, code_at(orig, acquire->line));
 	if (reachable)
 		sb_addf(out, "the outcome becomes possible, so a release and an acquire do not do "
-			"the lock's work here\n");
+			"the lock's work here (a lock's hand-off does more: the stores before the "
+			"unlock reach every CPU before the stores after the lock do, which a release "
+			"and an acquire promise only to the CPU that reads the released value; "
+			"LOCKING in explanation.txt)\n");
 	else
 		sb_addf(out, "still forbidden, so they do the lock's ordering for this outcome, "
 			"for less (cost 2, where taking a lock is an atomic RMW); keep the lock where "
