@@ -867,6 +867,27 @@ static void access_value(const struct program *p, const struct event *e, struct 
 }
 
 /*
+ * Whether a chain's first steps hand a lock on: an unlock after the
+ * store (step 1), the lock that takes it (step 2), then a store of the
+ * locker before the chain reaches the load's CPU at step arrive.  The
+ * index in ev[] of that store, or 0.
+ */
+static int lock_hand_off(const struct snapshot *s, const int *ev, const char *const *labels,
+			 int arrive)
+{
+	int i;
+
+	if (arrive < 4 || s->events[ev[1]].kind != EV_UNLOCK || strcmp(labels[1], "rf") ||
+	    !is_lock(&s->events[ev[2]]))
+		return 0;
+	for (i = 3; i < arrive; i++)
+		if (s->events[ev[i]].kind == EV_WRITE &&
+		    s->events[ev[i]].proc == s->events[ev[2]].proc)
+			return i;
+	return 0;
+}
+
+/*
  * The why of a happens-before chain that starts at a store and ends in a
  * load that missed it, told by the chain's first step when it makes the
  * store count: a release or fence sends the store out before what follows
@@ -880,7 +901,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	int store = ev[0], load = ev[n - 1];
 	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
 	size_t at;
-	int arrive;
+	int arrive, handed, first = 2;
 
 	/* The chain is told from the store: the load that missed it ends it. */
 	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
@@ -894,19 +915,39 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
 		"one before, and time cannot lead back to where it started.  A load that read an "
 		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
-		"CPUs at different times); it is one here because step 1's %s sends ", n,
-		labels[0]);
-	name_event(p, s, store, out);
-	sb_addf(out, " ahead of ");
-	name_event(p, s, ev[1], out);
-	sb_addf(out, ": a CPU that has learned of line %d, directly or through other CPUs, has ",
-		ahead->line);
-	access_value(p, sent, out);
-	sb_addf(out, " too.  ");
+		"CPUs at different times); it is one here because ", n);
+	handed = lock_hand_off(s, ev, labels, arrive);
+	if (handed) {
+		/* What carries the store on is the lock, which a release and an acquire are not. */
+		sb_addf(out, "steps 1 to %d hand a lock on from P%d to P%d: every store before ",
+			handed, sent->proc, s->events[ev[handed]].proc);
+		name_event(p, s, ev[1], out);
+		sb_addf(out, ", ");
+		access_value(p, sent, out);
+		sb_addf(out, " too, reaches every CPU before any store P%d makes after ",
+			s->events[ev[handed]].proc);
+		name_event(p, s, ev[2], out);
+		sb_addf(out, " does, such as ");
+		name_event(p, s, ev[handed], out);
+		sb_addf(out, "; a lock's hand-off does that, where a release and an acquire alone "
+			"would not (LOCKING in explanation.txt).  ");
+		ahead = &s->events[ev[handed]];
+		first = handed + 1;
+	} else {
+		sb_addf(out, "step 1's %s sends ", labels[0]);
+		name_event(p, s, store, out);
+		sb_addf(out, " ahead of ");
+		name_event(p, s, ev[1], out);
+		sb_addf(out, ": a CPU that has learned of line %d%s has ", ahead->line,
+			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
+			"release or a strong fence,");
+		access_value(p, sent, out);
+		sb_addf(out, " too.  ");
+	}
 	at = out->len;
-	step_range(2, arrive, out);
+	step_range(first, arrive, out);
 	out->buf[at] = 'S';	/* a sentence's first word */
-	sb_addf(out, " %s how P%d learns of line %d", arrive == 2 ? "is" : "are",
+	sb_addf(out, " %s how P%d learns of line %d", arrive == first ? "is" : "are",
 		s->events[load].proc, ahead->line);
 	if (arrive < n - 1) {
 		sb_addf(out, ", and ");
@@ -1065,7 +1106,7 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 				;
 			if (i < k)
 				sb_addf(out, ": step %d (%s) sends the stores before it out ahead of "
-					"itself, and what sees it sees them", i + 1, labels[i]);
+					"itself, and a CPU that reads it has them too", i + 1, labels[i]);
 			sb_addf(out, ")");
 		}
 	} else {

@@ -1714,8 +1714,8 @@ static void tell_links(const struct lines *orig, const struct link *links, int n
 	}
 }
 
-/* Items one a line, as a list in words: "A", "A and B", "A, B and C". */
-static void join_items(const char *items, struct strbuf *out)
+/* Items one a line, as a list in words: "A", "A and B", "A, B and C" (or "or"). */
+static void join_items_with(const char *items, const char *last, struct strbuf *out)
 {
 	int n = 0, i = 0;
 	const char *p;
@@ -1723,8 +1723,12 @@ static void join_items(const char *items, struct strbuf *out)
 	for (p = items; p && *p; p = strchr(p, '\n') + 1)
 		n++;
 	for (p = items; p && *p; p = strchr(p, '\n') + 1, i++)
-		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? " and " : ", ",
-			(int)strcspn(p, "\n"), p);
+		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? last : ", ", (int)strcspn(p, "\n"), p);
+}
+
+static void join_items(const char *items, struct strbuf *out)
+{
+	join_items_with(items, " and ", out);
 }
 
 /*
@@ -1842,7 +1846,7 @@ struct cheaper {
 	struct strbuf statement;	/* the needed one, quoted; empty if not needed */
 	int cost, against;		/* 0: none found */
 	struct strbuf what;		/* "smp_rmb() in its place" */
-	int found;			/* needed statements with a cheaper form */
+	struct strbuf short_of;		/* "removing it\nsmp_rmb()\n": what let it happen */
 };
 
 static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
@@ -1865,15 +1869,20 @@ static void offer_cheaper(struct cheaper *c, int cost, int against, const char *
 /* The item of "In short" for the statement c was about; c is then reset for the next. */
 static void advise(struct cheaper *c, struct strbuf *advice)
 {
+	struct strbuf short_of = { 0 };
+
 	if (c->statement.buf && c->cost) {
 		sb_addf(advice, "%s (or, cheaper, %s: cost %d against %d)\n", c->statement.buf,
 			c->what.buf, c->cost, c->against);
-		c->found++;
 	} else if (c->statement.buf) {
-		sb_addf(advice, "%s\n", c->statement.buf);
+		join_items_with(c->short_of.buf, " or ", &short_of);
+		sb_addf(advice, "%s as it is (%s would let it happen)\n", c->statement.buf,
+			short_of.buf);
 	}
+	sb_free(&short_of);
 	sb_free(&c->statement);
 	sb_free(&c->what);
+	sb_free(&c->short_of);
 	c->cost = c->against = 0;
 }
 
@@ -1929,7 +1938,8 @@ static void tell_kept_kinds(const struct link *links, int n, bool lock_swapped,
 		for (i = 0; i < n; i++)
 			if (!strcmp(links[i].kind, kept[k].kind)) {
 				sb_addf(&items, "%s\n", kept[k].what ? kept[k].what : lock_swapped ?
-					"the lock hand-off (or a release and an acquire in its place)" :
+					"the lock hand-off (or, as tried below, a release and an acquire in "
+					"its place)" :
 					"the lock hand-off");
 				break;
 			}
@@ -1941,8 +1951,9 @@ static void tell_kept_kinds(const struct link *links, int n, bool lock_swapped,
 }
 
 /*
- * " (no lock is replaced or added, no dependency removed)": for the kinds
- * links has; a lock that locks_instead() tried is only not added.
+ * ", which no edit here varies (no lock is replaced or added, no
+ * dependency removed)": for the kinds links has; a lock that
+ * locks_instead() tried is said to be.
  */
 static void tell_unvaried(const struct link *links, int n, bool lock_tried, struct strbuf *out)
 {
@@ -1951,10 +1962,13 @@ static void tell_unvaried(const struct link *links, int n, bool lock_tried, stru
 
 	for (i = 0; i < n; i++)
 		*(strcmp(links[i].kind, "lock") ? &dependency : &lock) = true;
-	sb_addf(out, " (%s%s%s)", !lock ? "" : lock_tried ?
-		"no lock is added; a line below tries a release and an acquire in the "
-		"lock's place" : "no lock is replaced or added", lock && dependency ? ", " : "",
-		dependency ? "no dependency removed" : "");
+	lock &= !lock_tried;
+	if (lock || dependency)
+		sb_addf(out, ", which no edit here varies (%s%s%s)",
+			lock ? "no lock is replaced or added" : "", lock && dependency ? ", " : "",
+			dependency ? "no dependency removed" : "");
+	if (lock_tried)
+		sb_addf(out, "; a line below tries a release and an acquire in the lock's place");
 }
 
 /*
@@ -2060,15 +2074,15 @@ static const struct edit *within_section(const struct edits *adds, enum edit_kin
  * -1 when it could not be tried.
  */
 static int locks_instead(const struct checker *c, const char *path, const char *text,
-			  const struct litmus *t, const struct link *l, const struct edits *adds,
-			  const struct lines *orig, struct strbuf *out)
+			  const struct litmus *t, const struct link *l, const struct edits *all,
+			  const struct edits *adds, const struct lines *orig, struct strbuf *out)
 {
 	const char *unlock = code_at(orig, l->a->line), *open = strchr(unlock, '(');
 	struct lock_lines locks = { 0 };
-	const struct edit *release, *acquire;
-	struct edit items[18];
+	const struct edit *release, *acquire, *after_lock = NULL, *mb = NULL;
+	struct edit items[20];
 	struct edits edits = { 0, items };
-	int set[18], proc, i;
+	int set[20], proc, i;
 	char arg[48];
 	bool ok, reachable;
 	struct lines edited;
@@ -2085,6 +2099,26 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	acquire = within_section(adds, ADD_ACQUIRE, l->b->proc, l->b->line, 1, &locks);
 	if (!release || !acquire)
 		return -1;
+	/*
+	 * A full barrier made of the lock (smp_mb__after_spinlock()) has no
+	 * lock left to follow: smp_mb() after the acquire does its part.
+	 */
+	for (i = 0; i < all->n; i++) {
+		const struct edit *e = &all->items[i];
+
+		if (e->kind == DROP_FENCE && e->proc == acquire->proc && e->line > l->b->line &&
+		    e->line < acquire->line &&
+		    !strncmp(code_at(orig, e->line) + strspn(code_at(orig, e->line), " \t"),
+			     "smp_mb__after_", 14))
+			after_lock = e;
+	}
+	if (after_lock) {
+		mb = within_section(adds, ADD_MB, acquire->proc, acquire->line, 1, &locks);
+		if (!mb)
+			return -1;
+		items[edits.n++] = *after_lock;
+		items[edits.n++] = *mb;
+	}
 	for (i = 0; i < locks.n; i++)
 		items[edits.n++] = (struct edit){ DROP_FENCE, locks.proc[i], locks.line[i], 0, -1,
 						  "", "" };
@@ -2099,19 +2133,25 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	sb_addf(out, "  The lock hand-off from ");
 	tell_ends(orig, l->a, "to", l->b, out);
 	sb_addf(out, ": %s taken out of P%d and P%d, smp_store_release() at P%d line %d `%s` and "
-		"smp_load_acquire() at P%d line %d `%s` in its place: ", arg, l->a->proc, l->b->proc,
+		"smp_load_acquire() at P%d line %d `%s` in its place", arg, l->a->proc, l->b->proc,
 		release->proc, release->line, code_at(orig, release->line), acquire->proc,
 		acquire->line, code_at(orig, acquire->line));
+	if (after_lock)
+		sb_addf(out, ", and line %d `%s`, which needs the lock before it, replaced by "
+			"smp_mb() after line %d", after_lock->line, code_at(orig, after_lock->line),
+			acquire->line);
 	if (reachable)
-		sb_addf(out, "the outcome becomes possible, so a release and an acquire do not do "
-			"the lock's work here (a lock's hand-off does more: the stores before the "
-			"unlock reach every CPU before the stores after the lock do, which a release "
-			"and an acquire promise only to the CPU that reads the released value; "
-			"LOCKING in explanation.txt)\n");
+		sb_addf(out, ": the outcome becomes possible, so %s do not do the lock's work here "
+			"(a lock's hand-off does more: the stores before the unlock reach every CPU "
+			"before the stores after the lock do, which a release and an acquire promise "
+			"only to the CPU that reads the released value; LOCKING in explanation.txt)\n",
+			after_lock ? "they" : "a release and an acquire");
 	else
-		sb_addf(out, "still forbidden, so they do the lock's ordering for this outcome, "
-			"for less (cost 2, where taking a lock is an atomic RMW); keep the lock where "
-			"the critical sections must also exclude each other\n");
+		sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome "
+			"(cost %d, where taking a lock is an atomic RMW); keep the lock where the "
+			"critical sections must also exclude each other\n",
+			edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost +
+			(mb ? edit_kinds[ADD_MB].cost : 0));
 	return !reachable;
 }
 
@@ -2148,14 +2188,14 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			;
 		if (strcmp(links[i].kind, "lock") || j < i)
 			continue;
-		swapped = locks_instead(c, path, text, t, &links[i], adds, &orig, &swaps);
+		swapped = locks_instead(c, path, text, t, &links[i], all, adds, &orig, &swaps);
 		lock_tried |= swapped >= 0;
 		lock_swapped |= swapped > 0;
 	}
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
-		sb_addf(&chains, ": %s of the explanation's chain%s, which no edit here varies",
+		sb_addf(&chains, ": %s of the explanation's chain%s",
 			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
 		tell_unvaried(links, nlinks, lock_tried, &chains);
 	}
@@ -2195,6 +2235,13 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
+		if (ok[i] && reachable[i]) {
+			if (e->kind == DROP_FENCE)
+				sb_addf(&cheapest.short_of, "removing it\n");
+			else
+				sb_addf(&cheapest.short_of, "%s()\n", e->kind == DROP_ACQUIRE ?
+					"READ_ONCE" : e->kind == DROP_RELEASE ? "WRITE_ONCE" : e->to);
+		}
 		if (e->kind == DROP_FENCE && need[i])
 			acquire_instead(c, path, text, e, adds, &orig, &tried, &cheapest);
 		/* A statement is needed once, whatever edit of it showed it. */
@@ -2226,10 +2273,6 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (advice.buf) {
 		sb_addf(out, "  In short: to keep it forbidden, keep ");
 		join_items(advice.buf, out);
-		if (!cheapest.found)
-			sb_addf(out, " as %s (no cheaper form tried here does %s work)",
-				strchr(advice.buf, '\n')[1] ? "they are" : "it is",
-				strchr(advice.buf, '\n')[1] ? "their" : "its");
 		tell_kept_kinds(links, nlinks, lock_swapped, out);
 		sb_addf(out, ".\n");
 	}

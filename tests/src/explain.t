@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 42) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 43) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -192,7 +192,7 @@ for lkmm in $LKMM_BINARIES; do
 		sed 's/`[^`]*`//g' > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
 	  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it.  The order that releases and acquires (a lock's too) hand on from CPU to CPU travels only with values read, so it stops at that overwrite: they alone cannot forbid this.  Steps 4 (co) and 6 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
-	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and what sees it sees them).
+	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and a CPU that reads it has them too).
 	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU, before anything after the fence runs.
 	    c. P1 line 29 (z=1) comes after the fence, so it ran after x=1 had reached every CPU;
 	       step 4 (co): P2 line 37 (z=2) overwrote P1 line 29 (z=1), so z=2 reached P1's CPU only after P1 line 29 ran (had it come before, z=1 would be the later store);
@@ -256,8 +256,11 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19, directly or through other CPUs, has x=1 too\\.  Step 2 is how P1 learns of line 19, and step 3 keeps P1 line 29 .* after that; so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
+		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 .* \\(writes p=&x\\): a CPU that has learned of line 19 has x=1 too\\.  Step 2 is how P1 learns of line 19, and step 3 keeps P1 line 29 .* after that; so x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
+	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
+		"it is one here because steps 1 to 3 hand a lock on from P0 to P1: every store before P0 line 17 .*, x=1 too, reaches every CPU before any store P1 makes after P1 line 24 .* does, such as P1 line 26 .* \\(writes z=1\\); a lock.s hand-off does that, where a release and an acquire alone would not \\(LOCKING in explanation\\.txt\\)\\.  Step 4 is how P2 learns of line 26, " \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/dcl" 2>&1

@@ -124,7 +124,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is added; a line below tries a release and an acquire in the lock.s place\)\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains; a line below tries a release and an acquire in the lock.s place\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
@@ -139,10 +139,10 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
-		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains, which no edit here varies \(no lock is added; a line below tries a release and an acquire in the lock.s place\)\.$' \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains; a line below tries a release and an acquire in the lock.s place\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  The lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 20 `WRITE_ONCE\(\*flag, 1\);` and smp_load_acquire\(\) at P1 line 30 `r0 = READ_ONCE\(\*flag\);` in its place: still forbidden, so they do the lock.s ordering for this outcome, for less \(cost 2, where taking a lock is an atomic RMW\); keep the lock where the critical sections must also exclude each other$' \
+		'^  The lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 20 `WRITE_ONCE\(\*flag, 1\);` and smp_load_acquire\(\) at P1 line 30 `r0 = READ_ONCE\(\*flag\);` in its place: still forbidden, so they do the lock.s ordering for this outcome \(cost 2, where taking a lock is an atomic RMW\); keep the lock where the critical sections must also exclude each other$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
 		'^  The lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 16 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 25 `r0 = READ_ONCE\(\*y\);` in its place: the outcome becomes possible, so a release and an acquire do not do the lock.s work here \(a lock.s hand-off does more: the stores before the unlock reach every CPU before the stores after the lock do, which a release and an acquire promise only to the CPU that reads the released value; LOCKING in explanation.txt\)$' \
@@ -161,7 +161,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  In short: to keep it forbidden, keep P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` as they are \(no cheaper form tried here does their work\), and the lock hand-off\.$' \
+		'^  The lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 18 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 28 `r0 = READ_ONCE\(\*y\);` in its place, and line 27 `smp_mb__after_spinlock\(\);`, which needs the lock before it, replaced by smp_mb\(\) after line 28: still forbidden, so they do the lock.s ordering for this outcome \(cost 5, where taking a lock is an atomic RMW\); keep the lock where the critical sections must also exclude each other$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
