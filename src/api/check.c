@@ -81,6 +81,7 @@ static void run_test(void *arg)
 	struct lkmm_result *r = job->run;
 	const struct check_options *opts = job->checker->opts;
 	double start = monotonic_seconds();
+	struct strbuf in_short = { 0 };
 
 	r->text = job->text ? xstrdup(job->text) : read_file(job->path, NULL);
 	if (!r->text)
@@ -101,14 +102,17 @@ static void run_test(void *arg)
 		stats_print(&r->outcomes, &r->stats);
 		sb_add(&r->out, r->stats.buf, r->stats.len);
 	}
-	if (opts->explain)
-		explain(r->prog, &r->outcomes, opts->suggest, &r->explanation);
-	if (opts->explain)
+	/* The suggestion first: the explanation opens with its answer in one line. */
+	if (opts->suggest)
+		suggest(job->checker, job->path, r->text, &r->outcomes,
+			opts->explain ? &in_short : NULL, &r->suggestion);
+	if (opts->explain) {
+		explain(r->prog, &r->outcomes, opts->suggest, in_short.buf, &r->explanation);
 		sb_addf(&r->out, "%s", r->explanation.buf);
-	if (opts->suggest) {
-		suggest(job->checker, job->path, r->text, &r->outcomes, &r->suggestion);
-		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	}
+	sb_free(&in_short);
+	if (opts->suggest)
+		sb_addf(&r->out, "%s", r->suggestion.buf ? r->suggestion.buf : "");
 	if (opts->graph) {
 		struct graph g;
 

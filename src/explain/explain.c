@@ -1842,11 +1842,16 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	else if (shape)
 		sb_addf(out, "; the shape is %s", shape);
 	sb_addf(out, ".\n");
-	/*
-	 * herd7's first line is the test's question, which over a forbidden
-	 * outcome reads as a verdict opposite to ours; its counts are of final
-	 * states and of accepted executions, not of the candidates told below.
-	 */
+	sb_free(&cond);
+}
+
+/*
+ * herd7's first line is the test's question, which over a forbidden
+ * outcome reads as a verdict opposite to ours; its counts are of final
+ * states and of accepted executions, not of the candidates told below.
+ */
+static void herd7_gloss(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
 	if (p->test->quantifier == Q_EXISTS)
 		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" is the test's question, "
 			"whether the outcome is allowed, and \"%s\" answers it", p->test->name,
@@ -1856,10 +1861,9 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 			"claims, and \"%s\" says the claim %s", p->test->name,
 			o->positive ? "No" : "Ok", o->positive ? "fails" : "holds");
 	if (p->test->quantifier == Q_EXISTS || p->test->quantifier == Q_NOT_EXISTS)
-		sb_addf(out, "; \"States\" are the final states of the executions the model "
-			"accepts, \"Positive\" and \"Negative\" count those that reach the outcome "
-			"and those that do not.)\n");
-	sb_free(&cond);
+		sb_addf(out, "; \"States\" lists the distinct final states of the executions "
+			"the model accepts, \"Positive\" and \"Negative\" count the executions that "
+			"reach the outcome and those that do not.)\n");
 }
 
 /* How many candidates reached the outcome and what rejected them, in one line. */
@@ -1983,7 +1987,7 @@ static bool mirrored_pair(const struct program *p, const struct outcomes *o, int
 }
 
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
-	     struct strbuf *out)
+	     const char *in_short, struct strbuf *out)
 {
 	struct strbuf body = { 0 };
 	struct legend l = { 0 };
@@ -2037,6 +2041,9 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	}
 	sb_addf(out, "Explanation:\n");
 	opening(p, o, shape, out);
+	if (in_short && *in_short)
+		sb_addf(out, "  In short: %s.\n", in_short);
+	herd7_gloss(p, o, out);
 	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)

@@ -31,10 +31,12 @@ int unordered_pairs(const struct snapshot *s, int *pairs, int max);
 const char *kept_link(const struct snapshot *s, const struct cat_step *st);
 /*
  * Plain words on why the condition's outcome is allowed or forbidden
- * (explain.c); with_fixes: --suggest's fixes follow, so they need no pointer.
+ * (explain.c); with_fixes: --suggest's fixes follow, so they need no
+ * pointer; in_short, if not NULL: suggest()'s one-line answer, told
+ * right after the verdict.
  */
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
-	     struct strbuf *out);
+	     const char *in_short, struct strbuf *out);
 
 /*
  * The picture of the execution explain() tells of: the witness, or the
@@ -113,9 +115,11 @@ bool same_code(const struct litmus *t, int a, int b);
 /*
  * --suggest (suggest.c): for a test whose outcome the model allows, the
  * cheapest edits that forbid it, as unified diffs of text; for one it
- * forbids, which of its orderings are needed.
+ * forbids, which of its orderings are needed.  in_short, if not NULL,
+ * gets the answer in one line for explain() to open with ("to forbid
+ * it, ..."); else a forbidden outcome's answer ends with it.
  */
 void suggest(const struct checker *c, const char *path, const char *text,
-	     const struct outcomes *o, struct strbuf *out);
+	     const struct outcomes *o, struct strbuf *in_short, struct strbuf *out);
 
 #endif

@@ -929,7 +929,7 @@ static bool orders_pair(const struct edit *e, const struct event *a, const struc
  * edits that order none of them serve the twins' swapped parts or the
  * other executions that reach the outcome.
  */
-static void tell_why_fix(const struct snapshot *witness, const struct edits *all, const int *set,
+static bool tell_why_fix(const struct snapshot *witness, const struct edits *all, const int *set,
 			 int n, bool twins, struct strbuf *out)
 {
 	int pairs[2 * 32], npairs = witness ? unordered_pairs(witness, pairs, 32) : -1;
@@ -972,6 +972,7 @@ static void tell_why_fix(const struct snapshot *witness, const struct edits *all
 	if (released >= 0 && released == acquired)
 		sb_addf(out, "    This is the usual way to publish data: a release on the store "
 			"that publishes it, an acquire on the load that checks for it.\n");
+	return released >= 0 && released == acquired;
 }
 
 /* Whether the edits of set can stand together: one fence a gap, one edit a call. */
@@ -1365,7 +1366,8 @@ static void tell_stripped(const char *path, const char *text, const struct litmu
  */
 static void suggest_fixes(const struct checker *c, const char *path, const char *text,
 			  const struct litmus *t, const struct edits *all,
-			  const struct snapshot *witness, struct strbuf *out)
+			  const struct snapshot *witness, struct strbuf *in_short,
+			  struct strbuf *out)
 {
 	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : t->nprocs + 2;
 	int cost, k, shown = 0, fixes = 0, cheapest = 0;
@@ -1429,9 +1431,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 
 					sb_addf(&list, "  %d. (cost %d", ++shown, cost);
 					if (shown == 1 && repeated)
-						sb_addf(&list, ": %d edits, %d of them repeated in "
-							"the processes that are the same code, "
-							"counted once", k, repeated);
+						sb_addf(&list, ": %d edits to the code that "
+							"processes share, shown in each", k - repeated);
 					sb_addf(&list, ") ");
 					describe_set(all, set, k, &list);
 					sb_addf(&list, ":\n");
@@ -1440,8 +1441,16 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						unified_diff(path, text, &edited, &list);
 					else
 						quote_set(t, all, set, k, &edited, &list);
-					if (shown == 1)
-						tell_why_fix(witness, all, set, k, twins, &list);
+					if (shown == 1) {
+						bool usual = tell_why_fix(witness, all, set, k,
+									  twins, &list);
+
+						sb_addf(in_short, "to forbid it, ");
+						describe_set(all, set, k, in_short);
+						sb_addf(in_short, "%s (change 1 below, cost %d)",
+							usual ? ", the usual way to publish "
+							"data" : "", cost);
+					}
 					add_prices(all, set, k, &prices);
 				}
 				free_lines(&edited);
@@ -1465,7 +1474,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		tried_cheaper(all, out);
 		sb_addf(out, "smp_mb() in fewer places): it needs "
 			"a full barrier, the one ordering that keeps a store before a later load "
-			"and makes stores reach every CPU in one order (smp_store_mb() is a store "
+			"and waits until the stores its CPU has seen have reached every CPU "
+			"(smp_store_mb() is a store "
 			"and smp_mb() in one; a fully ordered RMW such as xchg() orders like "
 			"smp_mb() on both sides of it).\n");
 	}
@@ -1478,6 +1488,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			"--suggest-max)\n", tried, monotonic_seconds() - start);
 	if (!fixes && stop && has_stripped) {
 		tell_stripped(path, text, t, &fences, stripped, nstripped, out);
+		sb_addf(in_short, "to forbid it, the smp_mb() fences below");
 		fixes = 1;
 	}
 	free(fences.items);
@@ -1485,6 +1496,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (!fixes && !stop)
 		sb_addf(out, "  No set of up to %d acquire, release or fence edits forbids it "
 			"(--suggest-edits %d tries larger sets).\n", max_set, max_set + 1);
+	if (!fixes)
+		sb_addf(in_short, stop ? "no change that forbids it was found in the time given "
+			"(below)" : "no set of up to %d edits forbids it (below)", max_set);
 	if (fixes)
 		sb_addf(out, "Suggestion: fixed %d\n", fixes);
 	else if (stop)
@@ -1920,10 +1934,10 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 
 /*
  * ", and the lock hand-off and the address dependency": what links
- * keeps, for "In short"; lock_swapped: a release and an acquire do the
- * lock's part (locks_instead()).
+ * keeps, for "In short"; swap: what does the lock's part instead
+ * (locks_instead()), or NULL.
  */
-static void tell_kept_kinds(const struct link *links, int n, bool lock_swapped,
+static void tell_kept_kinds(const struct link *links, int n, const char *swap,
 			    struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
@@ -1937,10 +1951,13 @@ static void tell_kept_kinds(const struct link *links, int n, bool lock_swapped,
 	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
 		for (i = 0; i < n; i++)
 			if (!strcmp(links[i].kind, kept[k].kind)) {
-				sb_addf(&items, "%s\n", kept[k].what ? kept[k].what : lock_swapped ?
-					"the lock hand-off (or, as tried below, a release and an acquire in "
-					"its place)" :
-					"the lock hand-off");
+				if (kept[k].what)
+					sb_addf(&items, "%s\n", kept[k].what);
+				else if (swap)
+					sb_addf(&items, "the lock hand-off (or, as tried below, %s in "
+						"its place)\n", swap);
+				else
+					sb_addf(&items, "the lock hand-off\n");
 				break;
 			}
 	if (items.buf) {
@@ -2075,7 +2092,8 @@ static const struct edit *within_section(const struct edits *adds, enum edit_kin
  */
 static int locks_instead(const struct checker *c, const char *path, const char *text,
 			  const struct litmus *t, const struct link *l, const struct edits *all,
-			  const struct edits *adds, const struct lines *orig, struct strbuf *out)
+			  const struct edits *adds, const struct lines *orig, const char **swap,
+			  struct strbuf *out)
 {
 	const char *unlock = code_at(orig, l->a->line), *open = strchr(unlock, '(');
 	struct lock_lines locks = { 0 };
@@ -2152,6 +2170,8 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 			"critical sections must also exclude each other\n",
 			edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost +
 			(mb ? edit_kinds[ADD_MB].cost : 0));
+	if (!reachable)
+		*swap = mb ? "a release, an acquire and smp_mb()" : "a release and an acquire";
 	return !reachable;
 }
 
@@ -2163,12 +2183,14 @@ static int locks_instead(const struct checker *c, const char *path, const char *
  */
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct litmus *t, const struct edits *all,
-			     const struct edits *adds, const struct outcomes *o, struct strbuf *out)
+			     const struct edits *adds, const struct outcomes *o,
+			     struct strbuf *in_short, struct strbuf *out)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
 		      swaps = { 0 };
 	struct cheaper cheapest = { 0 };
-	bool needs_it = false, lock_tried = false, lock_swapped = false;
+	bool needs_it = false, lock_tried = false;
+	const char *swap = NULL;
 	struct lines orig = split_lines(text);
 	struct link links[MAX_LINKS];
 	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
@@ -2188,9 +2210,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			;
 		if (strcmp(links[i].kind, "lock") || j < i)
 			continue;
-		swapped = locks_instead(c, path, text, t, &links[i], all, adds, &orig, &swaps);
+		swapped = locks_instead(c, path, text, t, &links[i], all, adds, &orig, &swap,
+					&swaps);
 		lock_tried |= swapped >= 0;
-		lock_swapped |= swapped > 0;
 	}
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
@@ -2230,7 +2252,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
 				"pointer all the same (lockdep and sparse check it), under rcu_read_lock(), "
-				"which keeps the object alive and orders nothing here\n");
+				"which keeps the object alive while the updater waits for a grace period "
+				"(synchronize_rcu(), kfree_rcu()) before freeing it, and orders nothing "
+				"here\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
@@ -2271,10 +2295,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		"is a rough relative price on arm64 and PowerPC, on x86 only smp_mb() costs "
 		"anything):\n%s%s", tried.buf, swaps.buf ? swaps.buf : "");
 	if (advice.buf) {
-		sb_addf(out, "  In short: to keep it forbidden, keep ");
-		join_items(advice.buf, out);
-		tell_kept_kinds(links, nlinks, lock_swapped, out);
-		sb_addf(out, ".\n");
+		sb_addf(in_short, "to keep it forbidden, keep ");
+		join_items(advice.buf, in_short);
+		tell_kept_kinds(links, nlinks, swap, in_short);
 	}
 out:
 	sb_free(&tried);
@@ -2396,11 +2419,12 @@ out:
 }
 
 void suggest(const struct checker *c, const char *path, const char *text,
-	     const struct outcomes *o, struct strbuf *out)
+	     const struct outcomes *o, struct strbuf *in_short, struct strbuf *out)
 {
 	struct litmus *t = litmus_parse(path, text);
 	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
 	struct edits all = find_edits(t, !reachable, c->macros);
+	struct strbuf summary = { 0 };
 	int i;
 
 	sb_addf(out, "Suggestion:\n");
@@ -2408,18 +2432,26 @@ void suggest(const struct checker *c, const char *path, const char *text,
 		mark_racing(c, path, text, t, o->flags[i], out);
 	if (reachable) {
 		if (sc_reachable(c, path, text, t, out)) {
+			sb_addf(&summary, "no ordering can forbid it: the processes' own logic "
+				"allows it, in the interleaving below");
 			sb_addf(out, "Suggestion: sc-reachable\n");
 		} else {
 			sb_addf(out, "  The outcome is reachable.\n");
 			likely_first(c, path, text, &all);
-			suggest_fixes(c, path, text, t, &all, o->witness, out);
+			suggest_fixes(c, path, text, t, &all, o->witness, &summary, out);
 		}
 	} else {
 		struct edits adds = find_edits(t, false, c->macros);
 
-		needed_orderings(c, path, text, t, &all, &adds, o, out);
+		needed_orderings(c, path, text, t, &all, &adds, o, &summary, out);
 		free(adds.items);
 	}
+	/* Alone, a forbidden outcome's answer ends with it; the other kinds end with their line. */
+	if (in_short)
+		sb_add(in_short, summary.buf ? summary.buf : "", summary.len);
+	else if (!reachable && summary.buf)
+		sb_addf(out, "  In short: %s.\n", summary.buf);
+	sb_free(&summary);
 	free(all.items);
 	litmus_free(t);
 }

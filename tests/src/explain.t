@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (ntests + ${#siblings[@]} / 2 + 43) ))
+plan $(( $# * (ntests + ${#siblings[@]} / 2 + 44) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -215,7 +215,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^       step 5 \(mb\): P3 line 42 \(x=0\) runs after P2 line 32 \(y=1\), which P3 line 40 \(y=1\) read, has reached every CPU \(a strong fence\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
-		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it; "States" are the final states of the executions the model accepts, "Positive" and "Negative" count those that reach the outcome and those that do not\.\)$' \
+		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it; "States" lists the distinct final states of the executions the model accepts, "Positive" and "Negative" count the executions that reach the outcome and those that do not\.\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and over an allowed one, where \"Ok\" answers it" 0 \
 		'^  \(herd7.s block above: "Test SB\+poonceonces Allowed" is the test.s question, whether the outcome is allowed, and "Ok" answers it; ' \
@@ -261,6 +261,16 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
 		"it is one here because steps 1 to 3 hand a lock on from P0 to P1: every store before P0 line 17 .*, x=1 too, reaches every CPU before any store P1 makes after P1 line 24 .* does, such as P1 line 26 .* \\(writes z=1\\); a lock.s hand-off does that, where a release and an acquire alone would not \\(LOCKING in explanation\\.txt\\)\\.  Step 4 is how P2 learns of line 26, " \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	# With --suggest, the answer in one line right after the verdict.
+	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
+		"$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/short" 2>&1
+	if grep -A2 '^Explanation:$' "$work/short" | tail -1 |
+	   grep -qx '  In short: to forbid it, smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below, cost 2)\.'; then
+		ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
+	else
+		not_ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
+		diag < "$work/short"
+	fi
 	# An allowed outcome: the loads of the chain first, the others apart.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus" > "$work/dcl" 2>&1

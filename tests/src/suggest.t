@@ -79,7 +79,7 @@ for lkmm in $LKMM_BINARIES; do
 	# (the default set size: processes + 2); a variant bound, not a time,
 	# so that a slow machine finds it too.
 	expect "$tag: DCL-broken: acquire on the lockless read, release on the flag store, on each CPU (cost 2: one function)" 0 \
-		'^  1\. \(cost 2: 4 edits, 2 of them repeated in the processes that are the same code, counted once\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
+		'^  1\. \(cost 2: 2 edits to the code that processes share, shown in each\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
@@ -172,7 +172,7 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
 	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
-		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; .*under rcu_read_lock\(\), which keeps the object alive and orders nothing here$' \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; .*under rcu_read_lock\(\), which keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it, and orders nothing here$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# Four CPUs, each a store then a load: the cheapest-first search runs
 	# out of variants long before four smp_mb() (cost 12); the fix found by
