@@ -1106,7 +1106,10 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 				;
 			if (i < k)
 				sb_addf(out, ": step %d (%s) sends the stores before it out ahead of "
-					"itself, and a CPU that reads it has them too", i + 1, labels[i]);
+					"itself, and %s has them too", i + 1, labels[i],
+					s->events[ev[i + 1]].kind == EV_UNLOCK ?
+					"the CPU that takes the lock next" :
+					"a CPU that reads its value");
 			sb_addf(out, ")");
 		}
 	} else {
@@ -1189,9 +1192,11 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	if (overwrite) {
 		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " only by overwriting it, not by reading it.  The order that releases "
-			"and acquires (a lock's too) hand on from CPU to CPU travels only with values "
-			"read, so it stops at that overwrite: they alone cannot forbid this.  ");
+		sb_addf(out, " only by overwriting it, not by reading it.  What releases, acquires "
+			"and a lock's hand-off carry from CPU to CPU reaches a CPU with a value it "
+			"reads; P%d never reads ", s->events[ev[i + 1]].proc);
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, ", so they alone cannot forbid this.  ");
 	}
 	at = out->len;
 	step_list(labels, n, is_memory_order, out);

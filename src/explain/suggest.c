@@ -1196,6 +1196,32 @@ static bool has_earlier_twin(const struct litmus *t, const struct edits *all, co
 	return false;
 }
 
+/*
+ * describe_set() with an edit made alike in processes that are the same
+ * code said once, at its first process: "... at P0 line 27 (and the same
+ * in P1)".
+ */
+static void describe_once(const struct litmus *t, const struct edits *all, const int *set, int n,
+			  struct strbuf *out)
+{
+	int once[n + 1], alike[n + 1], nonce = 0, nalike = 0, i;
+
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]];
+
+		if (!has_earlier_twin(t, all, set, n, e))
+			once[nonce++] = set[i];
+		else if (!nalike || alike[nalike - 1] != e->proc)
+			alike[nalike++] = e->proc;
+	}
+	describe_set(all, once, nonce, out);
+	for (i = 0; i < nalike; i++)
+		sb_addf(out, "%sP%d", !i ? " (and the same in " : i == nalike - 1 ? " and " : ", ",
+			alike[i]);
+	if (nalike)
+		sb_addf(out, ")");
+}
+
 /* What the edits of set cost: the sum of their prices, twins' edits counted once. */
 static int set_cost(const struct litmus *t, const struct edits *all, const int *set, int n)
 {
@@ -1446,7 +1472,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 									  twins, &list);
 
 						sb_addf(in_short, "to forbid it, ");
-						describe_set(all, set, k, in_short);
+						describe_once(t, all, set, k, in_short);
 						sb_addf(in_short, "%s (change 1 below, cost %d)",
 							usual ? ", the usual way to publish "
 							"data" : "", cost);
@@ -1860,7 +1886,8 @@ struct cheaper {
 	struct strbuf statement;	/* the needed one, quoted; empty if not needed */
 	int cost, against;		/* 0: none found */
 	struct strbuf what;		/* "smp_rmb() in its place" */
-	struct strbuf short_of;		/* "removing it\nsmp_rmb()\n": what let it happen */
+	bool removable;			/* removing it lets the outcome happen */
+	struct strbuf short_of;		/* "smp_rmb()\nsmp_wmb()\n": what cannot replace it */
 };
 
 static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
@@ -1889,15 +1916,26 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 		sb_addf(advice, "%s (or, cheaper, %s: cost %d against %d)\n", c->statement.buf,
 			c->what.buf, c->cost, c->against);
 	} else if (c->statement.buf) {
-		join_items_with(c->short_of.buf, " or ", &short_of);
-		sb_addf(advice, "%s as it is (%s would let it happen)\n", c->statement.buf,
-			short_of.buf);
+		int n = 0;
+		const char *p;
+
+		for (p = c->short_of.buf; p && *p; p = strchr(p, '\n') + 1)
+			n++;
+		join_items_with(c->short_of.buf, n == 2 ? " nor " : " and ", &short_of);
+		sb_addf(advice, "%s as it is (%s%s", c->statement.buf,
+			c->removable ? "removing it would let it happen" : "",
+			c->removable && n ? "; " : "");
+		if (n)
+			sb_addf(advice, "%s%s %s replace it", n == 1 ? "" : n == 2 ? "neither " :
+				"none of ", short_of.buf, n == 1 ? "cannot" : "can");
+		sb_addf(advice, ")\n");
 	}
 	sb_free(&short_of);
 	sb_free(&c->statement);
 	sb_free(&c->what);
 	sb_free(&c->short_of);
 	c->cost = c->against = 0;
+	c->removable = false;
 }
 
 /*
@@ -1974,7 +2012,7 @@ static void tell_kept_kinds(const struct link *links, int n, const char *swap,
  */
 static void tell_unvaried(const struct link *links, int n, bool lock_tried, struct strbuf *out)
 {
-	bool lock = false, dependency = false;
+	bool lock = false, dependency = false, control = false;
 	int i;
 
 	for (i = 0; i < n; i++)
@@ -1984,6 +2022,16 @@ static void tell_unvaried(const struct link *links, int n, bool lock_tried, stru
 		sb_addf(out, ", which no edit here varies (%s%s%s)",
 			lock ? "no lock is replaced or added" : "", lock && dependency ? ", " : "",
 			dependency ? "no dependency removed" : "");
+	/* What breaks a dependency is the code around it, not a barrier. */
+	for (i = 0; i < n; i++)
+		control |= !strcmp(links[i].kind, "ctrl");
+	if (dependency && !control)
+		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
+			"compiler can know is equal to it (after comparing it with a known pointer, "
+			"say)");
+	else if (dependency)
+		sb_addf(out, "; keep the dependency: the branch must test the loaded value, and "
+			"the compiler must not be able to tell which way it goes");
 	if (lock_tried)
 		sb_addf(out, "; a line below tries a release and an acquire in the lock's place");
 }
@@ -2097,12 +2145,12 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 {
 	const char *unlock = code_at(orig, l->a->line), *open = strchr(unlock, '(');
 	struct lock_lines locks = { 0 };
-	const struct edit *release, *acquire, *after_lock = NULL, *mb = NULL;
-	struct edit items[20];
+	const struct edit *release, *acquire, *after_lock = NULL, *mb = NULL, *relay;
+	struct edit items[21];
 	struct edits edits = { 0, items };
-	int set[20], proc, i;
+	int set[21], proc, i, unlock_line = 0;
 	char arg[48];
-	bool ok, reachable;
+	bool ok, reachable, relay_enough = false;
 	struct lines edited;
 
 	if (!open || !strchr(open, ')') || strchr(open, ')') - open - 1 >= (long)sizeof(arg))
@@ -2148,6 +2196,23 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	free_lines(&edited);
 	if (!ok)
 		return -1;
+	/*
+	 * What the hand-off carried on to a third CPU through the locker's
+	 * later stores, a release of the last of them carries: does it?
+	 */
+	for (i = 0; i < locks.n && !after_lock; i++)
+		if (locks.proc[i] == acquire->proc && locks.line[i] > acquire->line &&
+		    (!unlock_line || locks.line[i] < unlock_line))
+			unlock_line = locks.line[i];
+	relay = reachable && unlock_line ?
+		within_section(adds, ADD_RELEASE, acquire->proc, unlock_line, -1, &locks) : NULL;
+	if (relay && relay->line > acquire->line) {
+		items[edits.n] = *relay;
+		set[edits.n] = edits.n;
+		relay_enough = !reachable_with(c, path, text, &edits, set, edits.n + 1, &ok,
+					       &edited, NULL) && ok;
+		free_lines(&edited);
+	}
 	sb_addf(out, "  The lock hand-off from ");
 	tell_ends(orig, l->a, "to", l->b, out);
 	sb_addf(out, ": %s taken out of P%d and P%d, smp_store_release() at P%d line %d `%s` and "
@@ -2158,12 +2223,21 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 		sb_addf(out, ", and line %d `%s`, which needs the lock before it, replaced by "
 			"smp_mb() after line %d", after_lock->line, code_at(orig, after_lock->line),
 			acquire->line);
-	if (reachable)
+	if (reachable) {
 		sb_addf(out, ": the outcome becomes possible, so %s do not do the lock's work here "
 			"(a lock's hand-off does more: the stores before the unlock reach every CPU "
-			"before the stores after the lock do, which a release and an acquire promise "
-			"only to the CPU that reads the released value; LOCKING in explanation.txt)\n",
+			"before the stores after the lock do, where after an acquire a plain store "
+			"carries nothing on to a third CPU; LOCKING in explanation.txt)",
 			after_lock ? "they" : "a release and an acquire");
+		if (relay_enough) {
+			sb_addf(out, "; with P%d line %d `%s` made smp_store_release() too, still "
+				"forbidden (cost %d): a release passes on the stores its CPU has seen",
+				relay->proc, relay->line, code_at(orig, relay->line),
+				2 * edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost);
+			*swap = "releases and an acquire";
+		}
+		sb_addf(out, "\n");
+	}
 	else
 		sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome "
 			"(cost %d, where taking a lock is an atomic RMW); keep the lock where the "
@@ -2251,17 +2325,17 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
 				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
-				"pointer all the same (lockdep and sparse check it), under rcu_read_lock(), "
-				"which keeps the object alive while the updater waits for a grace period "
-				"(synchronize_rcu(), kfree_rcu()) before freeing it, and orders nothing "
-				"here\n");
+				"pointer all the same (lockdep and sparse check it), under rcu_read_lock(); "
+				"rcu_read_lock() orders nothing here: it keeps the object alive while the "
+				"updater waits for a grace period (synchronize_rcu(), kfree_rcu()) before "
+				"freeing it\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
 		if (ok[i] && reachable[i]) {
 			if (e->kind == DROP_FENCE)
-				sb_addf(&cheapest.short_of, "removing it\n");
+				cheapest.removable = true;
 			else
 				sb_addf(&cheapest.short_of, "%s()\n", e->kind == DROP_ACQUIRE ?
 					"READ_ONCE" : e->kind == DROP_RELEASE ? "WRITE_ONCE" : e->to);

@@ -191,8 +191,8 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -A6 "^  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it.*But a strong fence rules it out:$" "$work/z6" |
 		sed 's/`[^`]*`//g' > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it.  The order that releases and acquires (a lock's too) hand on from CPU to CPU travels only with values read, so it stops at that overwrite: they alone cannot forbid this.  Steps 4 (co) and 6 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
-	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and a CPU that reads it has them too).
+	  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it.  What releases, acquires and a lock's hand-off carry from CPU to CPU reaches a CPU with a value it reads; P2 never reads z=1, so they alone cannot forbid this.  Steps 4 (co) and 6 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  But a strong fence rules it out:
+	    a. P0 line 17  (writes x=1) reached P1's CPU before the fence: steps 1 and 2 carry it there (P1 need not read x itself: step 1 (release) sends the stores before it out ahead of itself, and the CPU that takes the lock next has them too).
 	    b. Step 3 (after-spinlock) is a strong fence: P1 waits there until every store it has seen, x=1 too, has reached every CPU, before anything after the fence runs.
 	    c. P1 line 29 (z=1) comes after the fence, so it ran after x=1 had reached every CPU;
 	       step 4 (co): P2 line 37 (z=2) overwrote P1 line 29 (z=1), so z=2 reached P1's CPU only after P1 line 29 ran (had it come before, z=1 would be the later store);

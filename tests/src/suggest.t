@@ -128,7 +128,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain, which no edit here varies \(no dependency removed\)\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain, which no edit here varies \(no dependency removed\); keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
 	if grep -q '^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 18 `smp_store_release(flag, 1);` and P1 line 26 `r0 = smp_load_acquire(flag);`\.$' "$work/w" &&
@@ -145,7 +145,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 20 `WRITE_ONCE\(\*flag, 1\);` and smp_load_acquire\(\) at P1 line 30 `r0 = READ_ONCE\(\*flag\);` in its place: still forbidden, so they do the lock.s ordering for this outcome \(cost 2, where taking a lock is an atomic RMW\); keep the lock where the critical sections must also exclude each other$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
-		'^  The lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 16 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 25 `r0 = READ_ONCE\(\*y\);` in its place: the outcome becomes possible, so a release and an acquire do not do the lock.s work here \(a lock.s hand-off does more: the stores before the unlock reach every CPU before the stores after the lock do, which a release and an acquire promise only to the CPU that reads the released value; LOCKING in explanation.txt\)$' \
+		'^  The lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`: mylock taken out of P0 and P1, smp_store_release\(\) at P0 line 16 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 25 `r0 = READ_ONCE\(\*y\);` in its place: the outcome becomes possible, so a release and an acquire do not do the lock.s work here \(a lock.s hand-off does more: the stores before the unlock reach every CPU before the stores after the lock do, where after an acquire a plain store carries nothing on to a third CPU; LOCKING in explanation\.txt\); with P1 line 26 `WRITE_ONCE\(\*z, 1\);` made smp_store_release\(\) too, still forbidden \(cost 3\): a release passes on the stores its CPU has seen$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ISA2: smp_mb() weakened to smp_rmb() is safe, and it rests on the lock hand-off" 0 \
@@ -157,7 +157,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" recommends the cheapest of the alternatives found" 0 \
-		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper, smp_load_acquire\(\) at line 35 in its place: cost 1 against 3\), and the lock hand-off\.$' \
+		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper, smp_load_acquire\(\) at line 35 in its place: cost 1 against 3\), and the lock hand-off \(or, as tried below, releases and an acquire in its place\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
@@ -172,7 +172,7 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
 	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
-		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; .*under rcu_read_lock\(\), which keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it, and orders nothing here$' \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; keep rcu_dereference\(\) for an RCU-protected pointer all the same \(lockdep and sparse check it\), under rcu_read_lock\(\); rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# Four CPUs, each a store then a load: the cheapest-first search runs
 	# out of variants long before four smp_mb() (cost 12); the fix found by
