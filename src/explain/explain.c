@@ -37,11 +37,11 @@ static const struct {
 	  "order that contradicts program order (coherence)" },
 	{ "atomic", "another CPU's store would land between the read and the write of "
 	  "an atomic read-modify-write" },
-	{ "happens-before", "the order in time that program order kept by dependencies, "
-	  "fences, acquire or release gives, with loads taking a store's value (rf) and, "
-	  "where a release or fence carries the store to the load's CPU, loads reading a "
-	  "value older than it (fr); the check fails when some event would have to happen "
-	  "before itself" },
+	{ "happens-before", "the order in time.  Program order counts where a dependency, "
+	  "a fence, an acquire or a release keeps it; a load comes after the store it reads "
+	  "(rf); a load that read an older value comes before a store that a release or "
+	  "fence carried to its CPU (fr).  The check fails when some event would have to "
+	  "happen before itself" },
 	{ "propagation", "a store would have to reach a CPU later than a strong fence "
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
 	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
@@ -115,13 +115,14 @@ static const struct {
 	{ "rmw", "the load and the store of one atomic read-modify-write",
 	  "ATOMIC UPDATES: rmw" },
 	{ "release", "smp_store_release(), rcu_assign_pointer(), spin_unlock(): every "
-	  "access before it in program order comes first", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	  "access before it in program order comes first, and every store that reached its "
+	  "CPU before it reaches any CPU before it does", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
 	{ "acquire", "smp_load_acquire(), spin_lock(): "
 	  "every access after it in program order comes after it",
 	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
 	{ "mb", "a full barrier (smp_mb(), a fully ordered atomic): everything before it "
-	  "comes before everything after it, and every store its CPU has seen (its own "
-	  "and those it read) reaches every CPU before anything after it runs",
+	  "comes before everything after it, and every store that has reached its CPU (its "
+	  "own too) reaches every CPU before anything after it runs",
 	  "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "wmb", "smp_wmb(): orders stores only", "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "rmb", "smp_rmb(): orders loads only", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
@@ -668,7 +669,8 @@ struct legend {
 	const char *words[LEGEND_MAX];
 	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
 	bool told_hb;		/* the 'happens-before' why, said once */
-	bool told_chain;	/* how to read a chain, said once */
+	bool told_chain;	/* a chain was told: the footer says how to read one */
+	bool chain_reads_address;	/* and how a pointer's value reads in it */
 	struct strbuf first_reads;	/* the loads of Way 1, not said again */
 	struct strbuf first_order;	/* and its order of stores */
 };
@@ -741,18 +743,9 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 {
 	int i, proc = -2;
 
-	if (!l->told_chain) {
-		sb_addf(out, "  (A chain reads left to right, back to where it started: Wx=1 is a "
-			"store of 1 to x, Rx=0 a load that reads 0, ");
-		for (i = 0; i < n && !s->events[ev[i]].val.is_addr; i++)
-			;
-		/* herd7 prints a pointer's value as the name it points to. */
-		if (i < n)
-			sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
-		sb_addf(out, "P1: the CPU of what follows; each ->word says how the next event "
-			"is linked to the one before, and \"Words used\" defines it.)\n");
-	}
 	l->told_chain = true;
+	for (i = 0; i < n; i++)
+		l->chain_reads_address |= s->events[ev[i]].val.is_addr;
 	sb_addf(out, "  Chain:");
 	for (i = 0; i <= n; i++) {
 		const struct event *e = &s->events[ev[i % n]];
@@ -1433,7 +1426,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	sb_free(&order);
 	/* Its steps are Way 1's words again; the chain line says them. */
 	if (!same_loads || s->pair) {
-		sb_addf(out, s->pair || strcmp(s->check, "happens-before") ? "  Step by step:\n" :
+		sb_addf(out, s->pair ? "  Step by step:\n" : strcmp(s->check, "happens-before") ?
+			"  Step by step (not every step is one in time: see the why below):\n" :
 			"  Step by step, each event must come after the one before:\n");
 		sb_addf(out, "%s", steps.buf);
 	}
@@ -1626,9 +1620,11 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"only a full barrier orders a store before a later load.\n");
 		return;
 	}
-	sb_addf(out, "  No interleaving gives it: it needs these accesses to take effect out "
-		"of program order, and nothing in the test orders them (no fence, acquire, "
-		"release or dependency between them):\n");
+	sb_addf(out, "  No interleaving gives it: it needs %s to take effect out of program "
+		"order, and nothing in the test orders %s (no fence, acquire, release or "
+		"dependency between them)%s:\n", n == 1 ? "these accesses" :
+		"the accesses of one of these pairs (either is enough)", n == 1 ? "them" : "any",
+		n == 1 ? "" : ", so forbidding it takes ordering each pair");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;
@@ -1746,14 +1742,14 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			} else {
 				sb_addf(out, "  P%d never takes %s", proc, p->loc_names[lk->loc]);
 			}
-			sb_addf(out, ".  A lock orders only the critical sections of the CPUs "
-				"that take it, so ");
+			sb_addf(out, ".  A lock orders a critical section against the next one "
+				"to take it, not for a CPU that skips it: ");
 			name_statement(p, lk, out);
 			sb_addf(out, " orders nothing P%d does here", proc);
 			if (chain_stores(s, cycle, len, lk->proc))
-				sb_addf(out, ", nor the order in which P%d sees the stores P%d makes "
-					"under it: the unlock orders them before itself, not one "
-					"before the other", proc, lk->proc);
+				sb_addf(out, ", and P%d may see the stores P%d makes under it in "
+					"either order (the unlock orders them before itself, not one "
+					"before the other)", proc, lk->proc);
 			sb_addf(out, ".");
 			if (branch && recheck) {
 				sb_addf(out, "  The recheck at line %d `", recheck);
@@ -2048,7 +2044,6 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	opening(p, o, shape, out);
 	if (in_short && *in_short)
 		sb_addf(out, "  In short: %s.\n", in_short);
-	herd7_gloss(p, o, out);
 	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
@@ -2057,6 +2052,17 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	legend_print(&l, out);
+	/* The notes every output would repeat come last, for whoever needs them. */
+	if (l.told_chain) {
+		sb_addf(out, "  How to read a chain: left to right, back to where it started; "
+			"Wx=1 is a store of 1 to x, Rx=0 a load that reads 0, ");
+		/* herd7 prints a pointer's value as the name it points to. */
+		if (l.chain_reads_address)
+			sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
+		sb_addf(out, "P1: the CPU of what follows; each ->word says how the next event "
+			"is linked to the one before, as \"Words used\" defines it.\n");
+	}
+	herd7_gloss(p, o, out);
 	sb_free(&l.first_reads);
 	sb_free(&l.first_order);
 	sb_free(&body);
