@@ -323,7 +323,8 @@ struct cat_eval {
 	struct vec flags;
 	const struct cat_stmt *failed;	/* the check being rejected, if any */
 	unsigned long mono_gen;		/* static generation `prunes` is for */
-	struct prefix_tally *tallies;	/* by member of a cross (member_key()), this structure */
+	struct prefix_tally *tallies;	/* by member of a cross (member_key()), then by reads
+					   read from (cat_partial_fails()), this structure */
 
 	/*
 	 * What cat_level_analyse() last read of static values, in order
