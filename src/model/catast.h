@@ -194,20 +194,28 @@ struct classes_kept {
 };
 
 /*
- * The set a `with` chooses from, kept from one execution to the next
- * while the values it is made of are the same (cateval.c's
- * with_domain()): its inputs are the slots its text reads that are not
- * static; what it reads through functions is static (a function's level
- * is its body's).  It lives in an arena of its own, with copies of the
- * inputs' values it was made from.
+ * The sets a `with` chooses from, kept from one execution to the next
+ * for the values they are made of (cateval.c's with_domain()): its
+ * inputs are the slots its text reads that are not static; what it reads
+ * through functions is static (a function's level is its body's).  Each
+ * set lives in an arena of its own, with copies of the inputs' values it
+ * was made from.
  */
-enum { WITH_INPUTS = 4 };
+enum { WITH_INPUTS = 4, WITH_KEPT = 64 };
+struct with_kept {
+	uint64_t hash;				/* of the keys (inputs_hash()) */
+	struct cat_value *keys[WITH_INPUTS];	/* the inputs' values coll was made of */
+	struct cat_value *coll;			/* NULL: none kept */
+	unsigned long used;			/* when last found (with_memo.clock) */
+};
+
 struct with_memo {
 	unsigned long static_gen;	/* inputs found for this structure... */
-	bool usable;			/* ...and whether the set may be kept */
+	bool usable;			/* ...and whether the sets may be kept */
 	int inputs[WITH_INPUTS], ninputs;
-	struct cat_value *keys[WITH_INPUTS];	/* their values when coll was made */
-	struct cat_value *coll;		/* NULL: none kept */
+	struct with_kept kept[WITH_KEPT];
+	int last;			/* the one found last, tried first */
+	unsigned long clock;
 };
 
 /* A static value the level analysis read, and whether it was empty. */
@@ -307,7 +315,7 @@ struct cat_eval {
 	const struct execution *x;
 	unsigned long *gens;		/* level -> generation */
 	unsigned long last_gen;		/* the last generation given (renew_levels()) */
-	struct cat_arena *arenas;	/* level -> its arena; nlevels + level: its with's memo's */
+	struct cat_arena *arenas;	/* level -> its arena; then WITH_KEPT a level: its with's kept sets' */
 	struct with_memo *memos;	/* by the level of their with */
 	int arena;			/* the one allocating */
 	struct set *all;		/* every event */
@@ -315,7 +323,8 @@ struct cat_eval {
 	struct vec flags;
 	const struct cat_stmt *failed;	/* the check being rejected, if any */
 	unsigned long mono_gen;		/* static generation `prunes` is for */
-	struct prefix_tally *tallies;	/* by member of a cross (member_key()), this structure */
+	struct prefix_tally *tallies;	/* by member of a cross (member_key()), then by reads
+					   read from (cat_partial_fails()), this structure */
 
 	/*
 	 * What cat_level_analyse() last read of static values, in order
