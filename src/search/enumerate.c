@@ -106,7 +106,13 @@ struct enumeration {
 	int words;
 	uint64_t ***need, ***give;
 	uint64_t **later_give;
-	uint64_t *avail;	/* scratch */
+	/*
+	 * From words * p on, gave and needed hold what the runs picked for
+	 * processes < p write and read.
+	 */
+	uint64_t *gave, *needed;
+	/* givers[p]: per pair id, the runs of p that write it (ntraces / 64 + 1 words) */
+	uint64_t **givers;
 	bool stop;		/* -speedcheck fast decided the condition */
 	/*
 	 * Whether to judge partial executions (cat_partial_fails()), which
@@ -1034,11 +1040,13 @@ static void summarize_runs(struct enumeration *en)
 					pair_id(&vp, e->loc, e->val);
 			}
 	en->words = vp.n / 64 + 1;
+	en->givers = xcalloc(p->nprocs, sizeof(*en->givers));
 	en->need = xcalloc(p->nprocs, sizeof(*en->need));
 	en->give = xcalloc(p->nprocs, sizeof(*en->give));
 	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
 	en->later_give[p->nprocs] = xcalloc(en->words, sizeof(uint64_t));
-	en->avail = xcalloc(en->words, sizeof(uint64_t));
+	en->gave = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->needed = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
 	for (i = p->nprocs - 1; i >= 0; i--) {
 		int ntraces = p->procs[i].ntraces;
 
@@ -1046,6 +1054,7 @@ static void summarize_runs(struct enumeration *en)
 		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
 		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
+		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
@@ -1054,9 +1063,12 @@ static void summarize_runs(struct enumeration *en)
 			for (k = 0; k < tr->nevents; k++) {
 				const struct trace_event *e = &tr->events[k];
 
-				if (e->kind == EV_WRITE)
-					bit_set(en->give[i][t], pair_id(&vp, e->loc, e->val));
-				else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
+				if (e->kind == EV_WRITE) {
+					int id = pair_id(&vp, e->loc, e->val);
+
+					bit_set(en->give[i][t], id);
+					bit_set(en->givers[i] + id * (ntraces / 64 + 1), t);
+				} else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
 					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
 			}
 			for (k = 0; k < en->words; k++)
@@ -1077,35 +1089,76 @@ static void free_summaries(struct enumeration *en)
 			free(en->need[i][t]);
 			free(en->give[i][t]);
 		}
+		free(en->givers[i]);
 		free(en->need[i]);
 		free(en->give[i]);
 	}
 	for (i = 0; i <= p->nprocs; i++)
 		free(en->later_give[i]);
+	free(en->givers);
 	free(en->need);
 	free(en->give);
 	free(en->later_give);
-	free(en->avail);
+	free(en->gave);
+	free(en->needed);
 }
 
 /*
- * Whether the runs picked for processes before `proc` can still read
+ * Whether the runs picked for processes up to `proc` can still read
  * what they read: from a picked run, or from some run of a process not
- * picked yet.
+ * picked yet.  What the picked runs give and need is carried from one
+ * process to the next, so that a node of the search costs a few words,
+ * not a pass over the processes before it.
  */
-static bool feasible(struct enumeration *en, int proc)
+static bool picked_fits(struct enumeration *en, int proc)
 {
-	int i, k;
+	const uint64_t *give = en->give[proc][en->pick[proc]];
+	const uint64_t *need = en->need[proc][en->pick[proc]];
+	const uint64_t *later = en->later_give[proc + 1];
+	uint64_t *gave = en->gave + en->words * proc, *needed = en->needed + en->words * proc;
+	uint64_t missing = 0;
 
-	memcpy(en->avail, en->later_give[proc], en->words * sizeof(uint64_t));
-	for (i = 0; i < proc; i++)
-		for (k = 0; k < en->words; k++)
-			en->avail[k] |= en->give[i][en->pick[i]][k];
-	for (i = 0; i < proc; i++)
-		for (k = 0; k < en->words; k++)
-			if (en->need[i][en->pick[i]][k] & ~en->avail[k])
-				return false;
-	return true;
+	for (int k = 0; k < en->words; k++) {
+		gave[en->words + k] = gave[k] | give[k];
+		needed[en->words + k] = needed[k] | need[k];
+		missing |= needed[en->words + k] & ~(gave[en->words + k] | later[k]);
+	}
+	return !missing;
+}
+
+/*
+ * A pair the runs picked before proc read that only proc's run can still
+ * write, or -1: then only the runs of proc that write it can fit.
+ */
+static int lone_need(const struct enumeration *en, int proc)
+{
+	const uint64_t *gave = en->gave + en->words * proc, *needed = en->needed + en->words * proc;
+
+	for (int k = 0; k < en->words; k++) {
+		uint64_t m = needed[k] & ~(gave[k] | en->later_give[proc + 1][k]);
+
+		if (m)
+			return k * 64 + __builtin_ctzll(m);
+	}
+	return -1;
+}
+
+/* The first run of proc from t on that writes pair id (any if id < 0). */
+static int next_run(const struct enumeration *en, int proc, int id, int t)
+{
+	int n = en->prog->procs[proc].ntraces;
+	const uint64_t *runs;
+
+	if (id < 0)
+		return t;
+	runs = en->givers[proc] + id * (n / 64 + 1);
+	for (; t < n; t = (t / 64 + 1) * 64) {
+		uint64_t m = runs[t / 64] & (~UINT64_C(0) << (t % 64));
+
+		if (m)
+			return t / 64 * 64 + __builtin_ctzll(m);
+	}
+	return n;
 }
 
 /* The first run proc may take: none before its previous twin's. */
@@ -1128,8 +1181,9 @@ static bool twins_in_order(const struct enumeration *en, int n)
 static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
+	int id;
 
-	if (en->stop || !feasible(en, proc) || !may_matter(en, proc, 0))
+	if (en->stop || !may_matter(en, proc, 0))
 		return;
 	if (proc == p->nprocs) {
 		en->out->combinations++;
@@ -1143,9 +1197,12 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
-	for (en->pick[proc] = first_run(en, proc); en->pick[proc] < p->procs[proc].ntraces &&
-	     !en->stop; en->pick[proc]++)
-		each_combination(en, proc + 1);
+	id = lone_need(en, proc);
+	for (en->pick[proc] = next_run(en, proc, id, first_run(en, proc));
+	     en->pick[proc] < p->procs[proc].ntraces && !en->stop;
+	     en->pick[proc] = next_run(en, proc, id, en->pick[proc] + 1))
+		if (picked_fits(en, proc))
+			each_combination(en, proc + 1);
 }
 
 static void add_var(struct outcomes *o, int proc, int index, const char *name)
@@ -1428,6 +1485,7 @@ struct search_thread {
 static void search_jobs(void *arg)
 {
 	struct enumeration *en = arg;
+	int d, depth = en->shared->depth;
 
 	for (;;) {
 		long job = atomic_fetch_add(&en->shared->next_job, 1);
@@ -1435,8 +1493,11 @@ static void search_jobs(void *arg)
 		if (job >= en->shared->njobs || en->stop || atomic_load(&en->shared->stop))
 			break;
 		pick_job(en, job);
-		if (twins_in_order(en, en->shared->depth))
-			each_combination(en, en->shared->depth);
+		/* Carried process by process: runs that fit together fit at each step. */
+		for (d = 0; d < depth && picked_fits(en, d); d++)
+			;
+		if (d == depth && twins_in_order(en, depth))
+			each_combination(en, depth);
 	}
 }
 
