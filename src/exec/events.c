@@ -42,7 +42,7 @@ struct value_sets {
 	struct value_set known, found;
 	bool grew;
 	struct value_set consts;	/* while seed_constants() runs */
-	struct run *run;		/* while run_process() runs */
+	struct run *run;		/* every process's, in turn: made once */
 };
 
 /* The state of one run of one process. */
@@ -932,7 +932,7 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	if (pi->ntraces == r->limits->max_traces)
 		die(EXIT_LIMIT, "%s: process P%d has more than %d runs (raise -max-traces)",
 		    r->prog->test->file, r->proc, r->limits->max_traces);
-	pi->traces = xrealloc(pi->traces, (pi->ntraces + 1) * sizeof(*pi->traces));
+	pi->traces = grow_array(pi->traces, pi->ntraces, &pi->traces_cap, sizeof(*pi->traces));
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
 	tr->events = xmalloc((r->nevents ? r->nevents : 1) * sizeof(*tr->events));
@@ -952,7 +952,7 @@ static void free_traces(struct proc_info *pi)
 	}
 	free(pi->traces);
 	pi->traces = NULL;
-	pi->ntraces = 0;
+	pi->ntraces = pi->traces_cap = 0;
 }
 
 /* All runs of one process, odometer style. */
@@ -960,14 +960,14 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 			const struct event_limits *limits)
 {
 	struct proc_info *pi = &p->procs[proc];
-	struct run *r = sets->run = xcalloc(1, sizeof(*r));
+	struct run *r = sets->run;
 	int d;
 
 	r->prog = p;
 	r->sets = sets;
 	r->limits = limits;
 	r->proc = proc;
-	r->regs = xcalloc(pi->nregs ? pi->nregs : 1, sizeof(*r->regs));
+	r->nchoices = 0;
 	free_traces(pi);
 	for (;;) {
 		reset_run(r);
@@ -981,9 +981,6 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 		r->choice[d]++;
 		r->nchoices = d + 1;
 	}
-	free(r->regs);
-	free(r);
-	sets->run = NULL;
 }
 
 static struct value_set new_value_set(int nlocs)
@@ -1107,7 +1104,8 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 		   enum rmw_style rmw_style)
 {
 	struct value_sets *sets;
-	int i, round;
+	struct tval *regs;
+	int i, round, nregs = 0;
 
 	p->test = t;
 	p->rmw_style = rmw_style;
@@ -1115,6 +1113,12 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 	p->procs = xcalloc(t->nprocs, sizeof(*p->procs));
 	sets = p->building = xcalloc(1, sizeof(*sets));
 	collect_names(p);
+	for (i = 0; i < p->nprocs; i++)
+		nregs = p->procs[i].nregs > nregs ? p->procs[i].nregs : nregs;
+	/* Not cleared: a run writes its events and choices before it reads them. */
+	regs = xcalloc(nregs ? nregs : 1, sizeof(*regs));
+	sets->run = xmalloc(sizeof(*sets->run));
+	sets->run->regs = regs;
 	set_initial_values(p);
 	sets->known = new_value_set(p->nlocs);
 	sets->found = new_value_set(p->nlocs);
