@@ -1052,14 +1052,17 @@ static void summarize_runs(struct enumeration *en)
 
 		en->need[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->need));
 		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
+		/* The runs' sets in one block each, from need[i][0] and give[i][0] on. */
+		en->need[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
+		en->give[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
 		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
 		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
-			en->need[i][t] = xcalloc(en->words, sizeof(uint64_t));
-			en->give[i][t] = xcalloc(en->words, sizeof(uint64_t));
+			en->need[i][t] = en->need[i][0] + t * en->words;
+			en->give[i][t] = en->give[i][0] + t * en->words;
 			for (k = 0; k < tr->nevents; k++) {
 				const struct trace_event *e = &tr->events[k];
 
@@ -1082,13 +1085,11 @@ static void summarize_runs(struct enumeration *en)
 static void free_summaries(struct enumeration *en)
 {
 	const struct program *p = en->prog;
-	int i, t;
+	int i;
 
 	for (i = 0; i < p->nprocs; i++) {
-		for (t = 0; t < p->procs[i].ntraces; t++) {
-			free(en->need[i][t]);
-			free(en->give[i][t]);
-		}
+		free(en->need[i][0]);
+		free(en->give[i][0]);
 		free(en->givers[i]);
 		free(en->need[i]);
 		free(en->give[i]);
