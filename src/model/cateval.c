@@ -1589,7 +1589,7 @@ struct cat_eval *cat_eval_new(const struct cat_model *m)
 	for (int i = 0; i < m->invariants.len; i++)
 		ev->stmts[m->stmts.len + i].level =
 			((const struct cat_stmt *)m->invariants.items[i])->level;
-	ev->marks = xcalloc(m->nexprs + 1, sizeof(*ev->marks));
+	cat_level_memos_new(ev);
 	ev->gens = xcalloc(m->nlevels, sizeof(*ev->gens));
 	ev->arenas = xcalloc(2 * m->nlevels, sizeof(*ev->arenas));
 	ev->memos = xcalloc(m->nlevels, sizeof(*ev->memos));
@@ -1625,7 +1625,6 @@ void cat_eval_free(struct cat_eval *ev)
 	vec_free(&ev->flags);
 	free(ev->slots);
 	free(ev->stmts);
-	free(ev->marks);
 	free(ev);
 }
 
