@@ -15,10 +15,12 @@
 
 #include "search.h"
 
+/* (location, value) pairs by id, found through a table of size slots (a power of 2). */
 struct value_pairs {
-	int n;
+	int n, size;
 	int *loc;
 	struct value *val;
+	int *slots;		/* 1 + an id, or 0 */
 };
 
 /*
@@ -1004,19 +1006,39 @@ static void each_rf(struct enumeration *en, int k)
 		each_rf(en, k + 1);
 }
 
+/* Where the pair is in the table, or where it goes. */
+static int *pair_slot(struct value_pairs *vp, int loc, struct value v)
+{
+	uint64_t h = ((uint64_t)v.n * 2 + v.is_addr) * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)loc;
+	int i = (int)((h ^ h >> 32) & (uint64_t)(vp->size - 1));
+
+	while (vp->slots[i] && (vp->loc[vp->slots[i] - 1] != loc ||
+				!value_eq(vp->val[vp->slots[i] - 1], v)))
+		i = (i + 1) & (vp->size - 1);
+	return &vp->slots[i];
+}
+
 /* The id of a (location, value) pair, interning it on first sight. */
 static int pair_id(struct value_pairs *vp, int loc, struct value v)
 {
-	int i;
+	int *slot;
 
-	for (i = 0; i < vp->n; i++)
-		if (vp->loc[i] == loc && value_eq(vp->val[i], v))
-			return i;
-	vp->loc = xrealloc(vp->loc, (vp->n + 1) * sizeof(*vp->loc));
-	vp->val = xrealloc(vp->val, (vp->n + 1) * sizeof(*vp->val));
-	vp->loc[vp->n] = loc;
-	vp->val[vp->n] = v;
-	return vp->n++;
+	if (2 * (vp->n + 1) > vp->size) {
+		free(vp->slots);
+		vp->size = vp->size ? 2 * vp->size : 64;
+		vp->slots = xcalloc(vp->size, sizeof(*vp->slots));
+		vp->loc = xrealloc(vp->loc, vp->size * sizeof(*vp->loc));
+		vp->val = xrealloc(vp->val, vp->size * sizeof(*vp->val));
+		for (int i = 0; i < vp->n; i++)
+			*pair_slot(vp, vp->loc[i], vp->val[i]) = i + 1;
+	}
+	slot = pair_slot(vp, loc, v);
+	if (!*slot) {
+		vp->loc[vp->n] = loc;
+		vp->val[vp->n] = v;
+		*slot = ++vp->n;
+	}
+	return *slot - 1;
 }
 
 static void bit_set(uint64_t *bits, int i)
@@ -1080,6 +1102,7 @@ static void summarize_runs(struct enumeration *en)
 	}
 	free(vp.loc);
 	free(vp.val);
+	free(vp.slots);
 }
 
 static void free_summaries(struct enumeration *en)
