@@ -52,6 +52,7 @@ struct run {
 	const struct event_limits *limits;
 	int proc;
 	struct tval *regs;
+	struct tval *start;	/* the registers at the start of each run of proc (after regs) */
 	uint64_t ctrl;		/* loads the branches taken so far depend on */
 	int nevents;
 	struct trace_event events[MAX_PROC_EVENTS];
@@ -904,20 +905,25 @@ static void set_initial_values(struct program *p)
 }
 
 /* Registers at the start of a run: parameters point at their globals. */
-static void reset_run(struct run *r)
+static void start_regs(struct run *r)
 {
 	const struct litmus *t = r->prog->test;
 	const struct process *pr = &t->procs[r->proc];
 	int i;
 
-	memset(r->regs, 0, r->prog->procs[r->proc].nregs * sizeof(*r->regs));
+	memset(r->start, 0, r->prog->procs[r->proc].nregs * sizeof(*r->start));
 	for (i = 0; i < pr->nparams; i++)
-		r->regs[program_reg(r->prog, r->proc, pr->params[i].name)].v =
+		r->start[program_reg(r->prog, r->proc, pr->params[i].name)].v =
 			(struct value){ true, program_loc(r->prog, pr->params[i].name) };
 	for (i = 0; i < t->ninit; i++)
 		if (t->init[i].proc == r->proc && t->init[i].has_value)
-			r->regs[program_reg(r->prog, r->proc, t->init[i].name)].v =
+			r->start[program_reg(r->prog, r->proc, t->init[i].name)].v =
 				init_value(r->prog, &t->init[i].value);
+}
+
+static void reset_run(struct run *r)
+{
+	memcpy(r->regs, r->start, r->prog->procs[r->proc].nregs * sizeof(*r->regs));
 	r->ctrl = 0;
 	r->nevents = 0;
 	r->depth = 0;
@@ -968,6 +974,7 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 	r->limits = limits;
 	r->proc = proc;
 	r->nchoices = 0;
+	start_regs(r);
 	free_traces(pi);
 	for (;;) {
 		reset_run(r);
@@ -1116,9 +1123,10 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 	for (i = 0; i < p->nprocs; i++)
 		nregs = p->procs[i].nregs > nregs ? p->procs[i].nregs : nregs;
 	/* Not cleared: a run writes its events and choices before it reads them. */
-	regs = xcalloc(nregs ? nregs : 1, sizeof(*regs));
+	regs = xcalloc(2 * (nregs ? nregs : 1), sizeof(*regs));
 	sets->run = xmalloc(sizeof(*sets->run));
 	sets->run->regs = regs;
+	sets->run->start = regs + (nregs ? nregs : 1);
 	set_initial_values(p);
 	sets->known = new_value_set(p->nlocs);
 	sets->found = new_value_set(p->nlocs);
