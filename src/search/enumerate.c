@@ -115,6 +115,7 @@ struct enumeration {
 	uint64_t *gave, *needed;
 	/* givers[p]: per pair id, the runs of p that write it (ntraces / 64 + 1 words) */
 	uint64_t **givers;
+	uint64_t **fit_runs;	/* fit_runs[p]: the runs of p that may fit now (lone_runs()) */
 	bool stop;		/* -speedcheck fast decided the condition */
 	/*
 	 * Whether to judge partial executions (cat_partial_fails()), which
@@ -1063,6 +1064,7 @@ static void summarize_runs(struct enumeration *en)
 			}
 	en->words = vp.n / 64 + 1;
 	en->givers = xcalloc(p->nprocs, sizeof(*en->givers));
+	en->fit_runs = xcalloc(p->nprocs, sizeof(*en->fit_runs));
 	en->need = xcalloc(p->nprocs, sizeof(*en->need));
 	en->give = xcalloc(p->nprocs, sizeof(*en->give));
 	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
@@ -1080,6 +1082,7 @@ static void summarize_runs(struct enumeration *en)
 		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
 		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->fit_runs[i] = xcalloc(ntraces / 64 + 1, sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
@@ -1114,12 +1117,14 @@ static void free_summaries(struct enumeration *en)
 		free(en->need[i][0]);
 		free(en->give[i][0]);
 		free(en->givers[i]);
+		free(en->fit_runs[i]);
 		free(en->need[i]);
 		free(en->give[i]);
 	}
 	for (i = 0; i <= p->nprocs; i++)
 		free(en->later_give[i]);
 	free(en->givers);
+	free(en->fit_runs);
 	free(en->need);
 	free(en->give);
 	free(en->later_give);
@@ -1151,33 +1156,37 @@ static bool picked_fits(struct enumeration *en, int proc)
 }
 
 /*
- * A pair the runs picked before proc read that only proc's run can still
- * write, or -1: then only the runs of proc that write it can fit.
+ * The runs of proc that may fit after the runs picked before it, in
+ * fit_runs[proc]: those that write every pair the picked runs read that
+ * no other process can still write.  Whether there is one.
  */
-static int lone_need(const struct enumeration *en, int proc)
+static bool lone_runs(struct enumeration *en, int proc)
 {
 	const uint64_t *gave = en->gave + en->words * proc, *needed = en->needed + en->words * proc;
+	int n = en->prog->procs[proc].ntraces, rwords = n / 64 + 1;
+	uint64_t *cand = en->fit_runs[proc], any = 0;
 
-	for (int k = 0; k < en->words; k++) {
-		uint64_t m = needed[k] & ~(gave[k] | en->later_give[proc + 1][k]);
+	for (int j = 0; j < rwords; j++)
+		cand[j] = j < n / 64 ? ~UINT64_C(0) : (UINT64_C(1) << n % 64) - 1;
+	for (int k = 0; k < en->words; k++)
+		for (uint64_t m = needed[k] & ~(gave[k] | en->later_give[proc + 1][k]); m; m &= m - 1) {
+			const uint64_t *runs = en->givers[proc] + (k * 64 + __builtin_ctzll(m)) * rwords;
 
-		if (m)
-			return k * 64 + __builtin_ctzll(m);
-	}
-	return -1;
+			for (int j = 0; j < rwords; j++)
+				cand[j] &= runs[j];
+		}
+	for (int j = 0; j < rwords; j++)
+		any |= cand[j];
+	return any;
 }
 
-/* The first run of proc from t on that writes pair id (any if id < 0). */
-static int next_run(const struct enumeration *en, int proc, int id, int t)
+/* The first run of proc from t on in fit_runs[proc], or ntraces. */
+static int next_run(const struct enumeration *en, int proc, int t)
 {
 	int n = en->prog->procs[proc].ntraces;
-	const uint64_t *runs;
 
-	if (id < 0)
-		return t;
-	runs = en->givers[proc] + id * (n / 64 + 1);
 	for (; t < n; t = (t / 64 + 1) * 64) {
-		uint64_t m = runs[t / 64] & (~UINT64_C(0) << (t % 64));
+		uint64_t m = en->fit_runs[proc][t / 64] & (~UINT64_C(0) << (t % 64));
 
 		if (m)
 			return t / 64 * 64 + __builtin_ctzll(m);
@@ -1202,10 +1211,16 @@ static bool twins_in_order(const struct enumeration *en, int n)
 	return true;
 }
 
+/* Whether a combination may start with the runs picked before proc (fit_runs[proc] set). */
+static bool may_go_on(struct enumeration *en, int proc)
+{
+	return proc == en->prog->nprocs || lone_runs(en, proc);
+}
+
+/* The combinations below the runs picked before proc, which may_go_on(). */
 static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
-	int id;
 
 	if (en->stop || !may_matter(en, proc, 0))
 		return;
@@ -1221,11 +1236,10 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
-	id = lone_need(en, proc);
-	for (en->pick[proc] = next_run(en, proc, id, first_run(en, proc));
+	for (en->pick[proc] = next_run(en, proc, first_run(en, proc));
 	     en->pick[proc] < p->procs[proc].ntraces && !en->stop;
-	     en->pick[proc] = next_run(en, proc, id, en->pick[proc] + 1))
-		if (picked_fits(en, proc))
+	     en->pick[proc] = next_run(en, proc, en->pick[proc] + 1))
+		if (picked_fits(en, proc) && may_go_on(en, proc + 1))
 			each_combination(en, proc + 1);
 }
 
@@ -1520,7 +1534,7 @@ static void search_jobs(void *arg)
 		/* Carried process by process: runs that fit together fit at each step. */
 		for (d = 0; d < depth && picked_fits(en, d); d++)
 			;
-		if (d == depth && twins_in_order(en, depth))
+		if (d == depth && twins_in_order(en, depth) && may_go_on(en, depth))
 			each_combination(en, depth);
 	}
 }
@@ -1629,7 +1643,7 @@ static void search(void *arg)
 
 	if (depth)
 		split_search(job->en, job->nthreads, depth);
-	else
+	else if (may_go_on(job->en, 0))
 		each_combination(job->en, 0);
 }
 
