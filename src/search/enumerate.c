@@ -92,7 +92,7 @@ struct enumeration {
 	int *cand_store;
 	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
-	int *choices_from;	/* [k]: reads from k on with more than one write */
+	long *leaves_from;	/* [k]: the ways the reads from k on may read, up to LEAVES_MAX */
 	int *first_write;	/* per location: its first write, -1 if none */
 	int *next_write;	/* per write: the next of its location, -1 if none */
 
@@ -281,6 +281,13 @@ static void build_static_relations(struct enumeration *en)
 }
 
 /*
+ * Partial judgements cut about two in five of what they judge, at about
+ * the price of a verdict each: where a combination's reads may read in
+ * fewer than PARTIAL_MIN ways, the executions cost less than the cuts.
+ */
+enum { PARTIAL_MIN = 64, LEAVES_MAX = 1 << 20 };
+
+/*
  * For every read, the writes of the same location and value.  The
  * buffers are reused from one combination to the next: this runs for
  * every combination of runs.
@@ -326,10 +333,11 @@ static bool collect_rf_candidates(struct enumeration *en)
 		if (!en->ncands[k])
 			return false;
 	}
-	en->choices_from = xrealloc(en->choices_from, (en->nreads + 1) * sizeof(*en->choices_from));
-	en->choices_from[en->nreads] = 0;
+	en->leaves_from = xrealloc(en->leaves_from, (en->nreads + 1) * sizeof(*en->leaves_from));
+	en->leaves_from[en->nreads] = 1;
 	for (i = en->nreads - 1; i >= 0; i--)
-		en->choices_from[i] = en->choices_from[i + 1] + (en->ncands[i] > 1);
+		en->leaves_from[i] = en->ncands[i] * en->leaves_from[i + 1] < LEAVES_MAX ?
+				     en->ncands[i] * en->leaves_from[i + 1] : LEAVES_MAX;
 	return true;
 }
 
@@ -984,7 +992,8 @@ static bool partial_fails(struct enumeration *en, int k)
 	 * Only after a read that had a choice, and with choices left below:
 	 * a forced read adds nothing the next choice or judge() would not see.
 	 */
-	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || !en->choices_from[k])
+	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || en->leaves_from[k] == 1 ||
+	    en->leaves_from[0] < PARTIAL_MIN)
 		return false;
 	rel_init(x->rf, x->nevents);
 	for (int i = 0; i < k; i++)
@@ -1458,7 +1467,7 @@ static void end_search(struct enumeration *en)
 	free(en->cand_store);
 	free(en->known);
 	free(en->rf_pick);
-	free(en->choices_from);
+	free(en->leaves_from);
 	free(en->first_write);
 	free(en->next_write);
 	free(en->x.events);
