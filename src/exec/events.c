@@ -62,6 +62,15 @@ struct run {
 	int alternatives[MAX_PROC_EVENTS * 2];
 	int depth;		/* choice points met so far in this run */
 	bool abandoned;		/* the run went where herd7 drops it */
+	/*
+	 * Registers by the name as the test's tree spells it (each use its
+	 * own string), found by strcmp() once: every run of every round
+	 * reads them again.
+	 */
+	struct reg_seen {
+		const char *name;
+		int proc, reg;
+	} seen[64];
 };
 
 static const struct value zero;
@@ -544,11 +553,16 @@ static struct tval srcu_value(struct run *r, const struct expr *e)
 
 static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
 {
-	int i = program_reg(r->prog, r->proc, name);
+	struct reg_seen *s = &r->seen[(uintptr_t)name / 8 % (sizeof(r->seen) / sizeof(*r->seen))];
 
-	if (i < 0)
-		die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
-	return &r->regs[i];
+	if (s->name != name || s->proc != r->proc) {
+		int i = program_reg(r->prog, r->proc, name);
+
+		if (i < 0)
+			die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
+		*s = (struct reg_seen){ name, r->proc, i };
+	}
+	return &r->regs[s->reg];
 }
 
 static struct tval eval(struct run *r, const struct expr *e)
@@ -1125,6 +1139,7 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 	/* Not cleared: a run writes its events and choices before it reads them. */
 	regs = xcalloc(2 * (nregs ? nregs : 1), sizeof(*regs));
 	sets->run = xmalloc(sizeof(*sets->run));
+	memset(sets->run->seen, 0, sizeof(sets->run->seen));
 	sets->run->regs = regs;
 	sets->run->start = regs + (nregs ? nregs : 1);
 	set_initial_values(p);
