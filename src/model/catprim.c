@@ -112,28 +112,44 @@ static const struct {
 	{ "loc", loc_key, false },
 };
 
-/* The relation named `name` in pair_kinds. */
+/*
+ * The relation named `name` in pair_kinds.  Events of one key have one
+ * row: it is made once, for the first of them, and copied to the others.
+ */
 static struct cat_value *pairs_by(struct cat_eval *ev, const char *name)
 {
 	const struct execution *x = ev->x;
 	struct cat_value *v = cat_new_rel(ev);
 	struct rel *r = v->u.rel;
 	int n = x->nevents, key[n + 1];
+	bool done[n + 1];
 	size_t k = 0;
 	bool differ;
 
 	while (strcmp(pair_kinds[k].name, name))
 		k++;
 	differ = pair_kinds[k].differ;
-	for (int a = 0; a < n; a++)
+	for (int a = 0; a < n; a++) {
 		key[a] = pair_kinds[k].key(&x->events[a], a);
+		done[a] = key[a] < 0 && !differ;
+	}
 	for (int a = 0; a < n; a++) {
 		uint64_t *row = r->w + (size_t)a * r->words;
 
-		if (key[a] < 0 && !differ)
+		if (done[a])
 			continue;
-		for (int b = 0; b < n; b++)
-			row[b / 64] |= (uint64_t)((key[a] == key[b]) != differ) << (b % 64);
+		for (int b = a; b < n; b++)
+			row[b / 64] |= (uint64_t)(key[a] == key[b]) << (b % 64);
+		if (differ) {
+			for (int i = 0; i < r->words; i++)
+				row[i] = ~row[i];
+			row[r->words - 1] &= ~UINT64_C(0) >> (63 - (n - 1) % 64);
+		}
+		for (int b = a + 1; b < n; b++)
+			if (key[b] == key[a]) {
+				memcpy(r->w + (size_t)b * r->words, row, r->words * sizeof(*row));
+				done[b] = true;
+			}
 	}
 	return v;
 }
