@@ -169,7 +169,8 @@ struct prefix_tally {
 struct cat_arena {
 	struct vec blocks;
 	int cur;		/* block in use */
-	size_t used;		/* bytes used in it */
+	unsigned char *next;	/* its first byte free, NULL if none is in use... */
+	size_t left;		/* ...and how many are */
 };
 
 /*
