@@ -321,15 +321,21 @@ void sb_add(struct strbuf *sb, const void *data, size_t n)
 	sb->buf[sb->len] = '\0';
 }
 
-/* Formatted straight into the room left, and again only when it did not fit. */
+/*
+ * Formatted straight into the room left, and again only when it did not
+ * fit: an empty buffer gets room first, as most of what is formatted fits.
+ */
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
-	size_t room = sb->cap - sb->len;
+	size_t room;
 	va_list again;
 	int n;
 
+	if (sb->cap - sb->len < 64)
+		sb_grow(sb, 64);
+	room = sb->cap - sb->len;
 	va_copy(again, ap);
-	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
+	n = vsnprintf(sb->buf + sb->len, room, fmt, ap);
 	if ((size_t)n >= room) {
 		sb_grow(sb, n);
 		vsnprintf(sb->buf + sb->len, n + 1, fmt, again);

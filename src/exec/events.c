@@ -42,7 +42,7 @@ struct value_sets {
 	struct value_set known, found;
 	bool grew;
 	struct value_set consts;	/* while seed_constants() runs */
-	struct run *run;		/* while run_process() runs */
+	struct run *run;		/* every process's, in turn: made once */
 };
 
 /* The state of one run of one process. */
@@ -52,6 +52,7 @@ struct run {
 	const struct event_limits *limits;
 	int proc;
 	struct tval *regs;
+	struct tval *start;	/* the registers at the start of each run of proc (after regs) */
 	uint64_t ctrl;		/* loads the branches taken so far depend on */
 	int nevents;
 	struct trace_event events[MAX_PROC_EVENTS];
@@ -61,6 +62,15 @@ struct run {
 	int alternatives[MAX_PROC_EVENTS * 2];
 	int depth;		/* choice points met so far in this run */
 	bool abandoned;		/* the run went where herd7 drops it */
+	/*
+	 * Registers by the name as the test's tree spells it (each use its
+	 * own string), found by strcmp() once: every run of every round
+	 * reads them again.
+	 */
+	struct reg_seen {
+		const char *name;
+		int proc, reg;
+	} seen[64];
 };
 
 static const struct value zero;
@@ -543,11 +553,16 @@ static struct tval srcu_value(struct run *r, const struct expr *e)
 
 static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
 {
-	int i = program_reg(r->prog, r->proc, name);
+	struct reg_seen *s = &r->seen[(uintptr_t)name / 8 % (sizeof(r->seen) / sizeof(*r->seen))];
 
-	if (i < 0)
-		die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
-	return &r->regs[i];
+	if (s->name != name || s->proc != r->proc) {
+		int i = program_reg(r->prog, r->proc, name);
+
+		if (i < 0)
+			die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
+		*s = (struct reg_seen){ name, r->proc, i };
+	}
+	return &r->regs[s->reg];
 }
 
 static struct tval eval(struct run *r, const struct expr *e)
@@ -904,20 +919,25 @@ static void set_initial_values(struct program *p)
 }
 
 /* Registers at the start of a run: parameters point at their globals. */
-static void reset_run(struct run *r)
+static void start_regs(struct run *r)
 {
 	const struct litmus *t = r->prog->test;
 	const struct process *pr = &t->procs[r->proc];
 	int i;
 
-	memset(r->regs, 0, r->prog->procs[r->proc].nregs * sizeof(*r->regs));
+	memset(r->start, 0, r->prog->procs[r->proc].nregs * sizeof(*r->start));
 	for (i = 0; i < pr->nparams; i++)
-		r->regs[program_reg(r->prog, r->proc, pr->params[i].name)].v =
+		r->start[program_reg(r->prog, r->proc, pr->params[i].name)].v =
 			(struct value){ true, program_loc(r->prog, pr->params[i].name) };
 	for (i = 0; i < t->ninit; i++)
 		if (t->init[i].proc == r->proc && t->init[i].has_value)
-			r->regs[program_reg(r->prog, r->proc, t->init[i].name)].v =
+			r->start[program_reg(r->prog, r->proc, t->init[i].name)].v =
 				init_value(r->prog, &t->init[i].value);
+}
+
+static void reset_run(struct run *r)
+{
+	memcpy(r->regs, r->start, r->prog->procs[r->proc].nregs * sizeof(*r->regs));
 	r->ctrl = 0;
 	r->nevents = 0;
 	r->depth = 0;
@@ -932,7 +952,7 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	if (pi->ntraces == r->limits->max_traces)
 		die(EXIT_LIMIT, "%s: process P%d has more than %d runs (raise -max-traces)",
 		    r->prog->test->file, r->proc, r->limits->max_traces);
-	pi->traces = xrealloc(pi->traces, (pi->ntraces + 1) * sizeof(*pi->traces));
+	pi->traces = grow_array(pi->traces, pi->ntraces, &pi->traces_cap, sizeof(*pi->traces));
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
 	tr->events = xmalloc((r->nevents ? r->nevents : 1) * sizeof(*tr->events));
@@ -952,7 +972,7 @@ static void free_traces(struct proc_info *pi)
 	}
 	free(pi->traces);
 	pi->traces = NULL;
-	pi->ntraces = 0;
+	pi->ntraces = pi->traces_cap = 0;
 }
 
 /* All runs of one process, odometer style. */
@@ -960,14 +980,15 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 			const struct event_limits *limits)
 {
 	struct proc_info *pi = &p->procs[proc];
-	struct run *r = sets->run = xcalloc(1, sizeof(*r));
+	struct run *r = sets->run;
 	int d;
 
 	r->prog = p;
 	r->sets = sets;
 	r->limits = limits;
 	r->proc = proc;
-	r->regs = xcalloc(pi->nregs ? pi->nregs : 1, sizeof(*r->regs));
+	r->nchoices = 0;
+	start_regs(r);
 	free_traces(pi);
 	for (;;) {
 		reset_run(r);
@@ -981,9 +1002,6 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 		r->choice[d]++;
 		r->nchoices = d + 1;
 	}
-	free(r->regs);
-	free(r);
-	sets->run = NULL;
 }
 
 static struct value_set new_value_set(int nlocs)
@@ -1107,7 +1125,8 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 		   enum rmw_style rmw_style)
 {
 	struct value_sets *sets;
-	int i, round;
+	struct tval *regs;
+	int i, round, nregs = 0;
 
 	p->test = t;
 	p->rmw_style = rmw_style;
@@ -1115,6 +1134,14 @@ void program_build(struct program *p, const struct litmus *t, const struct event
 	p->procs = xcalloc(t->nprocs, sizeof(*p->procs));
 	sets = p->building = xcalloc(1, sizeof(*sets));
 	collect_names(p);
+	for (i = 0; i < p->nprocs; i++)
+		nregs = p->procs[i].nregs > nregs ? p->procs[i].nregs : nregs;
+	/* Not cleared: a run writes its events and choices before it reads them. */
+	regs = xcalloc(2 * (nregs ? nregs : 1), sizeof(*regs));
+	sets->run = xmalloc(sizeof(*sets->run));
+	memset(sets->run->seen, 0, sizeof(sets->run->seen));
+	sets->run->regs = regs;
+	sets->run->start = regs + (nregs ? nregs : 1);
 	set_initial_values(p);
 	sets->known = new_value_set(p->nlocs);
 	sets->found = new_value_set(p->nlocs);

@@ -56,7 +56,7 @@ struct trace {
 struct proc_info {
 	int nregs;
 	char **reg_names;
-	int ntraces;
+	int ntraces, traces_cap;
 	struct trace *traces;
 };
 

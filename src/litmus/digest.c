@@ -156,9 +156,11 @@ static int location_order(int proc_a, const char *name_a, int proc_b, const char
 
 static void add_location(struct strbuf *sb, int proc, const char *name)
 {
-	if (proc >= 0)
-		sb_addf(sb, "%d:", proc);
-	sb_addf(sb, "%s", name);
+	if (proc >= 0) {
+		sb_add_int(sb, proc);
+		sb_adds(sb, ":");
+	}
+	sb_adds(sb, name);
 }
 
 static int init_order(const void *a, const void *b)
@@ -185,15 +187,19 @@ static void print_init(const struct litmus *t, struct strbuf *sb)
 		if (i > 0 && !init_order(&items[i - 1], &items[i]))
 			continue;	/* herd7 keeps the first of duplicates */
 		if (n++)
-			sb_addf(sb, "; ");
-		if (it->untyped_pointer)
-			sb_addf(sb, "*");
-		else if (typelen && it->type[typelen - 1] == '*')
-			sb_addf(sb, "%.*s *", (int)strcspn(it->type, " *"), it->type);
-		else if (it->type)
-			sb_addf(sb, "%s ", it->type);
+			sb_adds(sb, "; ");
+		if (it->untyped_pointer) {
+			sb_adds(sb, "*");
+		} else if (typelen && it->type[typelen - 1] == '*') {
+			sb_add(sb, it->type, strcspn(it->type, " *"));
+			sb_adds(sb, " *");
+		} else if (it->type) {
+			sb_adds(sb, it->type);
+			sb_adds(sb, " ");
+		}
 		add_location(sb, it->proc, it->name);
-		sb_addf(sb, "=%s", value);
+		sb_adds(sb, "=");
+		sb_adds(sb, value);
 	}
 	free(items);
 }
@@ -205,7 +211,8 @@ static void print_param_type(const char *type, struct strbuf *sb)
 
 	while (words > 0 && type[words - 1] == ' ')
 		words--;
-	sb_addf(sb, "%.*s%s", (int)words, type, type + strcspn(type, "*"));
+	sb_add(sb, type, words);
+	sb_adds(sb, type + strcspn(type, "*"));
 }
 
 /*
@@ -223,7 +230,7 @@ static void print_body(const char *open_brace, struct strbuf *sb)
 		else if (*p == '}')
 			depth--;
 	}
-	sb_addf(sb, "%.*s", (int)(p - open_brace - 1), open_brace + 1);
+	sb_add(sb, open_brace + 1, (size_t)(p - open_brace - 1));
 }
 
 static void print_code(const struct litmus *t, struct strbuf *sb)
@@ -233,17 +240,20 @@ static void print_code(const struct litmus *t, struct strbuf *sb)
 	for (i = 0; i < t->nprocs; i++) {
 		const struct process *pr = &t->procs[i];
 
-		sb_addf(sb, "%s P%d(", i ? "|" : "", pr->id);
+		sb_adds(sb, i ? "| P" : " P");
+		sb_add_int(sb, pr->id);
+		sb_adds(sb, "(");
 		for (j = 0; j < pr->nparams; j++) {
-			sb_addf(sb, "%s", j ? ", " : "");
+			sb_adds(sb, j ? ", " : "");
 			print_param_type(pr->params[j].type, sb);
-			sb_addf(sb, " %s", pr->params[j].name);
+			sb_adds(sb, " ");
+			sb_adds(sb, pr->params[j].name);
 		}
-		sb_addf(sb, ") {\n");
+		sb_adds(sb, ") {\n");
 		print_body(pr->body_text, sb);
-		sb_addf(sb, "\n}\n ");
+		sb_adds(sb, "\n}\n ");
 	}
-	sb_addf(sb, ";\n");
+	sb_adds(sb, ";\n");
 }
 
 struct observed {
@@ -284,7 +294,7 @@ static void print_observed(const struct litmus *t, struct strbuf *sb)
 		if (i > 0 && !observed_order(&o.locs[i - 1], &o.locs[i]))
 			continue;
 		if (n++)
-			sb_addf(sb, "; ");
+			sb_adds(sb, "; ");
 		add_location(sb, o.locs[i]->proc, o.locs[i]->name);
 	}
 	free(o.locs);

@@ -234,12 +234,15 @@ static bool at_type(const struct parser *ps)
 /* a + sep + b in the arena (a may be NULL), so that an error leaks nothing. */
 static char *join(struct parser *ps, const char *a, const char *sep, const char *b, int blen)
 {
-	struct strbuf sb = { 0 };
-	char *joined;
+	size_t alen = a ? strlen(a) : 0, slen = a ? strlen(sep) : 0;
+	char *joined = arena_alloc(ps->arena, alen + slen + blen + 1);
 
-	sb_addf(&sb, "%s%s%.*s", a ? a : "", a ? sep : "", blen, b);
-	joined = arena_strndup(ps->arena, sb.buf, sb.len);
-	sb_free(&sb);
+	if (a) {
+		memcpy(joined, a, alen);
+		memcpy(joined + alen, sep, slen);
+	}
+	memcpy(joined + alen + slen, b, blen);
+	joined[alen + slen + blen] = '\0';
 	return joined;
 }
 

@@ -169,7 +169,8 @@ struct prefix_tally {
 struct cat_arena {
 	struct vec blocks;
 	int cur;		/* block in use */
-	size_t used;		/* bytes used in it */
+	unsigned char *next;	/* its first byte free, NULL if none is in use... */
+	size_t left;		/* ...and how many are */
 };
 
 /*
@@ -307,7 +308,7 @@ struct cat_eval {
 	const struct cat_model *m;
 	struct slot_state *slots;	/* by slot */
 	struct stmt_state *stmts;	/* by cat_stmt.index */
-	struct expr_marks *marks;	/* by cat_expr.id */
+	struct expr_marks *marks;	/* by cat_expr.id: a level memo's, made or put in place */
 
 	/* Values are computed when first needed. */
 	struct shape *shape;		/* what the static values are of (enter()) */
@@ -417,7 +418,11 @@ void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
  */
 typedef struct cat_value *(*cat_slot_reader)(struct cat_eval *ev, int slot);
 void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value);
-/* The analyses kept by their answers, freed with the evaluation. */
+/*
+ * The analyses kept by their answers, made with the evaluation (their
+ * marks are the ones in place: ev->marks) and freed with it.
+ */
+void cat_level_memos_new(struct cat_eval *ev);
 void cat_level_memos_free(struct cat_eval *ev);
 /*
  * catmono.c's answer depends on the marks alone: kept with the analysis

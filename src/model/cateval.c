@@ -28,10 +28,12 @@ struct block {
 	alignas(max_align_t) unsigned char data[];
 };
 
-/* The next block of a, made or grown to hold size bytes, as the one in use. */
-static struct block *next_block(struct cat_arena *a, struct block *b, size_t size)
+/* size bytes from the next block of a, made or grown to hold them, now the one in use. */
+static void *next_block(struct cat_arena *a, size_t size)
 {
-	if (b)
+	struct block *b;
+
+	if (a->next)
 		a->cur++;
 	if (a->cur == a->blocks.len)
 		vec_push(&a->blocks, NULL);
@@ -44,25 +46,36 @@ static struct block *next_block(struct cat_arena *a, struct block *b, size_t siz
 		b->cap = cap;
 		a->blocks.items[a->cur] = b;
 	}
-	a->used = 0;
-	return b;
+	a->next = b->data + size;
+	a->left = b->cap - size;
+	return b->data;
+}
+
+/* a emptied: its first block, if it has one, in use. */
+static void arena_reset(struct cat_arena *a)
+{
+	struct block *b = a->blocks.len ? a->blocks.items[0] : NULL;
+
+	a->cur = 0;
+	a->next = b ? b->data : NULL;
+	a->left = b ? b->cap : 0;
 }
 
 /*
  * Inlined, with the rare change of block apart: every value of every
- * verdict comes from here.
+ * verdict comes from here.  Never 0 bytes, so that an arena with no
+ * block in use (none left) always takes the slow path.
  */
 static inline void *run_alloc(struct cat_eval *ev, size_t size)
 {
 	struct cat_arena *a = &ev->arenas[ev->arena];
-	struct block *b;
 
-	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-	b = a->cur < a->blocks.len ? a->blocks.items[a->cur] : NULL;
-	if (__builtin_expect(!b || a->used + size > b->cap, 0))
-		b = next_block(a, b, size);
-	a->used += size;
-	return b->data + a->used - size;
+	size = ((size | 1) + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	if (__builtin_expect(size > a->left, 0))
+		return next_block(a, size);
+	a->next += size;
+	a->left -= size;
+	return a->next - size;
 }
 
 /*
@@ -75,8 +88,7 @@ static void renew_levels(struct cat_eval *ev, int level)
 {
 	for (; level < ev->m->nlevels; level++) {
 		ev->gens[level] = ++ev->last_gen;
-		ev->arenas[level].cur = 0;
-		ev->arenas[level].used = 0;
+		arena_reset(&ev->arenas[level]);
 	}
 }
 
@@ -1424,8 +1436,7 @@ static struct cat_value *with_domain(struct cat_eval *ev, const struct cat_stmt 
 	k->coll = NULL;
 	ev->arena = ev->m->nlevels + s->level * WITH_KEPT + w->last;
 	a = &ev->arenas[ev->arena];
-	a->cur = 0;
-	a->used = 0;
+	arena_reset(a);
 	made = make_kept_domain(ev, e, w, k);
 	ev->arena = arena;
 	return made ? k->coll : eval(ev, e, NULL);
@@ -1665,7 +1676,7 @@ struct cat_eval *cat_eval_new(const struct cat_model *m)
 	for (int i = 0; i < m->invariants.len; i++)
 		ev->stmts[m->stmts.len + i].level =
 			((const struct cat_stmt *)m->invariants.items[i])->level;
-	ev->marks = xcalloc(m->nexprs + 1, sizeof(*ev->marks));
+	cat_level_memos_new(ev);
 	ev->gens = xcalloc(m->nlevels, sizeof(*ev->gens));
 	ev->arenas = xcalloc(m->nlevels * (1 + WITH_KEPT), sizeof(*ev->arenas));
 	ev->memos = xcalloc(m->nlevels, sizeof(*ev->memos));
@@ -1701,7 +1712,6 @@ void cat_eval_free(struct cat_eval *ev)
 	vec_free(&ev->flags);
 	free(ev->slots);
 	free(ev->stmts);
-	free(ev->marks);
 	free(ev);
 }
 

@@ -92,7 +92,21 @@ static void *resize(void *items, int n, size_t size)
 	return xrealloc(items, (n + 1) * size);
 }
 
-/* The analysis just made, kept among the last LEVEL_MEMOS in place of the oldest. */
+/*
+ * The oldest of the last LEVEL_MEMOS analyses is replaced by the one about
+ * to be made: its marks are written in place (no read of it matches
+ * until the analysis is whole and kept).
+ */
+static void replace_analysis(struct cat_eval *ev)
+{
+	struct level_memo *k = &ev->level_memos[ev->next_level_memo];
+
+	k->nreads = 0;
+	k->has_prunes = false;
+	ev->marks = k->marks;
+}
+
+/* The analysis just made, kept in the place replace_analysis() gave it. */
 static void keep_analysis(struct cat_eval *ev)
 {
 	const struct cat_model *m = ev->m;
@@ -100,12 +114,9 @@ static void keep_analysis(struct cat_eval *ev)
 
 	ev->level_memo_in_place = ev->next_level_memo;
 	ev->next_level_memo = (ev->next_level_memo + 1) % LEVEL_MEMOS;
-	k->has_prunes = false;
 	k->nreads = ev->nlevel_reads;
 	k->reads = resize(k->reads, k->nreads, sizeof(*k->reads));
 	memcpy(k->reads, ev->level_reads, k->nreads * sizeof(*k->reads));
-	k->marks = resize(k->marks, m->nexprs, sizeof(*k->marks));
-	memcpy(k->marks, ev->marks, m->nexprs * sizeof(*k->marks));
 	k->slot_levels = resize(k->slot_levels, m->nslots, sizeof(*k->slot_levels));
 	for (int i = 0; i < m->nslots; i++)
 		k->slot_levels[i] = ev->slots[i].level;
@@ -124,7 +135,7 @@ static void install(struct cat_eval *ev, const struct level_memo *k)
 	const struct cat_model *m = ev->m;
 	int i;
 
-	memcpy(ev->marks, k->marks, m->nexprs * sizeof(*k->marks));
+	ev->marks = k->marks;
 	for (i = 0; i < m->nslots; i++)
 		ev->slots[i].level = k->slot_levels[i];
 	for (i = 0; i < nstmts(m); i++)
@@ -162,7 +173,7 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 	while (i < LEVEL_MEMOS) {
 		const struct level_memo *k = &ev->level_memos[i++];
 
-		if (!k->marks || k->nreads <= agreed || agreed >= nlast ||
+		if (k->nreads <= agreed || agreed >= nlast ||
 		    !same_reads(k->reads, last, agreed) || k->reads[agreed].slot != last[agreed].slot ||
 		    k->reads[agreed].empty == last[agreed].empty)
 			continue;
@@ -211,6 +222,13 @@ void cat_level_prunes_keep(struct cat_eval *ev)
 	for (int i = 0; i < nstmts(ev->m); i++)
 		k->prunes[i] = ev->stmts[i].prunes;
 	k->has_prunes = true;
+}
+
+void cat_level_memos_new(struct cat_eval *ev)
+{
+	for (int i = 0; i < LEVEL_MEMOS; i++)
+		ev->level_memos[i].marks = xcalloc(ev->m->nexprs + 1, sizeof(*ev->marks));
+	ev->marks = ev->level_memos[0].marks;
 }
 
 void cat_level_memos_free(struct cat_eval *ev)
@@ -499,6 +517,7 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 	ev->level_memo_in_place = -1;
 	ev->nlevel_reads = 0;
 	ev->nkept = 0;
+	replace_analysis(ev);
 	a = (struct levels){ ev, slot_value, xcalloc(ev->m->nslots + 1, 1),
 			     xcalloc(ev->m->nslots + 1, sizeof(bool)), 0 };
 	status = catch_die(analyse_each, &a);

@@ -80,48 +80,77 @@ static struct cat_value *given_rel(struct cat_eval *ev, const char *name)
 	return v;
 }
 
-static bool same_event(const struct event *a, const struct event *b)
+static int event_key(const struct event *e, int i)
 {
-	return a == b;
+	(void)e;
+	return i;
 }
 
 /* Initial writes have no process: they are neither int nor ext together. */
-static bool same_proc(const struct event *a, const struct event *b)
+static int proc_key(const struct event *e, int i)
 {
-	return a->proc >= 0 && a->proc == b->proc;
+	(void)i;
+	return e->proc;
 }
 
-static bool other_proc(const struct event *a, const struct event *b)
+static int loc_key(const struct event *e, int i)
 {
-	return a->proc != b->proc;
+	(void)i;
+	return e->loc;
 }
 
-static bool same_loc(const struct event *a, const struct event *b)
-{
-	return a->loc >= 0 && a->loc == b->loc;
-}
-
+/*
+ * Pairs of events whose keys are equal and not negative, or, for ext,
+ * differ.  The keys are taken first, so that a pair costs a comparison.
+ */
 static const struct {
 	const char *name;
-	bool (*related)(const struct event *a, const struct event *b);
+	int (*key)(const struct event *e, int i);
+	bool differ;
 } pair_kinds[] = {
-	{ "id", same_event }, { "int", same_proc }, { "ext", other_proc },
-	{ "loc", same_loc },
+	{ "id", event_key, false }, { "int", proc_key, false }, { "ext", proc_key, true },
+	{ "loc", loc_key, false },
 };
 
-/* The relation named `name` in pair_kinds. */
+/*
+ * The relation named `name` in pair_kinds.  Events of one key have one
+ * row: it is made once, for the first of them, and copied to the others.
+ */
 static struct cat_value *pairs_by(struct cat_eval *ev, const char *name)
 {
 	const struct execution *x = ev->x;
 	struct cat_value *v = cat_new_rel(ev);
+	struct rel *r = v->u.rel;
+	int n = x->nevents, key[n + 1];
+	bool done[n + 1];
 	size_t k = 0;
+	bool differ;
 
 	while (strcmp(pair_kinds[k].name, name))
 		k++;
-	for (int a = 0; a < x->nevents; a++)
-		for (int b = 0; b < x->nevents; b++)
-			if (pair_kinds[k].related(&x->events[a], &x->events[b]))
-				rel_add(v->u.rel, a, b);
+	differ = pair_kinds[k].differ;
+	for (int a = 0; a < n; a++) {
+		key[a] = pair_kinds[k].key(&x->events[a], a);
+		done[a] = key[a] < 0 && !differ;
+	}
+	for (int a = 0; a < n; a++) {
+		uint64_t *row = r->w + (size_t)a * r->words;
+
+		if (done[a])
+			continue;
+		for (int b = a; b < n; b++)
+			row[b / 64] |= (uint64_t)(key[a] == key[b]) << (b % 64);
+		if (differ) {
+			for (int i = 0; i < r->words; i++)
+				row[i] = ~row[i];
+			row[r->words - 1] &= ~UINT64_C(0) >> (63 - (n - 1) % 64);
+		}
+		for (int b = a + 1; b < n; b++)
+			if (key[b] == key[a]) {
+				memcpy(r->w + (size_t)b * r->words, row, r->words * sizeof(*row));
+				done[b] = true;
+			}
+	}
 	return v;
 }
 

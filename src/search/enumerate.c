@@ -15,10 +15,12 @@
 
 #include "search.h"
 
+/* (location, value) pairs by id, found through a table of size slots (a power of 2). */
 struct value_pairs {
-	int n;
+	int n, size;
 	int *loc;
 	struct value *val;
+	int *slots;		/* 1 + an id, or 0 */
 };
 
 /*
@@ -90,7 +92,7 @@ struct enumeration {
 	int *cand_store;
 	bool *known;		/* scratch of values_derivable() */
 	int *rf_pick;
-	int *choices_from;	/* [k]: reads from k on with more than one write */
+	long *leaves_from;	/* [k]: the ways the reads from k on may read, up to LEAVES_MAX */
 	int *first_write;	/* per location: its first write, -1 if none */
 	int *next_write;	/* per write: the next of its location, -1 if none */
 
@@ -106,7 +108,14 @@ struct enumeration {
 	int words;
 	uint64_t ***need, ***give;
 	uint64_t **later_give;
-	uint64_t *avail;	/* scratch */
+	/*
+	 * From words * p on, gave and needed hold what the runs picked for
+	 * processes < p write and read.
+	 */
+	uint64_t *gave, *needed;
+	/* givers[p]: per pair id, the runs of p that write it (ntraces / 64 + 1 words) */
+	uint64_t **givers;
+	uint64_t **fit_runs;	/* fit_runs[p]: the runs of p that may fit now (lone_runs()) */
 	bool stop;		/* -speedcheck fast decided the condition */
 	/*
 	 * Whether to judge partial executions (cat_partial_fails()), which
@@ -272,6 +281,13 @@ static void build_static_relations(struct enumeration *en)
 }
 
 /*
+ * Partial judgements cut about two in five of what they judge, at about
+ * the price of a verdict each: where a combination's reads may read in
+ * fewer than PARTIAL_MIN ways, the executions cost less than the cuts.
+ */
+enum { PARTIAL_MIN = 64, LEAVES_MAX = 1 << 20 };
+
+/*
  * For every read, the writes of the same location and value.  The
  * buffers are reused from one combination to the next: this runs for
  * every combination of runs.
@@ -317,10 +333,11 @@ static bool collect_rf_candidates(struct enumeration *en)
 		if (!en->ncands[k])
 			return false;
 	}
-	en->choices_from = xrealloc(en->choices_from, (en->nreads + 1) * sizeof(*en->choices_from));
-	en->choices_from[en->nreads] = 0;
+	en->leaves_from = xrealloc(en->leaves_from, (en->nreads + 1) * sizeof(*en->leaves_from));
+	en->leaves_from[en->nreads] = 1;
 	for (i = en->nreads - 1; i >= 0; i--)
-		en->choices_from[i] = en->choices_from[i + 1] + (en->ncands[i] > 1);
+		en->leaves_from[i] = en->ncands[i] * en->leaves_from[i + 1] < LEAVES_MAX ?
+				     en->ncands[i] * en->leaves_from[i + 1] : LEAVES_MAX;
 	return true;
 }
 
@@ -975,7 +992,8 @@ static bool partial_fails(struct enumeration *en, int k)
 	 * Only after a read that had a choice, and with choices left below:
 	 * a forced read adds nothing the next choice or judge() would not see.
 	 */
-	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || !en->choices_from[k])
+	if (!en->prune || k == 0 || en->ncands[k - 1] == 1 || en->leaves_from[k] == 1 ||
+	    en->leaves_from[0] < PARTIAL_MIN)
 		return false;
 	rel_init(x->rf, x->nevents);
 	for (int i = 0; i < k; i++)
@@ -998,19 +1016,39 @@ static void each_rf(struct enumeration *en, int k)
 		each_rf(en, k + 1);
 }
 
+/* Where the pair is in the table, or where it goes. */
+static int *pair_slot(struct value_pairs *vp, int loc, struct value v)
+{
+	uint64_t h = ((uint64_t)v.n * 2 + v.is_addr) * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)loc;
+	int i = (int)((h ^ h >> 32) & (uint64_t)(vp->size - 1));
+
+	while (vp->slots[i] && (vp->loc[vp->slots[i] - 1] != loc ||
+				!value_eq(vp->val[vp->slots[i] - 1], v)))
+		i = (i + 1) & (vp->size - 1);
+	return &vp->slots[i];
+}
+
 /* The id of a (location, value) pair, interning it on first sight. */
 static int pair_id(struct value_pairs *vp, int loc, struct value v)
 {
-	int i;
+	int *slot;
 
-	for (i = 0; i < vp->n; i++)
-		if (vp->loc[i] == loc && value_eq(vp->val[i], v))
-			return i;
-	vp->loc = xrealloc(vp->loc, (vp->n + 1) * sizeof(*vp->loc));
-	vp->val = xrealloc(vp->val, (vp->n + 1) * sizeof(*vp->val));
-	vp->loc[vp->n] = loc;
-	vp->val[vp->n] = v;
-	return vp->n++;
+	if (2 * (vp->n + 1) > vp->size) {
+		free(vp->slots);
+		vp->size = vp->size ? 2 * vp->size : 64;
+		vp->slots = xcalloc(vp->size, sizeof(*vp->slots));
+		vp->loc = xrealloc(vp->loc, vp->size * sizeof(*vp->loc));
+		vp->val = xrealloc(vp->val, vp->size * sizeof(*vp->val));
+		for (int i = 0; i < vp->n; i++)
+			*pair_slot(vp, vp->loc[i], vp->val[i]) = i + 1;
+	}
+	slot = pair_slot(vp, loc, v);
+	if (!*slot) {
+		vp->loc[vp->n] = loc;
+		vp->val[vp->n] = v;
+		*slot = ++vp->n;
+	}
+	return *slot - 1;
 }
 
 static void bit_set(uint64_t *bits, int i)
@@ -1034,29 +1072,40 @@ static void summarize_runs(struct enumeration *en)
 					pair_id(&vp, e->loc, e->val);
 			}
 	en->words = vp.n / 64 + 1;
+	en->givers = xcalloc(p->nprocs, sizeof(*en->givers));
+	en->fit_runs = xcalloc(p->nprocs, sizeof(*en->fit_runs));
 	en->need = xcalloc(p->nprocs, sizeof(*en->need));
 	en->give = xcalloc(p->nprocs, sizeof(*en->give));
 	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
 	en->later_give[p->nprocs] = xcalloc(en->words, sizeof(uint64_t));
-	en->avail = xcalloc(en->words, sizeof(uint64_t));
+	en->gave = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->needed = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
 	for (i = p->nprocs - 1; i >= 0; i--) {
 		int ntraces = p->procs[i].ntraces;
 
 		en->need[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->need));
 		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
+		/* The runs' sets in one block each, from need[i][0] and give[i][0] on. */
+		en->need[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
+		en->give[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
 		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
+		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->fit_runs[i] = xcalloc(ntraces / 64 + 1, sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
-			en->need[i][t] = xcalloc(en->words, sizeof(uint64_t));
-			en->give[i][t] = xcalloc(en->words, sizeof(uint64_t));
+			en->need[i][t] = en->need[i][0] + t * en->words;
+			en->give[i][t] = en->give[i][0] + t * en->words;
 			for (k = 0; k < tr->nevents; k++) {
 				const struct trace_event *e = &tr->events[k];
 
-				if (e->kind == EV_WRITE)
-					bit_set(en->give[i][t], pair_id(&vp, e->loc, e->val));
-				else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
+				if (e->kind == EV_WRITE) {
+					int id = pair_id(&vp, e->loc, e->val);
+
+					bit_set(en->give[i][t], id);
+					bit_set(en->givers[i] + id * (ntraces / 64 + 1), t);
+				} else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
 					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
 			}
 			for (k = 0; k < en->words; k++)
@@ -1065,47 +1114,93 @@ static void summarize_runs(struct enumeration *en)
 	}
 	free(vp.loc);
 	free(vp.val);
+	free(vp.slots);
 }
 
 static void free_summaries(struct enumeration *en)
 {
 	const struct program *p = en->prog;
-	int i, t;
+	int i;
 
 	for (i = 0; i < p->nprocs; i++) {
-		for (t = 0; t < p->procs[i].ntraces; t++) {
-			free(en->need[i][t]);
-			free(en->give[i][t]);
-		}
+		free(en->need[i][0]);
+		free(en->give[i][0]);
+		free(en->givers[i]);
+		free(en->fit_runs[i]);
 		free(en->need[i]);
 		free(en->give[i]);
 	}
 	for (i = 0; i <= p->nprocs; i++)
 		free(en->later_give[i]);
+	free(en->givers);
+	free(en->fit_runs);
 	free(en->need);
 	free(en->give);
 	free(en->later_give);
-	free(en->avail);
+	free(en->gave);
+	free(en->needed);
 }
 
 /*
- * Whether the runs picked for processes before `proc` can still read
+ * Whether the runs picked for processes up to `proc` can still read
  * what they read: from a picked run, or from some run of a process not
- * picked yet.
+ * picked yet.  What the picked runs give and need is carried from one
+ * process to the next, so that a node of the search costs a few words,
+ * not a pass over the processes before it.
  */
-static bool feasible(struct enumeration *en, int proc)
+static bool picked_fits(struct enumeration *en, int proc)
 {
-	int i, k;
+	const uint64_t *give = en->give[proc][en->pick[proc]];
+	const uint64_t *need = en->need[proc][en->pick[proc]];
+	const uint64_t *later = en->later_give[proc + 1];
+	uint64_t *gave = en->gave + en->words * proc, *needed = en->needed + en->words * proc;
+	uint64_t missing = 0;
 
-	memcpy(en->avail, en->later_give[proc], en->words * sizeof(uint64_t));
-	for (i = 0; i < proc; i++)
-		for (k = 0; k < en->words; k++)
-			en->avail[k] |= en->give[i][en->pick[i]][k];
-	for (i = 0; i < proc; i++)
-		for (k = 0; k < en->words; k++)
-			if (en->need[i][en->pick[i]][k] & ~en->avail[k])
-				return false;
-	return true;
+	for (int k = 0; k < en->words; k++) {
+		gave[en->words + k] = gave[k] | give[k];
+		needed[en->words + k] = needed[k] | need[k];
+		missing |= needed[en->words + k] & ~(gave[en->words + k] | later[k]);
+	}
+	return !missing;
+}
+
+/*
+ * The runs of proc that may fit after the runs picked before it, in
+ * fit_runs[proc]: those that write every pair the picked runs read that
+ * no other process can still write.  Whether there is one.
+ */
+static bool lone_runs(struct enumeration *en, int proc)
+{
+	const uint64_t *gave = en->gave + en->words * proc, *needed = en->needed + en->words * proc;
+	int n = en->prog->procs[proc].ntraces, rwords = n / 64 + 1;
+	uint64_t *cand = en->fit_runs[proc], any = 0;
+
+	for (int j = 0; j < rwords; j++)
+		cand[j] = j < n / 64 ? ~UINT64_C(0) : (UINT64_C(1) << n % 64) - 1;
+	for (int k = 0; k < en->words; k++)
+		for (uint64_t m = needed[k] & ~(gave[k] | en->later_give[proc + 1][k]); m; m &= m - 1) {
+			const uint64_t *runs = en->givers[proc] + (k * 64 + __builtin_ctzll(m)) * rwords;
+
+			for (int j = 0; j < rwords; j++)
+				cand[j] &= runs[j];
+		}
+	for (int j = 0; j < rwords; j++)
+		any |= cand[j];
+	return any;
+}
+
+/* The first run of proc from t on in fit_runs[proc], or ntraces. */
+static int next_run(const struct enumeration *en, int proc, int t)
+{
+	int n = en->prog->procs[proc].ntraces;
+
+	for (; t < n; t = (t / 64 + 1) * 64) {
+		uint64_t m = en->fit_runs[proc][t / 64] & (~UINT64_C(0) << (t % 64));
+
+		if (m)
+			return t / 64 * 64 + __builtin_ctzll(m);
+	}
+	return n;
 }
 
 /* The first run proc may take: none before its previous twin's. */
@@ -1125,11 +1220,18 @@ static bool twins_in_order(const struct enumeration *en, int n)
 	return true;
 }
 
+/* Whether a combination may start with the runs picked before proc (fit_runs[proc] set). */
+static bool may_go_on(struct enumeration *en, int proc)
+{
+	return proc == en->prog->nprocs || lone_runs(en, proc);
+}
+
+/* The combinations below the runs picked before proc, which may_go_on(). */
 static void each_combination(struct enumeration *en, int proc)
 {
 	const struct program *p = en->prog;
 
-	if (en->stop || !feasible(en, proc) || !may_matter(en, proc, 0))
+	if (en->stop || !may_matter(en, proc, 0))
 		return;
 	if (proc == p->nprocs) {
 		en->out->combinations++;
@@ -1143,9 +1245,11 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
-	for (en->pick[proc] = first_run(en, proc); en->pick[proc] < p->procs[proc].ntraces &&
-	     !en->stop; en->pick[proc]++)
-		each_combination(en, proc + 1);
+	for (en->pick[proc] = next_run(en, proc, first_run(en, proc));
+	     en->pick[proc] < p->procs[proc].ntraces && !en->stop;
+	     en->pick[proc] = next_run(en, proc, en->pick[proc] + 1))
+		if (picked_fits(en, proc) && may_go_on(en, proc + 1))
+			each_combination(en, proc + 1);
 }
 
 static void add_var(struct outcomes *o, int proc, int index, const char *name)
@@ -1363,7 +1467,7 @@ static void end_search(struct enumeration *en)
 	free(en->cand_store);
 	free(en->known);
 	free(en->rf_pick);
-	free(en->choices_from);
+	free(en->leaves_from);
 	free(en->first_write);
 	free(en->next_write);
 	free(en->x.events);
@@ -1428,6 +1532,7 @@ struct search_thread {
 static void search_jobs(void *arg)
 {
 	struct enumeration *en = arg;
+	int d, depth = en->shared->depth;
 
 	for (;;) {
 		long job = atomic_fetch_add(&en->shared->next_job, 1);
@@ -1435,8 +1540,11 @@ static void search_jobs(void *arg)
 		if (job >= en->shared->njobs || en->stop || atomic_load(&en->shared->stop))
 			break;
 		pick_job(en, job);
-		if (twins_in_order(en, en->shared->depth))
-			each_combination(en, en->shared->depth);
+		/* Carried process by process: runs that fit together fit at each step. */
+		for (d = 0; d < depth && picked_fits(en, d); d++)
+			;
+		if (d == depth && twins_in_order(en, depth) && may_go_on(en, depth))
+			each_combination(en, depth);
 	}
 }
 
@@ -1544,7 +1652,7 @@ static void search(void *arg)
 
 	if (depth)
 		split_search(job->en, job->nthreads, depth);
-	else
+	else if (may_go_on(job->en, 0))
 		each_combination(job->en, 0);
 }
 
