@@ -1085,7 +1085,21 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
 		return false;
 	cpu = s->events[ev[k]].proc;
-	sb_addf(out, "But a strong fence rules it out:\n    a. ");
+	sb_addf(out, "But a strong fence rules it out");
+	/* The whole argument first, in one line; its sub-steps below. */
+	if (k + 2 < n - 1) {
+		sb_addf(out, ", in one line: ");
+		access_value(p, &s->events[store], out);
+		sb_addf(out, " had reached every CPU before ");
+		chain_event(p, s, ev[k + 1], out);
+		sb_addf(out, " ran (step %d's fence); ", k + 1);
+		step_range(k + 2, n - 1, out);
+		sb_addf(out, " put ");
+		chain_event(p, s, load, out);
+		sb_addf(out, " after that, so it cannot read ");
+		access_value(p, &s->events[load], out);
+	}
+	sb_addf(out, ":\n    a. ");
 	if (k) {
 		name_event(p, s, store, out);
 		sb_addf(out, " reached P%d's CPU before the fence: ", cpu);
