@@ -1085,21 +1085,7 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
 		return false;
 	cpu = s->events[ev[k]].proc;
-	sb_addf(out, "But a strong fence rules it out");
-	/* The whole argument first, in one line; its sub-steps below. */
-	if (k + 2 < n - 1) {
-		sb_addf(out, ", in one line: ");
-		access_value(p, &s->events[store], out);
-		sb_addf(out, " had reached every CPU before ");
-		chain_event(p, s, ev[k + 1], out);
-		sb_addf(out, " ran (step %d's fence); ", k + 1);
-		step_range(k + 2, n - 1, out);
-		sb_addf(out, " put ");
-		chain_event(p, s, load, out);
-		sb_addf(out, " after that, so it cannot read ");
-		access_value(p, &s->events[load], out);
-	}
-	sb_addf(out, ":\n    a. ");
+	sb_addf(out, "But a strong fence rules it out:\n    a. ");
 	if (k) {
 		name_event(p, s, store, out);
 		sb_addf(out, " reached P%d's CPU before the fence: ", cpu);
@@ -1156,6 +1142,35 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 }
 
 /*
+ * A strong fence's argument in one line, said before its why: "In one
+ * line: x=1 had reached every CPU before P1 line 29 (z=1) ran (step 3's
+ * fence); steps 4 and 5 put P2 line 39 (x=0) after that, so it cannot
+ * read x=0."  For a chain fence_story() tells, with steps after the
+ * fence's next event.
+ */
+static void fence_in_one_line(const struct program *p, const struct snapshot *s, const int *ev,
+			      const char *const *labels, int n, struct strbuf *out)
+{
+	int k, store = ev[0], load = ev[n - 1];
+
+	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
+		;
+	if (k + 2 >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+		return;
+	sb_addf(out, "  In one line: ");
+	access_value(p, &s->events[store], out);
+	sb_addf(out, " had reached every CPU before ");
+	chain_event(p, s, ev[k + 1], out);
+	sb_addf(out, " ran (step %d's fence); ", k + 1);
+	step_range(k + 2, n - 1, out);
+	sb_addf(out, " put ");
+	chain_event(p, s, load, out);
+	sb_addf(out, " after that, so it cannot read ");
+	access_value(p, &s->events[load], out);
+	sb_addf(out, ".\n");
+}
+
+/*
  * Why the check applies to this chain (events ev[], labels[] its
  * steps'): happens-before is an order in time, told through the release
  * or fence that makes a missed store count where the chain has one, else
@@ -1187,6 +1202,7 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	}
 	if (strcmp(check, "propagation"))
 		return;
+	fence_in_one_line(p, s, ev, labels, n, out);
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
 		;
@@ -1637,8 +1653,8 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 	sb_addf(out, "  No interleaving gives it: it needs %s to take effect out of program "
 		"order, and nothing in the test orders %s (no fence, acquire, release or "
 		"dependency between them)%s:\n", n == 1 ? "these accesses" :
-		"the accesses of one of these pairs (either is enough)", n == 1 ? "them" : "any",
-		n == 1 ? "" : ", so forbidding it takes ordering each pair");
+		"only one of these pairs", n == 1 ? "them" : "any",
+		n == 1 ? "" : "; so forbidding it takes ordering every pair");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;
