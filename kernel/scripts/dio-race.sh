@@ -25,7 +25,13 @@
 # none destroyed before the unmount (dio-race's "one" mode: the script
 # fails otherwise); before it, dio-race only counts.
 #
-# Usage: dio-race.sh [--build-only]
+# Usage: dio-race.sh [--build-only | --boot-only] [before] [after]
+#   --build-only  build the two kernels and the guest, boot nothing
+#   --boot-only   boot the kernels already built (switching the shared
+#                 tree between pristine and series makes kbuild recompile
+#                 what the series touches, with ccache, in each object
+#                 directory)
+#   before, after only that side (default: both)
 #
 # Environment: LKMM_DIO_RACE_ROUNDS [100], LKMM_DIO_RACE_THREADS [8],
 # LKMM_SMP [4] vCPUs.  The two totals go to stdout and to
@@ -76,14 +82,35 @@ run() {
 }
 
 main() {
-	"$SCRIPTS/kernel-check.sh" --prod --pristine --build-only
-	"$SCRIPTS/kernel-check.sh" --prod --build-only
-	build_guest "$KBUILD_ROOT/prod-obj-series"
-	[ "${1:-}" != --build-only ] || return 0
+	local mode=all sides=() side
+	for side; do
+		case $side in
+		--build-only) mode=build ;;
+		--boot-only) mode=boot ;;
+		before|after) sides+=("$side") ;;
+		*) die "usage: dio-race.sh [--build-only | --boot-only] [before] [after]" ;;
+		esac
+	done
+	[ ${#sides[@]} -gt 0 ] || sides=(before after)
+	if [ "$mode" != boot ]; then
+		"$SCRIPTS/kernel-check.sh" --prod --pristine --build-only
+		"$SCRIPTS/kernel-check.sh" --prod --build-only
+	fi
+	# gen_init_cpio is a host tool, the same in both object directories.
+	if [ -x "$KBUILD_ROOT/prod-obj-series/usr/gen_init_cpio" ]; then
+		build_guest "$KBUILD_ROOT/prod-obj-series"
+	else
+		build_guest "$KBUILD_ROOT/prod-obj-pristine"
+	fi
+	[ "$mode" != build ] || return 0
 	{
 		echo "dio-race: $ROUNDS rounds, $THREADS threads, $LKMM_SMP vCPUs"
-		run before pristine any
-		run after series one
+		for side in "${sides[@]}"; do
+			case $side in
+			before) run before pristine any ;;
+			after) run after series one ;;
+			esac
+		done
 	} | tee "$KBUILD_ROOT/dio-race.txt"
 }
 
