@@ -1,8 +1,10 @@
 # Kernel half of the build, included from the top-level Makefile.
 #
 #   make kernel-check        build the patched kernel, boot it in QEMU (2
-#                            vCPUs), run KUnit and the direct-I/O stress,
-#                            fail on any KUnit failure or KCSAN / lockdep /
+#                            vCPUs), run KUnit, the direct-I/O stress and
+#                            dio-race (one dio workqueue per fresh
+#                            superblock), fail on any KUnit failure, any
+#                            dio-race loser or KCSAN / lockdep /
 #                            WARN / BUG / Oops in the console; then the
 #                            same on the production-like config (-O2, no
 #                            checkers: kernel/config/prod.config)
@@ -19,7 +21,8 @@
 #   make kernel-dio-race     not in make check: how many workqueues racing
 #                            first async O_DIRECT writes make
 #                            sb_init_dio_done_wq() create and destroy per
-#                            fresh superblock (kernel/scripts/dio-race.sh,
+#                            fresh superblock, before and after the series
+#                            (kernel/scripts/dio-race.sh,
 #                            docs/kernel-series.md)
 #   make kernel-submissions  the separate submissions, as their sender would
 #                            post them, under build/submissions/NAME/

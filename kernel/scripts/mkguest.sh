@@ -1,6 +1,6 @@
 #!/bin/bash
-# Build what the guest needs into $KGUEST: the static stress and benchmark
-# programs, the initramfs (made with the kernel's own usr/gen_init_cpio, so
+# Build what the guest needs into $KGUEST: the static stress, benchmark
+# and dio-race programs, the initramfs (made with the kernel's own usr/gen_init_cpio, so
 # no root and no cpio package are needed) and the two disk images; with
 # LKMM_ONETIME_RACE=1 (kernel-before-after) also onetime_race.ko.
 set -euo pipefail
@@ -14,6 +14,8 @@ build_programs() {
 		gcc -std=c11 -Wall -Wextra -Werror -O2 -static -pthread \
 			-o "$KGUEST/$prog" "$GUEST_SRC/$prog.c"
 	done
+	gcc -std=c11 -Wall -Wextra -Werror -O2 -static -pthread -I"$GUEST_SRC" \
+		-o "$KGUEST/dio-race" "$GUEST_SRC/dio-race/dio-race.c"
 }
 
 # gen_init_cpio is a host tool the kernel build itself makes (for the
@@ -23,7 +25,8 @@ build_initramfs() {
 	{
 		initramfs_base "$GUEST_SRC/init"
 		printf '%s\n' "dir /mnt 0755 0 0" "file /dio-stress $KGUEST/dio-stress 0755 0 0" \
-			"file /dio-bench $KGUEST/dio-bench 0755 0 0"
+			"file /dio-bench $KGUEST/dio-bench 0755 0 0" \
+			"file /dio-race $KGUEST/dio-race 0755 0 0"
 	} >"$KGUEST/initramfs.list"
 	if [ -n "${LKMM_ONETIME_RACE:-}" ]; then
 		echo "file /onetime_race.ko $KGUEST/onetime-race/onetime_race.ko 0644 0 0" \

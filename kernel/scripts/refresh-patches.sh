@@ -10,7 +10,9 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-GIT=(git -C "$KSRC" -c core.autocrlf=false -c gc.auto=0
+# core.abbrev fixed: git's default grows with the repository's object
+# count, which would change the index lines from one tree to another.
+GIT=(git -C "$KSRC" -c core.autocrlf=false -c gc.auto=0 -c core.abbrev=9
      -c user.name=lkmm -c user.email=lkmm@localhost)
 
 "$KERNEL_DIR/scripts/prepare-tree.sh" --pristine

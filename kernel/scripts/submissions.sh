@@ -19,6 +19,12 @@
 # first line "Subject: [PREFIX 0/N] title", then a blank line and the
 # text.  A single patch takes its prefix from its own Subject: line.
 #
+# A submission that needs another one applied first names it in its file
+# "depends" (one submission a line, '#' comments): the other's patches
+# are committed under it, on the untouched tree, but not mailed, and the
+# base line says so (call-once's patch 5 converts the code that
+# fs-dio-done-wq changes).
+#
 # Usage: submissions.sh [OUTDIR]   (default build/submissions)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -95,21 +101,40 @@ once_each() {
 	}'
 }
 
-# Fill format-patch's cover-letter template with the directory's text.
+# The submissions that submission $1 applies on top of (its file
+# "depends"), in the file's order.
+depends_on() {
+	local file=$PATCHES/$1/depends dep
+	[ -f "$file" ] || return 0
+	for dep in $(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$file"); do
+		series_submissions | grep -q -x -F "$dep" ||
+			die "$file: $dep is not a submission of the series"
+		echo "$dep"
+	done
+}
+
+# Fill format-patch's cover-letter template with the directory's text
+# and the base line $3.
 fill_cover() {
-	local cover=$1 source=$2 title body
+	local cover=$1 source=$2 base_text=$3 title body
 	title=$(sed -n '1s/^Subject: \[[^]]*\] *//p' "$source")
 	body=$(tail -n +3 "$source")
-	TITLE=$title BODY="$body"$'\n\n'"$BASE_TEXT" perl -0pi -e '
+	TITLE=$title BODY="$body"$'\n\n'"$base_text" perl -0pi -e '
 		s/\*\*\* SUBJECT HERE \*\*\*/$ENV{TITLE}/;
 		s/\*\*\* BLURB HERE \*\*\*/$ENV{BODY}/;' "$cover"
 }
 
 write_submission() {
 	local name=$1 dir=$OUT/$1 tip count prefix cover=$PATCHES/$1/cover-letter
-	local args=() role r first files
-	# On the untouched tree: a submission must apply on its own.
-	tip=$(commit_patches pristine "Signed-off-by: $SENDER" $(submission_patches "$name"))
+	local args=() role r first files base=pristine base_text=$BASE_TEXT dep
+	# On the untouched tree: a submission must apply on its own, after
+	# the submissions it depends on, if any (not mailed here).
+	for dep in $(depends_on "$name"); do
+		base=$(commit_patches "$base" "Signed-off-by: $SENDER" $(submission_patches "$dep"))
+		base_text+=", with the submission \"$(sed -n '1s/^Subject: \[[^]]*\] *//p' \
+			"$PATCHES/$(submission_patches "$dep" | head -n 1)")\" ($dep) applied"
+	done
+	tip=$(commit_patches "$base" "Signed-off-by: $SENDER" $(submission_patches "$name"))
 	count=$(submission_patches "$name" | wc -l)
 	first=$PATCHES/$(submission_patches "$name" | head -n 1)
 	if [ "$count" -gt 1 ]; then
@@ -120,7 +145,7 @@ write_submission() {
 		prefix=$(subject_prefix "$first")
 		# A single patch says its base below the "---", where git am
 		# does not take it into the commit.
-		"${GIT[@]}" notes --ref=lkmm-base add -f -m "$BASE_TEXT" "$tip"
+		"${GIT[@]}" notes --ref=lkmm-base add -f -m "$base_text" "$tip"
 		args+=(--notes=lkmm-base)
 	fi
 	files=$(submission_patches "$name" | sed "s|^|$PATCHES/|")
@@ -134,8 +159,8 @@ write_submission() {
 	} | once_each)
 	rm -rf "$dir"
 	"${GIT[@]}" format-patch -q -o "$dir" --subject-prefix="${prefix:-PATCH}" \
-		--thread=shallow "${args[@]}" pristine.."$tip" >/dev/null
-	[ "$count" -gt 1 ] && fill_cover "$dir"/0000-cover-letter.patch "$cover"
+		--thread=shallow "${args[@]}" "$base".."$tip" >/dev/null
+	[ "$count" -gt 1 ] && fill_cover "$dir"/0000-cover-letter.patch "$cover" "$base_text"
 	check_submission "$name" "$dir"
 }
 

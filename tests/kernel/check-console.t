@@ -15,6 +15,7 @@ CASES=(
 	"oops|1|problem: Oops/panic: Oops:"
 	"kunit-fail|1|kunit: 4 passed, 1 failed, 1 skipped"
 	"guest-fail|1|problem: guest: lkmm-guest: FAIL: stress ext4"
+	"dio-race-fail|1|problem: guest: lkmm-guest: FAIL: dio-race exited 1"
 	"no-done|1|never printed \"lkmm-guest: done\""
 	"no-ktap|1|problem: KUnit: no KTAP output"
 )

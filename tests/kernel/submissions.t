@@ -3,7 +3,9 @@
 # folder per submission of kernel/patches/series, signed by whoever runs
 # it and by nobody else, addressed as the tree's get_maintainer.pl says
 # plus the Cc: of the submission's own file "cc" (addresses taken from
-# the tree; on that submission's mails only), each applying on its own to the untouched tree and checkpatch --strict
+# the tree; on that submission's mails only), each applying on its own to
+# the untouched tree (after the submissions its file "depends" names) and
+# checkpatch --strict
 # clean; without a sender identity it refuses, naming what to set.
 # Needs the kernel tree (kernel/scripts/prepare-tree.sh).
 set -uo pipefail
@@ -126,17 +128,28 @@ for name in "${names[@]}"; do
 	grep -q -F "$rcpt" "${mails[0]}" && ok "$name: addressed to $rcpt" ||
 		not_ok "$name: $rcpt missing from the recipients"
 
-	# Applies to the untouched tree on its own.
+	# Applies to the untouched tree on its own, after the mails of the
+	# submissions its file "depends" names.
 	idx=$scratch/index
 	rm -f "$idx"
 	GIT_INDEX_FILE=$idx git -C "$KSRC" read-tree pristine
 	applied=yes
+	deps=()
+	[ -f "$top/kernel/patches/$name/depends" ] &&
+		mapfile -t deps < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' \
+			"$top/kernel/patches/$name/depends")
+	for dep in "${deps[@]}"; do
+		for m in "$scratch/out/$dep"/*.patch; do
+			case $m in */0000-cover-letter.patch) continue ;; esac
+			GIT_INDEX_FILE=$idx git -C "$KSRC" apply --cached "$m" 2>/dev/null || applied=no
+		done
+	done
 	for m in "${mails[@]}"; do
 		case $m in */0000-cover-letter.patch) continue ;; esac
 		GIT_INDEX_FILE=$idx git -C "$KSRC" apply --cached "$m" 2>/dev/null || applied=no
 	done
-	[ "$applied" = yes ] && ok "$name: applies alone to the untouched tree" ||
-		not_ok "$name: does not apply alone to the untouched tree"
+	[ "$applied" = yes ] && ok "$name: applies alone to the untouched tree${deps:+ after ${deps[*]}}" ||
+		not_ok "$name: does not apply alone to the untouched tree${deps:+ after ${deps[*]}}"
 
 	clean=$(grep -c '^total: 0 errors, 0 warnings, 0 checks' "$dir/checkpatch.txt")
 	[ "$clean" -eq "$count" ] && ok "$name: checkpatch --strict clean on every patch" ||
