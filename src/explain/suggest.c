@@ -2081,6 +2081,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 /* The lock statements (S_CALL of a macro that locks or unlocks) of s's body, by line. */
 struct lock_lines {
 	int n, proc[16], line[16];
+	bool more;		/* more than fit: the lock is not tried */
 };
 
 static void find_lock_lines(const struct stmt *s, int proc, const struct macro_table *macros,
@@ -2094,7 +2095,11 @@ static void find_lock_lines(const struct stmt *s, int proc, const struct macro_t
 	code = code_at(orig, s->pos.line);
 	if ((statement_does(s, macros, S_LOCK) || statement_does(s, macros, S_UNLOCK)) &&
 	    strchr(code, '(') && !strncmp(strchr(code, '(') + 1, arg, strlen(arg)) &&
-	    strchr(code, '(')[1 + strlen(arg)] == ')' && out->n < 16) {
+	    strchr(code, '(')[1 + strlen(arg)] == ')') {
+		if (out->n == (int)(sizeof(out->line) / sizeof(*out->line))) {
+			out->more = true;
+			return;
+		}
 		out->proc[out->n] = proc;
 		out->line[out->n++] = s->pos.line;
 	}
@@ -2136,7 +2141,9 @@ static const struct edit *within_section(const struct edits *adds, enum edit_kin
  * takes it), the last store of the unlocker's critical section made a
  * release and the first load of the locker's an acquire, and the test
  * checked again: 1 when that keeps the outcome forbidden, 0 when not,
- * -1 when it could not be tried.
+ * -1 when it could not be tried.  When not, the locker's last store
+ * made a release too is tried (a chain of releases).  *swap: what does
+ * the lock's part, when something does.
  */
 static int locks_instead(const struct checker *c, const char *path, const char *text,
 			  const struct litmus *t, const struct link *l, const struct edits *all,
@@ -2158,6 +2165,8 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	snprintf(arg, sizeof(arg), "%.*s", (int)(strchr(open, ')') - open - 1), open + 1);
 	for (proc = 0; proc < t->nprocs; proc++)
 		find_lock_lines(t->procs[proc].body, proc, c->macros, orig, arg, &locks);
+	if (locks.more)
+		return -1;
 	for (i = 0; i < locks.n; i++)
 		if (locks.proc[i] != l->a->proc && locks.proc[i] != l->b->proc)
 			return -1;
@@ -2237,16 +2246,14 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 			*swap = "releases and an acquire";
 		}
 		sb_addf(out, "\n");
+		return 0;
 	}
-	else
-		sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome "
-			"(cost %d, where taking a lock is an atomic RMW); keep the lock where the "
-			"critical sections must also exclude each other\n",
-			edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost +
-			(mb ? edit_kinds[ADD_MB].cost : 0));
-	if (!reachable)
-		*swap = mb ? "a release, an acquire and smp_mb()" : "a release and an acquire";
-	return !reachable;
+	sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome (cost %d, "
+		"where taking a lock is an atomic RMW); keep the lock where the critical sections "
+		"must also exclude each other\n", edit_kinds[ADD_RELEASE].cost +
+		edit_kinds[ADD_ACQUIRE].cost + (mb ? edit_kinds[ADD_MB].cost : 0));
+	*swap = mb ? "a release, an acquire and smp_mb()" : "a release and an acquire";
+	return 1;
 }
 
 /*
