@@ -12,7 +12,7 @@
 
 struct set {
 	int n;			/* universe size */
-	uint64_t w[];		/* (n + 63) / 64 words */
+	uint64_t w[];		/* words_for(n) words */
 };
 
 struct rel {
@@ -35,7 +35,8 @@ bool rel_has(const struct rel *r, int a, int b);
  */
 static inline int words_for(int n)
 {
-	return (n + 63) / 64;
+	/* At least one: the row loops size arrays by it, and a test may have no event. */
+	return n ? (n + 63) / 64 : 1;
 }
 
 /*

@@ -223,7 +223,9 @@ struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 	struct cat_value *v = cat_new_value(ev, V_VALSET);
 	int n = 0;
 
-	qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
+	/* An empty list has no array, which qsort() may not be given. */
+	if (items->len > 1)
+		qsort(items->items, items->len, sizeof(void *), value_ptr_cmp);
 	v->u.list.items = run_alloc(ev, items->len * sizeof(void *));
 	for (int i = 0; i < items->len; i++)
 		if (!n || cat_value_cmp(v->u.list.items[n - 1], items->items[i]))
