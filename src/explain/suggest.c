@@ -1754,14 +1754,22 @@ static void tell_links(const struct lines *orig, const struct link *links, int n
 	}
 }
 
-/* Items one a line, as a list in words: "A", "A and B", "A, B and C" (or "or"). */
+/* How many items, one a line, items holds. */
+static int count_items(const char *items)
+{
+	int n = 0;
+
+	for (const char *p = items; p && *p; p = strchr(p, '\n') + 1)
+		n++;
+	return n;
+}
+
+/* Items one a line, as a list in words: "A", "A and B", "A, B and C" (or "nor"). */
 static void join_items_with(const char *items, const char *last, struct strbuf *out)
 {
-	int n = 0, i = 0;
+	int n = count_items(items), i = 0;
 	const char *p;
 
-	for (p = items; p && *p; p = strchr(p, '\n') + 1)
-		n++;
 	for (p = items; p && *p; p = strchr(p, '\n') + 1, i++)
 		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? last : ", ", (int)strcspn(p, "\n"), p);
 }
@@ -1916,11 +1924,8 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 		sb_addf(advice, "%s (or, cheaper, %s: cost %d against %d)\n", c->statement.buf,
 			c->what.buf, c->cost, c->against);
 	} else if (c->statement.buf) {
-		int n = 0;
-		const char *p;
+		int n = count_items(c->short_of.buf);
 
-		for (p = c->short_of.buf; p && *p; p = strchr(p, '\n') + 1)
-			n++;
 		join_items_with(c->short_of.buf, n == 2 ? " nor " : " and ", &short_of);
 		sb_addf(advice, "%s as it is (%s%s", c->statement.buf,
 			c->removable ? "removing it would let it happen" : "",
@@ -2084,18 +2089,27 @@ struct lock_lines {
 	bool more;		/* more than fit: the lock is not tried */
 };
 
+/* What a line's first call is given, "mylock" of "spin_unlock(mylock);", into arg; false if none. */
+static bool call_argument(const char *code, char arg[48])
+{
+	const char *open = strchr(code, '('), *close = open ? closing_paren(open) : NULL;
+
+	if (!close || close - open - 1 >= 48)
+		return false;
+	snprintf(arg, 48, "%.*s", (int)(close - open - 1), open + 1);
+	return true;
+}
+
 static void find_lock_lines(const struct stmt *s, int proc, const struct macro_table *macros,
 			    const struct lines *orig, const char *arg, struct lock_lines *out)
 {
 	int i;
-	const char *code;
+	char its[48];
 
 	if (!s)
 		return;
-	code = code_at(orig, s->pos.line);
 	if ((statement_does(s, macros, S_LOCK) || statement_does(s, macros, S_UNLOCK)) &&
-	    strchr(code, '(') && !strncmp(strchr(code, '(') + 1, arg, strlen(arg)) &&
-	    strchr(code, '(')[1 + strlen(arg)] == ')') {
+	    call_argument(code_at(orig, s->pos.line), its) && !strcmp(its, arg)) {
 		if (out->n == (int)(sizeof(out->line) / sizeof(*out->line))) {
 			out->more = true;
 			return;
@@ -2150,7 +2164,6 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 			  const struct edits *adds, const struct lines *orig, const char **swap,
 			  struct strbuf *out)
 {
-	const char *unlock = code_at(orig, l->a->line), *open = strchr(unlock, '(');
 	struct lock_lines locks = { 0 };
 	const struct edit *release, *acquire, *after_lock = NULL, *mb = NULL, *relay;
 	struct edit items[21];
@@ -2160,9 +2173,8 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	bool ok, reachable, relay_enough = false;
 	struct lines edited;
 
-	if (!open || !strchr(open, ')') || strchr(open, ')') - open - 1 >= (long)sizeof(arg))
+	if (!call_argument(code_at(orig, l->a->line), arg))
 		return -1;
-	snprintf(arg, sizeof(arg), "%.*s", (int)(strchr(open, ')') - open - 1), open + 1);
 	for (proc = 0; proc < t->nprocs; proc++)
 		find_lock_lines(t->procs[proc].body, proc, c->macros, orig, arg, &locks);
 	if (locks.more)
