@@ -1067,6 +1067,22 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 }
 
 /*
+ * The index of a chain's first strong fence, when the chain runs from a
+ * store through it to a load that missed the store; -1 otherwise.
+ */
+static int strong_fence_step(const struct snapshot *s, const int *ev, const char *const *labels,
+			     int n)
+{
+	int k;
+
+	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
+		;
+	if (k >= n - 1 || s->events[ev[0]].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+		return -1;
+	return k;
+}
+
+/*
  * A propagation chain that starts at a store and ends in a load reading
  * an older value, told through its first strong fence in short lettered
  * sub-steps (the chain's steps have the numbers): (a) the store reached
@@ -1078,11 +1094,9 @@ static void later_step(const struct program *p, const struct snapshot *s, const 
 static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
 			const char *const *labels, int n, struct strbuf *out)
 {
-	int i, k, store = ev[0], load = ev[n - 1], cpu;
+	int i, k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1], cpu;
 
-	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
-		;
-	if (k >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+	if (k < 0)
 		return false;
 	cpu = s->events[ev[k]].proc;
 	sb_addf(out, "But a strong fence rules it out:\n    a. ");
@@ -1151,11 +1165,9 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 static void fence_in_one_line(const struct program *p, const struct snapshot *s, const int *ev,
 			      const char *const *labels, int n, struct strbuf *out)
 {
-	int k, store = ev[0], load = ev[n - 1];
+	int k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1];
 
-	for (k = 0; k < n && !is_strong_fence(labels[k]); k++)
-		;
-	if (k + 2 >= n - 1 || s->events[store].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
+	if (k < 0 || k + 2 >= n - 1)
 		return;
 	sb_addf(out, "  In one line: ");
 	access_value(p, &s->events[store], out);
