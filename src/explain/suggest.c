@@ -2020,16 +2020,16 @@ static void tell_unvaried(const struct link *links, int n, bool lock_tried, stru
 	bool lock = false, dependency = false, control = false;
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		*(strcmp(links[i].kind, "lock") ? &dependency : &lock) = true;
+		control |= !strcmp(links[i].kind, "ctrl");
+	}
 	lock &= !lock_tried;
 	if (lock || dependency)
 		sb_addf(out, ", which no edit here varies (%s%s%s)",
 			lock ? "no lock is replaced or added" : "", lock && dependency ? ", " : "",
 			dependency ? "no dependency removed" : "");
 	/* What breaks a dependency is the code around it, not a barrier. */
-	for (i = 0; i < n; i++)
-		control |= !strcmp(links[i].kind, "ctrl");
 	if (dependency && !control)
 		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
 			"compiler can know is equal to it (after comparing it with a known pointer, "
