@@ -1156,28 +1156,87 @@ static bool fence_story(const struct program *p, const struct snapshot *s, const
 }
 
 /*
- * A strong fence's argument in one line, said before its why: "In one
- * line: x=1 had reached every CPU before P1 line 29 (z=1) ran (step 3's
- * fence); steps 4 and 5 put P2 line 39 (x=0) after that, so it cannot
- * read x=0."  For a chain fence_story() tells, with steps after the
- * fence's next event.
+ * The event a timeline step arrives at: the chain's last, the load that
+ * missed the store, said without the value it cannot read.
  */
-static void fence_in_one_line(const struct program *p, const struct snapshot *s, const int *ev,
-			      const char *const *labels, int n, struct strbuf *out)
+static void timeline_event(const struct program *p, const struct snapshot *s, int id, bool last,
+			   struct strbuf *out)
 {
-	int k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1];
+	const struct event *e = &s->events[id];
+
+	if (last)
+		sb_addf(out, "P%d line %d reads %s", e->proc, e->line, p->loc_names[e->loc]);
+	else
+		chain_event(p, s, id, out);
+}
+
+/*
+ * Step i of a chain from its strong fence on (ev[k] is the fence's), as
+ * one moment of fence_timeline(): how the chain gets to its next event.
+ */
+static void timeline_step(const struct program *p, const struct snapshot *s, const int *ev,
+			  const char *const *labels, int i, int k, int n, struct strbuf *out)
+{
+	const struct event *from = &s->events[ev[i]];
+	int waited = i == k ? ev[0] : from->kind == EV_READ ? store_read(s, ev[i]) : ev[i];
+	bool last = i + 1 == n - 1;
+
+	sb_addf(out, " -> ");
+	if (is_strong_fence(labels[i])) {
+		sb_addf(out, "P%d waits at its fence (step %d)", from->proc, i + 1);
+		/* A store it made or read: what it holds the rest back for. */
+		if (waited >= 0 && s->events[waited].proc >= 0) {
+			sb_addf(out, " until ");
+			access_value(p, &s->events[waited], out);
+			sb_addf(out, " has reached every CPU");
+		}
+		sb_addf(out, " -> ");
+		timeline_event(p, s, ev[i + 1], last, out);
+		return;
+	}
+	timeline_event(p, s, ev[i + 1], last, out);
+	if (!strcmp(labels[i], "co"))
+		sb_addf(out, " overwrites it (step %d)", i + 1);
+	else if (!strcmp(labels[i], "rf"))
+		sb_addf(out, " reads it (step %d)", i + 1);
+	else if (!strcmp(labels[i], "fr"))
+		sb_addf(out, ", which reaches P%d's CPU only after line %d read the older value "
+			"(step %d)", from->proc, from->line, i + 1);
+	else
+		sb_addf(out, " (step %d, %s)", i + 1, labels[i]);
+}
+
+/*
+ * A strong fence's argument as a timeline, said before its why and
+ * before fence_story()'s sub-steps, which it sums up: "In time: x=1
+ * reaches P1's CPU (steps 1 and 2) -> P1 waits at its fence (step 3)
+ * until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37
+ * (z=2) overwrites it (step 4) -> ... -> P2 line 39 reads x, where x=1
+ * already is: it cannot read x=0."  Readers who had the sub-steps alone
+ * asked for this picture first.  Only for chains with steps after the
+ * fence's next event: shorter ones are told in full in one sub-step.
+ */
+static void fence_timeline(const struct program *p, const struct snapshot *s, const int *ev,
+			   const char *const *labels, int n, struct strbuf *out)
+{
+	int i, k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1];
 
 	if (k < 0 || k + 2 >= n - 1)
 		return;
-	sb_addf(out, "  In one line: ");
+	sb_addf(out, "  In time: ");
+	if (k) {
+		access_value(p, &s->events[store], out);
+		sb_addf(out, " reaches P%d's CPU (", s->events[ev[k]].proc);
+		step_range(1, k, out);
+		sb_addf(out, ")");
+	} else {
+		chain_event(p, s, store, out);
+	}
+	for (i = k; i < n - 1; i++)
+		timeline_step(p, s, ev, labels, i, k, n, out);
+	sb_addf(out, ", where ");
 	access_value(p, &s->events[store], out);
-	sb_addf(out, " had reached every CPU before ");
-	chain_event(p, s, ev[k + 1], out);
-	sb_addf(out, " ran (step %d's fence); ", k + 1);
-	step_range(k + 2, n - 1, out);
-	sb_addf(out, " put ");
-	chain_event(p, s, load, out);
-	sb_addf(out, " after that, so it cannot read ");
+	sb_addf(out, " already is: it cannot read ");
 	access_value(p, &s->events[load], out);
 	sb_addf(out, ".\n");
 }
@@ -1214,7 +1273,7 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	}
 	if (strcmp(check, "propagation"))
 		return;
-	fence_in_one_line(p, s, ev, labels, n, out);
+	fence_timeline(p, s, ev, labels, n, out);
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
 		;
