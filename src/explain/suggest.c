@@ -1484,14 +1484,10 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		}
 	}
 	if (shown)
-		sb_addf(out, "  Changes that forbid it, cheapest first.  Cost: each edit's rough "
-			"relative price on arm64 and PowerPC (%s; on x86 only smp_mb() costs anything), "
-			"added up over a change's edits (the last line, \"Suggestion: fixed N\", "
-			"counts the changes found, for scripts):\n%s", prices.buf + 2, list.buf);
+		sb_addf(out, "  Changes that forbid it, cheapest first:\n%s", list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
-	sb_free(&prices);
 	if (fixes > shown)
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
@@ -1525,6 +1521,12 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (!fixes)
 		sb_addf(in_short, stop ? "no change that forbids it was found in the time given "
 			"(below)" : "no set of up to %d edits forbids it (below)", max_set);
+	/* Said last, where a reader who wants the prices' basis looks for it. */
+	if (shown)
+		sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (%s; on x86 "
+			"only smp_mb() costs anything), added up over a change's edits.  The line "
+			"below counts the changes found, for scripts.\n", prices.buf + 2);
+	sb_free(&prices);
 	if (fixes)
 		sb_addf(out, "Suggestion: fixed %d\n", fixes);
 	else if (stop)
