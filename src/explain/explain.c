@@ -93,7 +93,7 @@ static const struct {
 	const char *section;
 } glosses[] = {
 	{ "po", "program order, the order the statements of one CPU are written in; "
-	  "alone, it orders nothing another CPU can see but accesses to one variable "
+	  "alone, it orders nothing another CPU can see except accesses to one variable "
 	  "(coherence)", "THE PROGRAM ORDER RELATION: po AND po-loc" },
 	{ "po-loc", "program order between accesses to one variable, which a CPU "
 	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
@@ -115,8 +115,9 @@ static const struct {
 	{ "rmw", "the load and the store of one atomic read-modify-write",
 	  "ATOMIC UPDATES: rmw" },
 	{ "release", "smp_store_release(), rcu_assign_pointer(), spin_unlock(): every "
-	  "access before it in program order comes first, and every store that reached its "
-	  "CPU before it reaches any CPU before it does", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	  "access before it in program order comes first, and the stores its CPU had seen "
+	  "before the release reach each CPU before the released store does",
+	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
 	{ "acquire", "smp_load_acquire(), spin_lock(): "
 	  "every access after it in program order comes after it",
 	  "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
@@ -859,6 +860,24 @@ static void access_value(const struct program *p, const struct event *e, struct 
 	explained_value(p, e->val, out);
 }
 
+/* "P2 line 37 (z=2)": an event of a chain, short, for the sub-steps below. */
+static void chain_event(const struct program *p, const struct snapshot *s, int id,
+			struct strbuf *out)
+{
+	const struct event *e = &s->events[id];
+
+	if (e->proc < 0) {
+		sb_addf(out, "the initial value of %s", p->loc_names[e->loc]);
+		return;
+	}
+	sb_addf(out, "P%d line %d", e->proc, e->line);
+	if (e->kind == EV_WRITE || e->kind == EV_READ) {
+		sb_addf(out, " (");
+		access_value(p, e, out);
+		sb_addf(out, ")");
+	}
+}
+
 /*
  * Whether a chain's first steps hand a lock on: an unlock after the
  * store (step 1), the lock that takes it (step 2), then a store of the
@@ -912,18 +931,19 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	handed = lock_hand_off(s, ev, labels, arrive);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
-		sb_addf(out, "steps 1 to %d hand a lock on from P%d to P%d: every store before ",
-			handed, sent->proc, s->events[ev[handed]].proc);
-		name_event(p, s, ev[1], out);
-		sb_addf(out, ", ");
-		access_value(p, sent, out);
-		sb_addf(out, " too, reaches every CPU before any store P%d makes after ",
+		sb_addf(out, "steps 1 to %d hand a lock on from P%d to P%d.  A lock's hand-off "
+			"guarantees that every store before the unlock (", handed, sent->proc,
 			s->events[ev[handed]].proc);
-		name_event(p, s, ev[2], out);
-		sb_addf(out, " does, such as ");
-		name_event(p, s, ev[handed], out);
-		sb_addf(out, "; a lock's hand-off does that, where a release and an acquire alone "
-			"would not (LOCKING in explanation.txt).  ");
+		chain_event(p, s, ev[1], out);
+		sb_addf(out, "), ");
+		access_value(p, sent, out);
+		sb_addf(out, " too, reaches every CPU before any store P%d makes after taking "
+			"the lock (", s->events[ev[handed]].proc);
+		chain_event(p, s, ev[2], out);
+		sb_addf(out, ") does, such as ");
+		chain_event(p, s, ev[handed], out);
+		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
+			"explanation.txt).  ");
 		ahead = &s->events[ev[handed]];
 		first = handed + 1;
 	} else {
@@ -952,31 +972,13 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		sb_addf(out, ", at ");
 		name_event(p, s, load, out);
 	}
-	sb_addf(out, "; so ");
+	sb_addf(out, ".  So ");
 	access_value(p, sent, out);
 	sb_addf(out, " had reached P%d's CPU before that load ran, and the load could not "
 		"read ", s->events[load].proc);
 	access_value(p, &s->events[load], out);
 	sb_addf(out, ".\n");
 	return true;
-}
-
-/* "P2 line 37 (z=2)": an event of a chain, short, for the sub-steps below. */
-static void chain_event(const struct program *p, const struct snapshot *s, int id,
-			struct strbuf *out)
-{
-	const struct event *e = &s->events[id];
-
-	if (e->proc < 0) {
-		sb_addf(out, "the initial value of %s", p->loc_names[e->loc]);
-		return;
-	}
-	sb_addf(out, "P%d line %d", e->proc, e->line);
-	if (e->kind == EV_WRITE || e->kind == EV_READ) {
-		sb_addf(out, " (");
-		access_value(p, e, out);
-		sb_addf(out, ")");
-	}
 }
 
 /* The store the load r reads, or -1. */
@@ -988,82 +990,6 @@ static int store_read(const struct snapshot *s, int r)
 		if (rel_has(s->rf, w, r))
 			return w;
 	return -1;
-}
-
-/*
- * Step i of a chain (events ev[i] to ev[i + 1]) after a strong fence, as
- * what it says about time (explanation.txt's operational model): a store
- * read or overwritten had reached the CPU of the access that read or
- * overwrote it before that ran; a load that missed a store ran before
- * the store reached its CPU; a strong fence after a store holds what
- * follows it until the store has reached every CPU; any other order on
- * one CPU keeps its second access after its first.
- */
-static void later_step(const struct program *p, const struct snapshot *s, const int *ev,
-		       const char *const *labels, int i, struct strbuf *out)
-{
-	const struct event *from = &s->events[ev[i]], *to = &s->events[ev[i + 1]];
-	bool overwrites = !strcmp(labels[i], "co"), reads = !strcmp(labels[i], "rf");
-
-	sb_addf(out, "step %d (%s): ", i + 1, labels[i]);
-	if (!strcmp(labels[i], "fr")) {
-		chain_event(p, s, ev[i], out);
-		sb_addf(out, " ran before ");
-		chain_event(p, s, ev[i + 1], out);
-		sb_addf(out, " reached P%d's CPU", from->proc);
-		return;
-	}
-	chain_event(p, s, ev[i + 1], out);
-	/*
-	 * An overwrite of another CPU's store says where the overwriting one
-	 * had not got to: it cannot have reached that CPU before the store
-	 * it overwrites ran there, which would have come later.
-	 */
-	if (overwrites && from->proc >= 0 && from->proc != to->proc) {
-		sb_addf(out, " overwrote ");
-		chain_event(p, s, ev[i], out);
-		sb_addf(out, ", so ");
-		access_value(p, to, out);
-		sb_addf(out, " reached P%d's CPU only after P%d line %d ran (had it come before, ",
-			from->proc, from->proc, from->line);
-		access_value(p, from, out);
-		sb_addf(out, " would be the later store)");
-		return;
-	}
-	if (overwrites || reads) {
-		sb_addf(out, overwrites ? " overwrote " : " read ");
-		chain_event(p, s, ev[i], out);
-		sb_addf(out, ", so ");
-		if (from->proc < 0)
-			sb_addf(out, "the initial value of %s", p->loc_names[from->loc]);
-		else
-			access_value(p, from, out);
-		sb_addf(out, " had reached P%d's CPU before P%d line %d ran", to->proc, to->proc,
-			to->line);
-		return;
-	}
-	sb_addf(out, " runs after ");
-	if (is_strong_fence(labels[i]) && from->kind == EV_READ) {
-		int w = store_read(s, ev[i]);
-
-		/* What the fence sends out is the store the load saw, when another CPU's. */
-		if (w >= 0 && s->events[w].proc >= 0 && s->events[w].proc != from->proc) {
-			chain_event(p, s, w, out);
-			sb_addf(out, ", which ");
-			chain_event(p, s, ev[i], out);
-			sb_addf(out, " read, has reached every CPU (a strong fence)");
-			return;
-		}
-	}
-	chain_event(p, s, ev[i], out);
-	if (!is_strong_fence(labels[i]) || from->kind != EV_WRITE)
-		return;
-	sb_addf(out, " has reached every CPU");
-	/* The CPU the overwrite before named: where the time order passes. */
-	if (i > 0 && !strcmp(labels[i - 1], "co") && s->events[ev[i - 1]].proc >= 0 &&
-	    s->events[ev[i - 1]].proc != from->proc)
-		sb_addf(out, ", P%d's too", s->events[ev[i - 1]].proc);
-	sb_addf(out, " (a strong fence)");
 }
 
 /*
@@ -1080,79 +1006,6 @@ static int strong_fence_step(const struct snapshot *s, const int *ev, const char
 	if (k >= n - 1 || s->events[ev[0]].kind != EV_WRITE || strcmp(labels[n - 1], "fr"))
 		return -1;
 	return k;
-}
-
-/*
- * A propagation chain that starts at a store and ends in a load reading
- * an older value, told through its first strong fence in short lettered
- * sub-steps (the chain's steps have the numbers): (a) the store reached
- * the fence's CPU, its own or carried by the steps before the fence; (b)
- * the fence waits until the store has reached every CPU; (c) each step
- * after it puts the load later in time; (d) so the load cannot miss the
- * store.  Whether the chain has that form.
- */
-static bool fence_story(const struct program *p, const struct snapshot *s, const int *ev,
-			const char *const *labels, int n, struct strbuf *out)
-{
-	int i, k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1], cpu;
-
-	if (k < 0)
-		return false;
-	cpu = s->events[ev[k]].proc;
-	sb_addf(out, "But a strong fence rules it out:\n    a. ");
-	if (k) {
-		name_event(p, s, store, out);
-		sb_addf(out, " reached P%d's CPU before the fence: ", cpu);
-		step_range(1, k, out);
-		sb_addf(out, k == 1 ? " carries it there" : " carry it there");
-		/* A lock or another variable handed on, not the store read. */
-		if (k > 1 || strcmp(labels[0], "rf")) {
-			sb_addf(out, " (P%d need not read %s itself", cpu,
-				p->loc_names[s->events[store].loc]);
-			for (i = 0; i < k && !sends_stores_first(labels[i]); i++)
-				;
-			if (i < k)
-				sb_addf(out, ": step %d (%s) sends the stores before it out ahead of "
-					"itself, and %s has them too", i + 1, labels[i],
-					s->events[ev[i + 1]].kind == EV_UNLOCK ?
-					"the CPU that takes the lock next" :
-					"a CPU that reads its value");
-			sb_addf(out, ")");
-		}
-	} else {
-		sb_addf(out, "P%d's own store ", cpu);
-		name_event(p, s, store, out);
-		sb_addf(out, " comes before the fence");
-	}
-	sb_addf(out, ".\n");
-	sb_addf(out, "    b. Step %d (%s) is a strong fence: P%d waits there until every store "
-		"it has seen, ", k + 1, labels[k], cpu);
-	access_value(p, &s->events[store], out);
-	sb_addf(out, " too, has reached every CPU, before anything after the fence runs.\n");
-	sb_addf(out, "    c. ");
-	if (k + 1 < n - 1) {
-		/* The link from the fence to the chain's next event, which b's wait holds back. */
-		chain_event(p, s, ev[k + 1], out);
-		sb_addf(out, " comes after the fence, so it ran after ");
-		access_value(p, &s->events[store], out);
-		sb_addf(out, " had reached every CPU");
-	}
-	for (i = k + 1; i < n - 1; i++) {
-		sb_addf(out, ";\n       ");
-		later_step(p, s, ev, labels, i, out);
-	}
-	if (k + 1 == n - 1) {
-		name_event(p, s, load, out);
-		sb_addf(out, " comes after the fence on P%d", cpu);
-	}
-	sb_addf(out, ".\n    d. So ");
-	access_value(p, &s->events[store], out);
-	sb_addf(out, " had reached P%d's CPU before ", s->events[load].proc);
-	chain_event(p, s, load, out);
-	sb_addf(out, " ran: it cannot read ");
-	access_value(p, &s->events[load], out);
-	sb_addf(out, ", the older value step %d (fr) needs.\n", n);
-	return true;
 }
 
 /*
@@ -1195,7 +1048,10 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		return;
 	}
 	timeline_event(p, s, ev[i + 1], last, out);
-	if (!strcmp(labels[i], "co"))
+	if (!strcmp(labels[i], "co") && from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc)
+		sb_addf(out, " overwrites it, so it reaches P%d's CPU only after line %d ran "
+			"(step %d)", from->proc, from->line, i + 1);
+	else if (!strcmp(labels[i], "co"))
 		sb_addf(out, " overwrites it (step %d)", i + 1);
 	else if (!strcmp(labels[i], "rf"))
 		sb_addf(out, " reads it (step %d)", i + 1);
@@ -1207,22 +1063,23 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 }
 
 /*
- * A strong fence's argument as a timeline, said before its why and
- * before fence_story()'s sub-steps, which it sums up: "In time: x=1
- * reaches P1's CPU (steps 1 and 2) -> P1 waits at its fence (step 3)
- * until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37
- * (z=2) overwrites it (step 4) -> ... -> P2 line 39 reads x, where x=1
- * already is: it cannot read x=0."  Readers who had the sub-steps alone
- * asked for this picture first.  Only for chains with steps after the
- * fence's next event: shorter ones are told in full in one sub-step.
+ * A propagation chain that starts at a store and ends in a load reading
+ * an older value, told through its first strong fence as a timeline,
+ * before its why: "In time: x=1 reaches P1's CPU (steps 1 and 2) -> P1
+ * waits at its fence (step 3) until x=1 has reached every CPU -> P1 line
+ * 29 (z=1) -> P2 line 37 (z=2) overwrites it, ... -> P2 line 39 reads x,
+ * where x=1 already is: it cannot read x=0."  Readers of the lettered
+ * sub-steps this replaced asked for this picture, and found the
+ * sub-steps after it the same argument again.  Whether the chain has
+ * that form.
  */
-static void fence_timeline(const struct program *p, const struct snapshot *s, const int *ev,
+static bool fence_timeline(const struct program *p, const struct snapshot *s, const int *ev,
 			   const char *const *labels, int n, struct strbuf *out)
 {
 	int i, k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1];
 
-	if (k < 0 || k + 2 >= n - 1)
-		return;
+	if (k < 0)
+		return false;
 	sb_addf(out, "  In time: ");
 	if (k) {
 		access_value(p, &s->events[store], out);
@@ -1239,6 +1096,7 @@ static void fence_timeline(const struct program *p, const struct snapshot *s, co
 	sb_addf(out, " already is: it cannot read ");
 	access_value(p, &s->events[load], out);
 	sb_addf(out, ".\n");
+	return true;
 }
 
 /*
@@ -1254,7 +1112,7 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 {
 	int i, fences = 0;
 	size_t at;
-	bool overwrite;
+	bool overwrite, timeline;
 
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
@@ -1273,7 +1131,7 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	}
 	if (strcmp(check, "propagation"))
 		return;
-	fence_timeline(p, s, ev, labels, n, out);
+	timeline = fence_timeline(p, s, ev, labels, n, out);
 	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
 		;
@@ -1286,9 +1144,9 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	if (overwrite) {
 		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " only by overwriting it, not by reading it.  What releases, acquires "
-			"and a lock's hand-off carry from CPU to CPU reaches a CPU with a value it "
-			"reads; P%d never reads ", s->events[ev[i + 1]].proc);
+		sb_addf(out, " only by overwriting it, not by reading it.  Releases, acquires and "
+			"a lock's hand-off pass ordering on only to a CPU that reads a value stored "
+			"after them; P%d never reads ", s->events[ev[i + 1]].proc);
 		access_value(p, &s->events[ev[i]], out);
 		sb_addf(out, ", so they alone cannot forbid this.  ");
 	}
@@ -1298,17 +1156,16 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 		out->buf[at] = 'S';	/* a sentence of its own after the overwrite's */
 	sb_addf(out, " say only that a store reached a CPU late, and a store can reach other "
 		"CPUs long after its own CPU ran it.  ");
-	if (fences && fence_story(p, s, ev, labels, n, out))
-		return;
 	if (fences) {
 		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
 		step_list(labels, n, is_strong_fence, out);
 	} else {
 		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
 	}
-	sb_addf(out, " forbid%s it: a CPU at a strong fence waits until every store it has "
+	sb_addf(out, " forbid%s it%s: a CPU at a strong fence waits until every store it has "
 		"seen has reached every CPU, so none of them can reach a CPU late after "
-		"that.\n", fences > 1 ? "" : "s");
+		"that.\n", fences > 1 ? "" : "s", timeline ? ", as the line \"In time\" above "
+		"shows" : "");
 }
 
 /*
@@ -1527,7 +1384,12 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	sb_free(&order);
 	/* Its steps are Way 1's words again; the chain line says them. */
 	if (!same_loads || s->pair) {
-		sb_addf(out, s->pair ? "  Step by step:\n" : strcmp(s->check, "happens-before") ?
+		bool in_time = !strcmp(s->check, "happens-before");
+
+		/* A missed store is no step in time, even in happens-before's chain. */
+		for (i = 0; i < n; i++)
+			in_time &= strcmp(labels[i], "fr") != 0;
+		sb_addf(out, s->pair ? "  Step by step:\n" : !in_time ?
 			"  Step by step (not every step is one in time: see the why below):\n" :
 			"  Step by step, each event must come after the one before:\n");
 		sb_addf(out, "%s", steps.buf);
@@ -1721,11 +1583,15 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"only a full barrier orders a store before a later load.\n");
 		return;
 	}
-	sb_addf(out, "  No interleaving gives it: it needs %s to take effect out of program "
-		"order, and nothing in the test orders %s (no fence, acquire, release or "
-		"dependency between them)%s:\n", n == 1 ? "these accesses" :
-		"only one of these pairs", n == 1 ? "them" : "any",
-		n == 1 ? "" : "; so forbidding it takes ordering every pair");
+	if (n == 1)
+		sb_addf(out, "  No interleaving gives it: it needs these accesses to take effect "
+			"out of program order, and nothing in the test orders them (no fence, "
+			"acquire, release or dependency between them):\n");
+	else
+		sb_addf(out, "  No interleaving gives it: any one of these pairs taking effect out "
+			"of program order is enough to give it, and nothing in the test orders any "
+			"of them (no fence, acquire, release or dependency between them); so "
+			"forbidding it takes keeping every pair in order:\n");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;

@@ -296,21 +296,20 @@ static void find_calls(struct finder *f, const struct expr *e, bool call_access)
 /*
  * Fences and a cheaper one that may do instead, with what a developer
  * must know before taking it where the model says it is enough.
+ * smp_mb__after_spinlock() has no entry: the model lets
+ * smp_mb__after_unlock_lock() do its work after a lock hand-off, but
+ * only RCU uses that one, and readers took its offer, made and taken
+ * back at once, for noise.
  */
 static const struct {
-	const char *fence, *weaker, *orders, *caveat;
+	const char *fence, *weaker, *orders;
 	/* the pair the weaker one keeps in order: two accesses of this kind (pair_name: told) */
 	enum event_kind pair;
 	const char *pair_name;
 } weaker[] = {
-	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", NULL, EV_READ,
-	  "two loads" },
-	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", NULL, EV_WRITE,
+	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", EV_READ, "two loads" },
+	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", EV_WRITE,
 	  "two stores" },
-	/* a full barrier on PowerPC alone, where the other is one everywhere but x86 */
-	{ .fence = "smp_mb__after_spinlock", .weaker = "smp_mb__after_unlock_lock",
-	  .orders = "it orders only across the lock's hand-off from its last unlock",
-	  .caveat = AFTER_UNLOCK_LOCK_NOTE },
 };
 
 /* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
@@ -1917,6 +1916,8 @@ static void offer_cheaper(struct cheaper *c, int cost, int against, const char *
 	va_end(ap);
 }
 
+#define REMOVAL_LETS_IT "removing it would let it happen"
+
 /* The item of "In short" for the statement c was about; c is then reset for the next. */
 static void advise(struct cheaper *c, struct strbuf *advice)
 {
@@ -1929,9 +1930,10 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 		int n = count_items(c->short_of.buf);
 
 		join_items_with(c->short_of.buf, n == 2 ? " nor " : " and ", &short_of);
+		/* Said once: the items after the first that can be removed need it too. */
 		sb_addf(advice, "%s as it is (%s%s", c->statement.buf,
-			c->removable ? "removing it would let it happen" : "",
-			c->removable && n ? "; " : "");
+			!c->removable ? "" : advice->buf && strstr(advice->buf, REMOVAL_LETS_IT) ?
+			"needed too" : REMOVAL_LETS_IT, c->removable && n ? "; " : "");
 		if (n)
 			sb_addf(advice, "%s%s %s replace it", n == 1 ? "" : n == 2 ? "neither " :
 				"none of ", short_of.buf, n == 1 ? "cannot" : "can");
@@ -1963,9 +1965,6 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 			sb_addf(out, ")");
 		}
 		sb_addf(out, "\n");
-	} else if (w >= 0 && weaker[w].caveat) {
-		sb_addf(out, ": still forbidden (%s, and that is enough here), but keep %s(): %s\n",
-			weaker[w].orders, e->from, weaker[w].caveat);
 	} else {
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (cheaper && dearer)
@@ -2238,7 +2237,7 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	}
 	sb_addf(out, "  The lock hand-off from ");
 	tell_ends(orig, l->a, "to", l->b, out);
-	sb_addf(out, ": %s taken out of P%d and P%d, smp_store_release() at P%d line %d `%s` and "
+	sb_addf(out, ": %s removed from P%d and P%d, smp_store_release() at P%d line %d `%s` and "
 		"smp_load_acquire() at P%d line %d `%s` in its place", arg, l->a->proc, l->b->proc,
 		release->proc, release->line, code_at(orig, release->line), acquire->proc,
 		acquire->line, code_at(orig, acquire->line));
