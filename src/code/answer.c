@@ -91,8 +91,14 @@ char *code_source_line(const char *tree, const struct code_span *s)
 	return r;
 }
 
-/* "line N `text`" and "line N" in a line of the checker's text, in the kernel's terms. */
-static void map_line(const struct code_test *t, const char *tree, const char *s, struct strbuf *out)
+/*
+ * "line N `text`" and "line N" in a line of the checker's text, in the
+ * kernel's terms.  The checker quotes few statements (its listing of the
+ * test's lines is in the test's terms), so a kernel line is quoted at
+ * its first mention, quoted[] recording which were.
+ */
+static void map_line(const struct code_test *t, const char *tree, const char *s, bool *quoted,
+		     struct strbuf *out)
 {
 	while (*s) {
 		const char *hit = strstr(s, "line ");
@@ -124,7 +130,15 @@ static void map_line(const struct code_test *t, const char *tree, const char *s,
 			if (close && src) {
 				sb_addf(out, " `%s`", src);
 				s = close + 1;
+				quoted[n - 1] = true;
 			}
+			free(src);
+		} else if (!quoted[n - 1]) {
+			char *src = code_source_line(tree, &l->where);
+
+			if (src)
+				sb_addf(out, " `%s`", src);
+			quoted[n - 1] = true;
 			free(src);
 		}
 	}
@@ -483,6 +497,7 @@ void code_answer(const struct code_test *t, const char *tree, const char *text, 
 {
 	char *copy = xstrdup(text), *p = copy;
 	char **lines = NULL;
+	bool *quoted = xcalloc(t->nlines ? t->nlines : 1, sizeof(*quoted));
 	int n = 0, i = 0;
 
 	while (*p) {
@@ -518,10 +533,11 @@ void code_answer(const struct code_test *t, const char *tree, const char *text, 
 			i = j;
 			continue;
 		}
-		map_line(t, tree, lines[i], out);
+		map_line(t, tree, lines[i], quoted, out);
 		sb_adds(out, "\n");
 		i++;
 	}
+	free(quoted);
 	free(lines);
 	free(copy);
 }

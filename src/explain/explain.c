@@ -267,7 +267,12 @@ static void explained_value(const struct program *p, struct value v, struct strb
 	value_print(p, v, out);
 }
 
-/* "P0 line 11 `WRITE_ONCE(*buf, 1);` (buf=1)", or "the initial value of buf (0)". */
+/*
+ * "P0 line 11 (writes buf=1)", or "the initial value of buf (0)".  An
+ * access's statement is not quoted: tell_code() lists each line once
+ * above, and readers found every step quoting its two statements again
+ * the output's main noise.
+ */
 static void name_event(const struct program *p, const struct snapshot *s, int id,
 		       struct strbuf *out)
 {
@@ -279,9 +284,13 @@ static void name_event(const struct program *p, const struct snapshot *s, int id
 		sb_addf(out, ")");
 		return;
 	}
-	sb_addf(out, "P%d line %d `", e->proc, e->line);
-	source_line(p->test, e->line, out);
-	sb_addf(out, "`");
+	sb_addf(out, "P%d line %d", e->proc, e->line);
+	/* A lock or an unlock has no value to say it by: its statement is short. */
+	if (e->loc < 0 || !e->has_val) {
+		sb_addf(out, " `");
+		source_line(p->test, e->line, out);
+		sb_addf(out, "`");
+	}
 	if (e->loc >= 0 && e->has_val) {
 		sb_addf(out, " (%s %s=", e->kind == EV_READ ? "reads" : "writes",
 			p->loc_names[e->loc]);
@@ -299,22 +308,24 @@ static void name_statement(const struct program *p, const struct event *e, struc
 }
 
 /*
- * "P1 line 5 `r0 = READ_ONCE(*x);` reads the initial value of x (0)", or
- * "... reads x=1, stored by P0 line 3 `WRITE_ONCE(*x, 1);`": the value
- * once; a lock taken after an unlock "takes the lock ... released".
+ * "P1 line 5 reads the initial value of x (0)", or "... reads x=1,
+ * stored by P0 line 3": the value once, the statements as name_event()
+ * says them; a lock taken after an unlock "takes the lock ... released",
+ * quoted.
  */
 static void reads_clause(const struct program *p, const struct snapshot *s, int r, int w,
 			 struct strbuf *out)
 {
 	const struct event *e = &s->events[r];
 
-	name_statement(p, e, out);
 	if (s->events[w].kind == EV_UNLOCK) {
+		name_statement(p, e, out);
 		sb_addf(out, " takes the lock ");
 		name_statement(p, &s->events[w], out);
 		sb_addf(out, " released");
 		return;
 	}
+	sb_addf(out, "P%d line %d", e->proc, e->line);
 	if (s->events[w].proc < 0) {
 		sb_addf(out, " reads ");
 		name_event(p, s, w, out);
@@ -322,8 +333,7 @@ static void reads_clause(const struct program *p, const struct snapshot *s, int 
 	}
 	sb_addf(out, " reads %s=", p->loc_names[e->loc]);
 	explained_value(p, e->val, out);
-	sb_addf(out, ", stored by ");
-	name_statement(p, &s->events[w], out);
+	sb_addf(out, ", stored by P%d line %d", s->events[w].proc, s->events[w].line);
 }
 
 static bool has_tag(const struct event *e, const char *tag)
