@@ -1924,7 +1924,8 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 	struct strbuf short_of = { 0 };
 
 	if (c->statement.buf && c->cost) {
-		sb_addf(advice, "%s (or, cheaper, %s: cost %d against %d)\n", c->statement.buf,
+		sb_addf(advice, "%s (or, cheaper for these accesses, %s: cost %d against %d)\n",
+			c->statement.buf,
 			c->what.buf, c->cost, c->against);
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
@@ -1998,8 +1999,8 @@ static void tell_kept_kinds(const struct link *links, int n, const char *swap,
 				if (kept[k].what)
 					sb_addf(&items, "%s\n", kept[k].what);
 				else if (swap)
-					sb_addf(&items, "the lock hand-off (or, as tried below, %s in "
-						"its place)\n", swap);
+					sb_addf(&items, "the lock hand-off (or, as tried below, %s)\n",
+						swap);
 				else
 					sb_addf(&items, "the lock hand-off\n");
 				break;
@@ -2256,16 +2257,18 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 				"forbidden (cost %d): a release passes on the stores its CPU has seen",
 				relay->proc, relay->line, code_at(orig, relay->line),
 				2 * edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost);
-			*swap = "releases and an acquire";
+			*swap = "a release on each CPU that passes the stores on and an acquire "
+				"in its place: one release and one acquire are not enough";
 		}
 		sb_addf(out, "\n");
 		return 0;
 	}
-	sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome (cost %d, "
-		"where taking a lock is an atomic RMW); keep the lock where the critical sections "
-		"must also exclude each other\n", edit_kinds[ADD_RELEASE].cost +
+	sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome (cost %d; "
+		"taking a lock is an atomic RMW, dearer than an acquire); keep the lock where the "
+		"critical sections must also exclude each other\n", edit_kinds[ADD_RELEASE].cost +
 		edit_kinds[ADD_ACQUIRE].cost + (mb ? edit_kinds[ADD_MB].cost : 0));
-	*swap = mb ? "a release, an acquire and smp_mb()" : "a release and an acquire";
+	*swap = mb ? "a release, an acquire and smp_mb() in its place" :
+		     "a release and an acquire in its place";
 	return 1;
 }
 
