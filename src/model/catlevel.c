@@ -103,6 +103,7 @@ static void replace_analysis(struct cat_eval *ev)
 
 	k->nreads = 0;
 	k->has_prunes = false;
+	k->name = 0;
 	ev->marks = k->marks;
 }
 
@@ -114,6 +115,7 @@ static void keep_analysis(struct cat_eval *ev)
 
 	ev->level_memo_in_place = ev->next_level_memo;
 	ev->next_level_memo = (ev->next_level_memo + 1) % LEVEL_MEMOS;
+	k->name = ++ev->last_analysis;
 	k->nreads = ev->nlevel_reads;
 	k->reads = resize(k->reads, k->nreads, sizeof(*k->reads));
 	memcpy(k->reads, ev->level_reads, k->nreads * sizeof(*k->reads));
@@ -145,6 +147,17 @@ static void install(struct cat_eval *ev, const struct level_memo *k)
 	for (i = 0; i < k->nkept; i++)
 		ev->kept[i] = (struct cat_kept){ k->kept_levels[i], 0, NULL };
 	ev->nkept = k->nkept;
+}
+
+/* The reads of a kept analysis made the analysis's in place. */
+static void take_reads(struct cat_eval *ev, const struct level_memo *k)
+{
+	ev->level_reads = resize(ev->level_reads, k->nreads, sizeof(*ev->level_reads));
+	ev->level_reads_cap = k->nreads + 1;
+	memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
+	ev->nlevel_reads = k->nreads;
+	ev->levels_known = true;
+	ev->level_memo_in_place = k - ev->level_memos;
 }
 
 /* Whether two analyses read alike, and got the same answers, for their first n reads. */
@@ -180,12 +193,7 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 		install(ev, k);
 		rest = answers_agreed(ev, k->reads + agreed + 1, k->nreads - agreed - 1, slot_value);
 		if (agreed + 1 + rest == k->nreads) {
-			ev->level_reads = resize(ev->level_reads, k->nreads, sizeof(*ev->level_reads));
-			ev->level_reads_cap = k->nreads + 1;
-			memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
-			ev->nlevel_reads = k->nreads;
-			ev->levels_known = true;
-			ev->level_memo_in_place = k - ev->level_memos;
+			take_reads(ev, k);
 			return true;
 		}
 		/* Now k is in place, answered alike further: look again from there. */
@@ -195,6 +203,35 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 		i = 0;
 	}
 	return false;
+}
+
+unsigned long cat_level_in_place(const struct cat_eval *ev)
+{
+	if (!ev->levels_known || ev->level_memo_in_place < 0)
+		return 0;
+	return ev->level_memos[ev->level_memo_in_place].name;
+}
+
+/* The kept analysis of that name, or NULL. */
+static const struct level_memo *named(const struct cat_eval *ev, unsigned long analysis)
+{
+	for (int i = 0; i < LEVEL_MEMOS && analysis; i++)
+		if (ev->level_memos[i].name == analysis)
+			return &ev->level_memos[i];
+	return NULL;
+}
+
+bool cat_level_still_kept(const struct cat_eval *ev, unsigned long analysis)
+{
+	return named(ev, analysis) != NULL;
+}
+
+void cat_level_put_back(struct cat_eval *ev, unsigned long analysis)
+{
+	const struct level_memo *k = named(ev, analysis);
+
+	ev->marks = k->marks;
+	take_reads(ev, k);
 }
 
 bool cat_level_prunes_restore(struct cat_eval *ev)
