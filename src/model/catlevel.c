@@ -409,11 +409,14 @@ static inline int operand_level(struct levels *a, const struct cat_expr *e)
 
 /*
  * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
- * operands of a lower level than the highest are kept apart.
+ * operands of a lower level than the highest are kept apart.  Their
+ * levels go in `levels`, room for n; inlined in the walk, whose every
+ * term comes here.
  */
-static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
+static inline __attribute__((always_inline))
+int levels_of(struct levels *a, struct cat_expr *const *args, int n, int *levels)
 {
-	int level = LEVEL_STATIC, levels[n + 1];
+	int level = LEVEL_STATIC;
 
 	for (int i = 0; i < n; i++) {
 		levels[i] = operand_level(a, args[i]);
@@ -425,6 +428,31 @@ static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
 		    cat_worth_keeping(args[i]))
 			keep(a, args[i], levels[i]);
 	return level;
+}
+
+/* A term of many operands (a long union), apart: its array is not in every term's frame. */
+static __attribute__((noinline)) int many_operands_level(struct levels *a,
+							 struct cat_expr *const *args, int n)
+{
+	int levels[n];
+
+	return levels_of(a, args, n, levels);
+}
+
+/*
+ * Most terms have one or two operands: their levels on the stack of a
+ * fixed size (an array of the operands' number in the frame of every
+ * term walked cost 1% of the corpus's instructions).
+ */
+enum { FEW_OPERANDS = 8 };
+
+static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
+{
+	int levels[FEW_OPERANDS];
+
+	if (n > FEW_OPERANDS)
+		return many_operands_level(a, args, n);
+	return levels_of(a, args, n, levels);
 }
 
 static int binds_level(struct levels *a, const struct cat_bind *binds, int n)
