@@ -250,8 +250,8 @@ struct level_memo {
  * (cateval.c's enter()): its static values, in their arena, and the
  * levels and kept terms of its analysis, whose marks catlevel.c keeps
  * under the name `analysis`.  Tests have few kinds of run, and their
- * combinations come back to a structure (the generated tests: 2,714 of
- * 4,692 new structures had been met within the last 4).
+ * combinations come back to a structure (the generated tests: of 4,692
+ * new structures, 2,726 are taken back with 4 kept).
  */
 enum { STRUCTURES_KEPT = 4 };
 
