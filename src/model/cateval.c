@@ -1566,23 +1566,130 @@ static bool same_shape(const struct shape *s, const struct execution *x)
 	return !set_cmp(s->iw, x->iw);
 }
 
+/*
+ * The structure at hand and a kept one change places: what was computed
+ * of each goes with it.  The one at hand is kept only if its analysis
+ * is whole (an error may have cut it short).
+ */
+static void swap_structure(struct cat_eval *ev, struct structure_kept *k)
+{
+	struct structure_kept at = {
+		ev->shape, ev->slots, ev->stmts, ev->kept, ev->nkept, ev->kept_cap,
+		ev->arenas[LEVEL_STATIC], ev->all, ev->gens[LEVEL_STATIC],
+		cat_level_in_place(ev), ++ev->structures_left
+	};
+
+	ev->shape = k->shape;
+	ev->slots = k->slots;
+	ev->stmts = k->stmts;
+	ev->kept = k->kept;
+	ev->nkept = k->nkept;
+	ev->kept_cap = k->kept_cap;
+	ev->arenas[LEVEL_STATIC] = k->arena;
+	ev->all = k->all;
+	ev->gens[LEVEL_STATIC] = k->gen;
+	*k = at;
+	if (!k->analysis) {
+		shape_free(k->shape);
+		k->shape = NULL;
+	}
+}
+
+/*
+ * A kept structure of x's shape made the one at hand, with its static
+ * values and its analysis; the values of every other level are renewed,
+ * and so are the tallies, as for a structure new to the evaluation.
+ * Whether there was one whose analysis is still kept.
+ */
+static bool take_back(struct cat_eval *ev, const struct execution *x)
+{
+	struct structure_kept *k = NULL;
+	unsigned long analysis;
+
+	for (int i = 0; i < STRUCTURES_KEPT && !k; i++)
+		if (same_shape(ev->structures[i].shape, x))
+			k = &ev->structures[i];
+	if (!k)
+		return false;
+	analysis = k->analysis;
+	if (!cat_level_still_kept(ev, analysis)) {
+		shape_free(k->shape);	/* its marks were made over */
+		k->shape = NULL;
+		return false;
+	}
+	swap_structure(ev, k);
+	renew_levels(ev, LEVEL_EXECUTION);
+	cat_level_put_back(ev, analysis);
+	ev->mono_gen = 0;
+	return true;
+}
+
+/* The place of the kept structure least recently left, or of none. */
+static struct structure_kept *place_to_keep(struct cat_eval *ev)
+{
+	struct structure_kept *p = &ev->structures[0];
+
+	for (int i = 1; i < STRUCTURES_KEPT; i++) {
+		struct structure_kept *k = &ev->structures[i];
+
+		if (p->shape && (!k->shape || k->left < p->left))
+			p = k;
+	}
+	return p;
+}
+
+/*
+ * The levels, kept terms and slots of the structure just kept (k) copied
+ * to the arrays it left: they go with the analysis in place, which the
+ * next one starts from (catlevel.c).  Its values are stale once the
+ * static level is renewed.
+ */
+static void copy_levels(struct cat_eval *ev, const struct structure_kept *k)
+{
+	const struct cat_model *m = ev->m;
+	int nstmts = m->stmts.len + m->invariants.len;
+
+	if (!ev->slots) {
+		ev->slots = xmalloc((m->nslots + 1) * sizeof(*ev->slots));
+		ev->stmts = xmalloc((nstmts + 1) * sizeof(*ev->stmts));
+	}
+	memcpy(ev->slots, k->slots, m->nslots * sizeof(*ev->slots));
+	memcpy(ev->stmts, k->stmts, nstmts * sizeof(*ev->stmts));
+	ev->kept = xrealloc(ev->kept, (k->nkept + 1) * sizeof(*ev->kept));
+	ev->kept_cap = k->nkept + 1;
+	memcpy(ev->kept, k->kept, k->nkept * sizeof(*ev->kept));
+	ev->nkept = k->nkept;
+}
+
+/* x's structure, met for the first time or no longer kept: the one at hand is kept. */
+static void new_structure(struct cat_eval *ev, const struct execution *x)
+{
+	struct structure_kept *k = place_to_keep(ev);
+
+	shape_free(k->shape);
+	k->shape = NULL;
+	if (ev->shape) {
+		swap_structure(ev, k);
+		copy_levels(ev, k);
+	}
+	ev->shape = shape_of(x);
+	renew_levels(ev, LEVEL_STATIC);
+	ev->all = run_alloc(ev, set_bytes(x->nevents));
+	set_init(ev->all, x->nevents);
+	set_fill(ev->all);
+	cat_level_analyse(ev, cat_slot_value);
+}
+
 /* Make x the execution at hand: its static values are kept if they hold. */
 static void enter(struct cat_eval *ev, const struct execution *x)
 {
 	ev->x = x;
 	/* The arena between steps; an error may have left another current (a with's memo's). */
 	ev->arena = LEVEL_STATIC;
-	if ((x->structure && x->structure == ev->structure) || same_shape(ev->shape, x)) {
+	if ((x->structure && x->structure == ev->structure) || same_shape(ev->shape, x))
 		renew_levels(ev, LEVEL_EXECUTION);
-	} else {
-		shape_free(ev->shape);
-		ev->shape = shape_of(x);
-		renew_levels(ev, LEVEL_STATIC);
-		ev->all = run_alloc(ev, set_bytes(x->nevents));
-		set_init(ev->all, x->nevents);
-		set_fill(ev->all);
-		cat_level_analyse(ev, cat_slot_value);
-	}
+	else if (!take_back(ev, x))
+		new_structure(ev, x);
 	ev->structure = x->structure;
 }
 
@@ -1699,8 +1806,22 @@ static void free_vec(struct vec *v)
 	vec_free(v);
 }
 
+static void free_kept_structures(struct cat_eval *ev)
+{
+	for (int i = 0; i < STRUCTURES_KEPT; i++) {
+		struct structure_kept *k = &ev->structures[i];
+
+		shape_free(k->shape);
+		free(k->slots);
+		free(k->stmts);
+		free(k->kept);
+		free_vec(&k->arena.blocks);
+	}
+}
+
 void cat_eval_free(struct cat_eval *ev)
 {
+	free_kept_structures(ev);
 	for (int i = 0; i < ev->m->nlevels * (1 + WITH_KEPT); i++)
 		free_vec(&ev->arenas[i].blocks);
 	free(ev->arenas);

@@ -46,10 +46,14 @@
 
 enum { UNSEEN, BUSY, DONE };
 
+/* What a static value read said, per slot. */
+enum { UNREAD, NOT_EMPTY, EMPTY };
+
 struct levels {
 	struct cat_eval *ev;
 	cat_slot_reader slot_value;
 	unsigned char *state;	/* per slot */
+	unsigned char *answer;	/* per slot */
 	bool *assumed_empty;	/* a let rec's names, on the first round */
 	int local;		/* > 0 where terms may read local names */
 };
@@ -57,16 +61,37 @@ struct levels {
 static int expr_level(struct levels *a, const struct cat_expr *e);
 static int slot_level(struct levels *a, int slot);
 
-/* Whether a static value is empty, kept among the answers. */
-static bool read_empty(struct levels *a, int slot)
+/* Whether a slot's level holds as it is: set already, or one no analysis sets. */
+static inline bool level_set(const struct levels *a, int slot)
+{
+	const struct cat_slot *sl = &a->ev->m->slots[slot];
+
+	return a->state[slot] != UNSEEN || sl->predef || sl->definer->kind == S_WITH;
+}
+
+/* Whether a static value read for the first time in the analysis is empty, kept among the answers. */
+static __attribute__((noinline)) bool first_read(struct levels *a, int slot)
 {
 	struct cat_eval *ev = a->ev;
 	bool empty = cat_is_empty(a->slot_value(ev, slot));
 
+	a->answer[slot] = empty ? EMPTY : NOT_EMPTY;
 	ev->level_reads = grow_array(ev->level_reads, ev->nlevel_reads, &ev->level_reads_cap,
 				     sizeof(*ev->level_reads));
 	ev->level_reads[ev->nlevel_reads++] = (struct level_read){ slot, empty };
 	return empty;
+}
+
+/*
+ * Whether a static value is empty: a value read again answers from its
+ * first read, without a call (a full analysis reads 311 values, 111 of
+ * them distinct, in the generated tests).
+ */
+static inline bool read_empty(struct levels *a, int slot)
+{
+	if (a->answer[slot] != UNREAD)
+		return a->answer[slot] == EMPTY;
+	return first_read(a, slot);
 }
 
 /* How many of an analysis's reads, in turn, answer as then (n: its marks and levels hold). */
@@ -103,6 +128,7 @@ static void replace_analysis(struct cat_eval *ev)
 
 	k->nreads = 0;
 	k->has_prunes = false;
+	k->name = 0;
 	ev->marks = k->marks;
 }
 
@@ -114,6 +140,7 @@ static void keep_analysis(struct cat_eval *ev)
 
 	ev->level_memo_in_place = ev->next_level_memo;
 	ev->next_level_memo = (ev->next_level_memo + 1) % LEVEL_MEMOS;
+	k->name = ++ev->last_analysis;
 	k->nreads = ev->nlevel_reads;
 	k->reads = resize(k->reads, k->nreads, sizeof(*k->reads));
 	memcpy(k->reads, ev->level_reads, k->nreads * sizeof(*k->reads));
@@ -145,6 +172,17 @@ static void install(struct cat_eval *ev, const struct level_memo *k)
 	for (i = 0; i < k->nkept; i++)
 		ev->kept[i] = (struct cat_kept){ k->kept_levels[i], 0, NULL };
 	ev->nkept = k->nkept;
+}
+
+/* The reads of a kept analysis made the analysis's in place. */
+static void take_reads(struct cat_eval *ev, const struct level_memo *k)
+{
+	ev->level_reads = resize(ev->level_reads, k->nreads, sizeof(*ev->level_reads));
+	ev->level_reads_cap = k->nreads + 1;
+	memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
+	ev->nlevel_reads = k->nreads;
+	ev->levels_known = true;
+	ev->level_memo_in_place = k - ev->level_memos;
 }
 
 /* Whether two analyses read alike, and got the same answers, for their first n reads. */
@@ -180,12 +218,7 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 		install(ev, k);
 		rest = answers_agreed(ev, k->reads + agreed + 1, k->nreads - agreed - 1, slot_value);
 		if (agreed + 1 + rest == k->nreads) {
-			ev->level_reads = resize(ev->level_reads, k->nreads, sizeof(*ev->level_reads));
-			ev->level_reads_cap = k->nreads + 1;
-			memcpy(ev->level_reads, k->reads, k->nreads * sizeof(*k->reads));
-			ev->nlevel_reads = k->nreads;
-			ev->levels_known = true;
-			ev->level_memo_in_place = k - ev->level_memos;
+			take_reads(ev, k);
 			return true;
 		}
 		/* Now k is in place, answered alike further: look again from there. */
@@ -195,6 +228,35 @@ static bool restore_analysis(struct cat_eval *ev, const struct level_read *last,
 		i = 0;
 	}
 	return false;
+}
+
+unsigned long cat_level_in_place(const struct cat_eval *ev)
+{
+	if (!ev->levels_known || ev->level_memo_in_place < 0)
+		return 0;
+	return ev->level_memos[ev->level_memo_in_place].name;
+}
+
+/* The kept analysis of that name, or NULL. */
+static const struct level_memo *named(const struct cat_eval *ev, unsigned long analysis)
+{
+	for (int i = 0; i < LEVEL_MEMOS && analysis; i++)
+		if (ev->level_memos[i].name == analysis)
+			return &ev->level_memos[i];
+	return NULL;
+}
+
+bool cat_level_still_kept(const struct cat_eval *ev, unsigned long analysis)
+{
+	return named(ev, analysis) != NULL;
+}
+
+void cat_level_put_back(struct cat_eval *ev, unsigned long analysis)
+{
+	const struct level_memo *k = named(ev, analysis);
+
+	ev->marks = k->marks;
+	take_reads(ev, k);
 }
 
 bool cat_level_prunes_restore(struct cat_eval *ev)
@@ -252,12 +314,12 @@ static bool static_value_known(struct levels *a, int slot)
 	       (a->ev->m->slots[slot].predef || a->state[slot] == DONE);
 }
 
-/* Whether e's value is {}, an empty set or an empty relation here. */
-static bool empty_operand(struct levels *a, const struct cat_expr *e)
+/* Whether e's value is {}, an empty set or an empty relation here (a name is never marked). */
+static inline bool empty_operand(struct levels *a, const struct cat_expr *e)
 {
-	if (expr_marks(a->ev, e)->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY)
-		return true;
-	if (e->kind != X_VAR || e->slot < 0)
+	if (e->kind != X_VAR)
+		return expr_marks(a->ev, e)->empty_here || e->kind == X_ZERO || e->kind == X_EMPTY;
+	if (e->slot < 0)
 		return false;
 	if (a->assumed_empty[e->slot])
 		return true;
@@ -335,15 +397,34 @@ static void keep(struct levels *a, const struct cat_expr *e, int level)
 }
 
 /*
- * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
- * operands of a lower level than the highest are kept apart.
+ * The level of an operand: most are names of slots whose level is set
+ * (a full analysis meets some 1,200 terms), found without a call.
  */
-static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
+static inline int operand_level(struct levels *a, const struct cat_expr *e)
 {
-	int level = LEVEL_STATIC, levels[n + 1];
+	if (e->kind != X_VAR)
+		return expr_level(a, e);
+	*expr_marks(a->ev, e) = (struct expr_marks){ false, false, 0 };
+	if (e->slot < 0)
+		return LEVEL_STATIC;
+	if (level_set(a, e->slot))
+		return a->ev->slots[e->slot].level;
+	return slot_level(a, e->slot);
+}
+
+/*
+ * An operand marked empty reads nothing: its level is LEVEL_STATIC.  The
+ * operands of a lower level than the highest are kept apart.  Their
+ * levels go in `levels`, room for n; inlined in the walk, whose every
+ * term comes here.
+ */
+static inline __attribute__((always_inline))
+int levels_of(struct levels *a, struct cat_expr *const *args, int n, int *levels)
+{
+	int level = LEVEL_STATIC;
 
 	for (int i = 0; i < n; i++) {
-		levels[i] = expr_level(a, args[i]);
+		levels[i] = operand_level(a, args[i]);
 		if (levels[i] > level)
 			level = levels[i];
 	}
@@ -352,6 +433,31 @@ static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
 		    cat_worth_keeping(args[i]))
 			keep(a, args[i], levels[i]);
 	return level;
+}
+
+/* A term of many operands (a long union), apart: its array is not in every term's frame. */
+static __attribute__((noinline)) int many_operands_level(struct levels *a,
+							 struct cat_expr *const *args, int n)
+{
+	int levels[n];
+
+	return levels_of(a, args, n, levels);
+}
+
+/*
+ * Most terms have one or two operands: their levels on the stack of a
+ * fixed size (an array of the operands' number in the frame of every
+ * term walked cost 1% of the corpus's instructions).
+ */
+enum { FEW_OPERANDS = 8 };
+
+static int operands_level(struct levels *a, struct cat_expr *const *args, int n)
+{
+	int levels[FEW_OPERANDS];
+
+	if (n > FEW_OPERANDS)
+		return many_operands_level(a, args, n);
+	return levels_of(a, args, n, levels);
 }
 
 static int binds_level(struct levels *a, const struct cat_bind *binds, int n)
@@ -458,11 +564,10 @@ static void letrec_level(struct levels *a, const struct cat_stmt *s)
 
 static int slot_level(struct levels *a, int slot)
 {
-	const struct cat_slot *sl = &a->ev->m->slots[slot];
-	const struct cat_stmt *s = sl->definer;
+	const struct cat_stmt *s = a->ev->m->slots[slot].definer;
 	int local = a->local;
 
-	if (a->state[slot] != UNSEEN || sl->predef || s->kind == S_WITH)
+	if (level_set(a, slot))
 		return a->ev->slots[slot].level;
 	a->state[slot] = BUSY;
 	a->local = 0;	/* a statement of its own, wherever it is first read */
@@ -519,9 +624,11 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 	ev->nkept = 0;
 	replace_analysis(ev);
 	a = (struct levels){ ev, slot_value, xcalloc(ev->m->nslots + 1, 1),
-			     xcalloc(ev->m->nslots + 1, sizeof(bool)), 0 };
+			     xcalloc(ev->m->nslots + 1, 1), xcalloc(ev->m->nslots + 1, sizeof(bool)),
+			     0 };
 	status = catch_die(analyse_each, &a);
 	free(a.state);
+	free(a.answer);
 	free(a.assumed_empty);
 	if (status)
 		die_again(status);

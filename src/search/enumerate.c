@@ -880,12 +880,13 @@ static bool values_derivable(struct enumeration *en)
 	const struct execution *x = &en->x;
 	bool *known = en->known;
 	bool changed = true, all = true;
-	int i, j, k;
+	int i, j, k, nknown = p->nlocs;	/* at most how many are known */
 
 	memset(known, 0, x->nevents * sizeof(*known));
 	for (i = 0; i < p->nlocs; i++)
 		known[i] = true;
-	while (changed) {
+	/* Every value known, no round can change anything: the one that would show it is not run. */
+	while (changed && nknown < x->nevents) {
 		changed = false;
 		for (i = 0; i < p->nprocs; i++) {
 			const struct trace *tr = picked(en, i);
@@ -902,9 +903,11 @@ static bool values_derivable(struct enumeration *en)
 					continue;
 				known[e] = true;
 				changed = true;
+				nknown++;
 			}
 		}
-		changed |= known_backwards(en, known);
+		if (nknown < x->nevents)
+			changed |= known_backwards(en, known);
 	}
 	for (k = 0; k < en->nreads; k++)
 		all = all && (known[en->reads[k]] ||
