@@ -680,8 +680,7 @@ struct legend {
 	const char *words[LEGEND_MAX];
 	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
 	bool told_hb;		/* the 'happens-before' why, said once */
-	bool told_chain;	/* a chain was told: the footer says how to read one */
-	bool chain_reads_address;	/* and how a pointer's value reads in it */
+	bool told_chain;	/* a chain was told, with how to read one */
 	struct strbuf first_reads;	/* the loads of Way 1, not said again */
 	struct strbuf first_order;	/* and its order of stores */
 };
@@ -753,10 +752,11 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 		       const char *const *label, int n, struct legend *l, struct strbuf *out)
 {
 	int i, proc = -2;
+	bool reads_address = false, first = !l->told_chain;
 
 	l->told_chain = true;
 	for (i = 0; i < n; i++)
-		l->chain_reads_address |= s->events[ev[i]].val.is_addr;
+		reads_address |= s->events[ev[i]].val.is_addr;
 	sb_addf(out, "  Chain:");
 	for (i = 0; i <= n; i++) {
 		const struct event *e = &s->events[ev[i % n]];
@@ -770,6 +770,15 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 			sb_addf(out, " ->%s", label[i]);
 	}
 	sb_addf(out, "\n");
+	/* How to read it, under the first one, where a reader needs it. */
+	if (!first)
+		return;
+	sb_addf(out, "  (Left to right, back to where it started: Wx=1 is a store of 1 to x, "
+		"Rx=0 a load that reads 0, ");
+	/* herd7 prints a pointer's value as the name it points to. */
+	if (reads_address)
+		sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
+	sb_addf(out, "P1: the CPU of what follows; each ->word is a step below.)\n");
 }
 
 /*
@@ -1058,10 +1067,12 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		return;
 	}
 	timeline_event(p, s, ev[i + 1], last, out);
-	if (!strcmp(labels[i], "co") && from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc)
-		sb_addf(out, " overwrites it, so it reaches P%d's CPU only after line %d ran "
-			"(step %d)", from->proc, from->line, i + 1);
-	else if (!strcmp(labels[i], "co"))
+	if (!strcmp(labels[i], "co") && from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc) {
+		sb_addf(out, " overwrites it, so ");
+		access_value(p, &s->events[ev[i + 1]], out);
+		sb_addf(out, " reaches P%d's CPU only after line %d ran (step %d)", from->proc,
+			from->line, i + 1);
+	} else if (!strcmp(labels[i], "co"))
 		sb_addf(out, " overwrites it (step %d)", i + 1);
 	else if (!strcmp(labels[i], "rf"))
 		sb_addf(out, " reads it (step %d)", i + 1);
@@ -1158,7 +1169,16 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 			"a lock's hand-off pass ordering on only to a CPU that reads a value stored "
 			"after them; P%d never reads ", s->events[ev[i + 1]].proc);
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, ", so they alone cannot forbid this.  ");
+		/* What a reader of a lock hand-off's "reaches every CPU before" asks here. */
+		sb_addf(out, ", so they alone cannot forbid this: ");
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " may reach P%d's CPU only after P%d line %d (", s->events[ev[i + 1]].proc,
+			s->events[ev[i + 1]].proc, s->events[ev[i + 1]].line);
+		access_value(p, &s->events[ev[i + 1]], out);
+		sb_addf(out, "), which P%d sees at once, so what travels ahead of ",
+			s->events[ev[i + 1]].proc);
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " need not have reached P%d by then.  ", s->events[ev[i + 1]].proc);
 	}
 	at = out->len;
 	step_list(labels, n, is_memory_order, out);
@@ -1587,19 +1607,21 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		return;
 	}
 	if (!n) {
-		sb_addf(out, "  No interleaving gives it, and each program-order pair it needs "
+		sb_addf(out, "  Running each CPU's statements in order cannot give it, and each "
+			"program-order pair it needs "
 			"reordered has some ordering in the test, but not one strong enough: "
 			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
 			"only a full barrier orders a store before a later load.\n");
 		return;
 	}
 	if (n == 1)
-		sb_addf(out, "  No interleaving gives it: it needs these accesses to take effect "
-			"out of program order, and nothing in the test orders them (no fence, "
+		sb_addf(out, "  Running each CPU's statements in order cannot give it: it needs "
+			"these accesses to take effect out of program order, and nothing in the test "
+			"orders them (no fence, "
 			"acquire, release or dependency between them):\n");
 	else
-		sb_addf(out, "  No interleaving gives it: any one of these pairs taking effect out "
-			"of program order is enough to give it, and nothing in the test orders any "
+		sb_addf(out, "  Running each CPU's statements in order cannot give it: any one of "
+			"these pairs taking effect out of program order is enough, and nothing in the test orders any "
 			"of them (no fence, acquire, release or dependency between them); so "
 			"forbidding it takes keeping every pair in order:\n");
 	for (i = 0; i < n; i++) {
@@ -1825,23 +1847,17 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 
 /*
  * herd7's first line is the test's question, which over a forbidden
- * outcome reads as a verdict opposite to ours; its counts are of final
- * states and of accepted executions, not of the candidates told below.
+ * outcome reads as a verdict opposite to ours: said only there, as
+ * readers found the note on every output noise where the two agree.
  */
 static void herd7_gloss(const struct program *p, const struct outcomes *o, struct strbuf *out)
 {
-	if (p->test->quantifier == Q_EXISTS)
+	if (p->test->quantifier == Q_EXISTS && !o->positive)
 		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" is the test's question, "
-			"whether the outcome is allowed, and \"%s\" answers it", p->test->name,
-			o->positive ? "Ok" : "No");
-	else if (p->test->quantifier == Q_NOT_EXISTS)
+			"whether the outcome is allowed, and \"No\" answers it.)\n", p->test->name);
+	else if (p->test->quantifier == Q_NOT_EXISTS && o->positive)
 		sb_addf(out, "  (herd7's block above: \"Test %s Forbidden\" is what the test "
-			"claims, and \"%s\" says the claim %s", p->test->name,
-			o->positive ? "No" : "Ok", o->positive ? "fails" : "holds");
-	if (p->test->quantifier == Q_EXISTS || p->test->quantifier == Q_NOT_EXISTS)
-		sb_addf(out, "; \"States\" lists the distinct final states of the executions "
-			"the model accepts, \"Positive\" and \"Negative\" count the executions that "
-			"reach the outcome and those that do not.)\n");
+			"claims, and \"No\" says the claim fails.)\n", p->test->name);
 }
 
 /* How many candidates reached the outcome and what rejected them, in one line. */
@@ -2029,16 +2045,6 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	legend_print(&l, out);
-	/* The notes every output would repeat come last, for whoever needs them. */
-	if (l.told_chain) {
-		sb_addf(out, "  How to read a chain: left to right, back to where it started; "
-			"Wx=1 is a store of 1 to x, Rx=0 a load that reads 0, ");
-		/* herd7 prints a pointer's value as the name it points to. */
-		if (l.chain_reads_address)
-			sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
-		sb_addf(out, "P1: the CPU of what follows; each ->word says how the next event "
-			"is linked to the one before, as \"Words used\" defines it.\n");
-	}
 	herd7_gloss(p, o, out);
 	sb_free(&l.first_reads);
 	sb_free(&l.first_order);

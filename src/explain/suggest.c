@@ -1523,8 +1523,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	/* Said last, where a reader who wants the prices' basis looks for it. */
 	if (shown)
 		sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (%s; on x86 "
-			"only smp_mb() costs anything), added up over a change's edits.  The line "
-			"below counts the changes found, for scripts.\n", prices.buf + 2);
+			"only smp_mb() costs anything), added up over a change's edits.\n",
+			prices.buf + 2);
 	sb_free(&prices);
 	if (fixes)
 		sb_addf(out, "Suggestion: fixed %d\n", fixes);
@@ -2013,9 +2013,9 @@ static void tell_kept_kinds(const struct link *links, int n, const char *swap,
 }
 
 /*
- * ", which no edit here varies (no lock is replaced or added, no
- * dependency removed)": for the kinds links has; a lock that
- * locks_instead() tried is said to be.
+ * " (the search did not try replacing or adding a lock or removing a
+ * dependency)": for the kinds links has; a lock that locks_instead()
+ * tried is said to be.
  */
 static void tell_unvaried(const struct link *links, int n, bool lock_tried, struct strbuf *out)
 {
@@ -2028,9 +2028,9 @@ static void tell_unvaried(const struct link *links, int n, bool lock_tried, stru
 	}
 	lock &= !lock_tried;
 	if (lock || dependency)
-		sb_addf(out, ", which no edit here varies (%s%s%s)",
-			lock ? "no lock is replaced or added" : "", lock && dependency ? ", " : "",
-			dependency ? "no dependency removed" : "");
+		sb_addf(out, " (the search did not try %s%s%s)",
+			lock ? "replacing or adding a lock" : "", lock && dependency ? " or " : "",
+			dependency ? "removing a dependency" : "");
 	/* What breaks a dependency is the code around it, not a barrier. */
 	if (dependency && !control)
 		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
@@ -2388,9 +2388,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		sb_addf(out, "  It %srelies on %s.", needed.buf ? "also " : "", chains.buf);
 	sb_addf(out, "\n");
 	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
-		"these accesses only: other accesses around an ordering may still need it; a cost "
-		"is a rough relative price on arm64 and PowerPC, on x86 only smp_mb() costs "
-		"anything):\n%s%s", tried.buf, swaps.buf ? swaps.buf : "");
+		"these accesses only: other code around an ordering may still need it):\n%s%s",
+		tried.buf, swaps.buf ? swaps.buf : "");
 	if (advice.buf) {
 		sb_addf(in_short, "to keep it forbidden, keep ");
 		join_items(advice.buf, in_short);

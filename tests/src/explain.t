@@ -59,7 +59,7 @@ explained() {
 		grep -q "^  That leads back to P[0-9]* line\|^  The model's '.*' check forbids this" "$out" ||
 			{ echo "no conclusion"; return 1; }
 	elif grep -q '^  It happens\( when\|, in one of\| in 2 executions\)' "$out"; then
-		grep -q 'interleaving' "$out" || { echo "no word on ordering"; return 1; }
+		grep -q "interleaving\|Running each CPU's statements in order" "$out" || { echo "no word on ordering"; return 1; }
 	else
 		grep -q 'No run of the processes' "$out" || { echo "nothing explained"; return 1; }
 	fi
@@ -199,7 +199,7 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
 	   grep "^  Why 'propagation' rather than 'happens-before': in step 4 (co)" "$work/z6" > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it.  Releases, acquires and a lock's hand-off pass ordering on only to a CPU that reads a value stored after them; P2 never reads z=1, so they alone cannot forbid this.  Steps 4 (co) and 6 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 3 (after-spinlock) and 5 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.
+	  Why 'propagation' rather than 'happens-before': in step 4 (co), P2 learns of z=1 only by overwriting it, not by reading it.  Releases, acquires and a lock's hand-off pass ordering on only to a CPU that reads a value stored after them; P2 never reads z=1, so they alone cannot forbid this: z=1 may reach P2's CPU only after P2 line 37 (z=2), which P2 sees at once, so what travels ahead of z=1 need not have reached P2 by then.  Steps 4 (co) and 6 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 3 (after-spinlock) and 5 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  Then P1's critical section comes before P0's, and P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
@@ -214,11 +214,10 @@ for lkmm in $LKMM_BINARIES; do
 		"^  In time: x=1 reaches P1's CPU \\(step 1\\) -> P1 waits at its fence \\(step 2\\) until x=1 has reached every CPU -> P1 line 27 \\(y=0\\) -> P2 line 32 \\(y=1\\), which reaches P1's CPU only after line 27 read the older value \\(step 3\\) -> P3 line 40 \\(y=1\\) reads it \\(step 4\\) -> P3 waits at its fence \\(step 5\\) until y=1 has reached every CPU -> P3 line 42 reads x, where x=1 already is: it cannot read x=0\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
-		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it; "States" lists the distinct final states of the executions the model accepts, "Positive" and "Negative" count the executions that reach the outcome and those that do not\.\)$' \
+		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
-	expect "$tag: ... and over an allowed one, where \"Ok\" answers it" 0 \
-		'^  \(herd7.s block above: "Test SB\+poonceonces Allowed" is the test.s question, whether the outcome is allowed, and "Ok" answers it; ' \
-		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: ... and nothing over an allowed one, where herd7's words agree with ours" 1 \
+		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/SB+poonceonces.litmus' | grep herd7.s.block"
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
@@ -287,7 +286,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/z6" 2>&1
 	if grep -q '^  Step by step (not every step is one in time: see the why below):$' "$work/z6" &&
-	   grep -B1 "^  Why 'propagation'" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (steps 1 and 2) -> P1 waits at its fence (step 3) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so it reaches P1's CPU only after line 29 ran (step 4) -> P2 waits at its fence (step 5) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
+	   grep -B1 "^  Why 'propagation'" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (steps 1 and 2) -> P1 waits at its fence (step 3) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 reaches P1's CPU only after line 29 ran (step 4) -> P2 waits at its fence (step 5) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
 	   ! grep -q 'each event must come' "$work/z6" &&
 	   grep -q '^  Why .propagation. rather than .happens-before.: .*  Steps 4 (co) and 6 (fr) say only' "$work/z6"; then
 		ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
@@ -298,12 +297,12 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus" > "$work/isa2" 2>&1
 	if [ "$(grep -c '^  Step by step' "$work/isa2")" = 1 ] &&
-	   [ "$(grep -c '^  How to read a chain: left to right, ' "$work/isa2")" = 1 ] &&
-	   [ "$(sed -n '/^  How to read a chain: /,$p' "$work/isa2" | grep -c '^  Chain: ')" = 0 ] &&
+	   [ "$(grep -c '^  (Left to right, back to where it started: Wx=1 is a store of 1 to x, ' "$work/isa2")" = 1 ] &&
+	   grep -A1 '^  Chain: ' "$work/isa2" | sed -n 2p | grep -q '^  (Left to right, ' &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q '^  Then P1.s critical section comes before P0.s, and P1 line 25 .* would have to run before P0 line 16 .*, the store it reads'; then
-		ok "$tag: a way with Way 1's loads is not told step by step again; how to read a chain, once"
+		ok "$tag: a way with Way 1's loads is not told step by step again; how to read a chain, once, under the first"
 	else
-		not_ok "$tag: a way with Way 1's loads is not told step by step again; how to read a chain, once"
+		not_ok "$tag: a way with Way 1's loads is not told step by step again; how to read a chain, once, under the first"
 		diag < "$work/isa2"
 	fi
 	"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus" \

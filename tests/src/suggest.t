@@ -62,8 +62,8 @@ for lkmm in $LKMM_BINARIES; do
 		'^  1\. \(cost 1\) smp_mb__after_unlock_lock\(\) before P1 line 26:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
-	expect "$tag: the prices of the edits shown follow the fixes, before the line for scripts" 0 \
-		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits\.  The line below counts the changes found, for scripts\.$' \
+	expect "$tag: the prices of the edits shown follow the fixes, before the summary line" 0 \
+		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything\), added up over a change.s edits\.$' \
 		grep -B1 '^Suggestion: fixed ' "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough, and what makes it safe" 0 \
@@ -136,7 +136,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain, which no edit here varies \(no dependency removed\); keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain \(the search did not try removing a dependency\); keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
 	if grep -q '^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 18 `smp_store_release(flag, 1);` and P1 line 26 `r0 = smp_load_acquire(flag);`\.$' "$work/w" &&
