@@ -1491,6 +1491,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		sb_addf(out, "  (%d sets of edits forbid it; the %d cheapest are shown.)\n", fixes,
 			shown);
 	if (fixes && cheapest_full) {
+		/* The classic mistake is one barrier, or a cheaper one: said up front too. */
+		sb_addf(in_short, "; nothing cheaper and no fewer barriers forbid it");
 		sb_addf(out, "  Nothing cheaper forbids it (every cheaper set was tried: ");
 		tried_cheaper(all, out);
 		sb_addf(out, "smp_mb() in fewer places): it needs "

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 40 ))
+plan $(( $# * 41 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -119,6 +119,9 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: SB needs full barriers, and the answer says nothing cheaper works" 0 \
 		'^  Nothing cheaper forbids it \(every cheaper set was tried: smp_store_release\(\), smp_load_acquire\(\), smp_rmb\(\), smp_wmb\(\) wherever they fit, and smp_mb\(\) in fewer places\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: ... and \"In short\" says so up front" 0 \
+		'^  In short: to forbid it, smp_mb\(\) before P0 line 18, smp_mb\(\) before P1 line 26 \(change 1 below, cost 6\); nothing cheaper and no fewer barriers forbid it\.$' \
+		"$lkmm" check -I "$model_dir" --explain --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	# Only RCU uses smp_mb__after_unlock_lock(): it is not offered in
 	# place of smp_mb__after_spinlock(), though the model lets it do.
 	"$lkmm" check -I "$model_dir" --explain --suggest \
