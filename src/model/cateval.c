@@ -1653,11 +1653,15 @@ static void copy_levels(struct cat_eval *ev, const struct structure_kept *k)
 		ev->slots = xmalloc((m->nslots + 1) * sizeof(*ev->slots));
 		ev->stmts = xmalloc((nstmts + 1) * sizeof(*ev->stmts));
 	}
-	memcpy(ev->slots, k->slots, m->nslots * sizeof(*ev->slots));
-	memcpy(ev->stmts, k->stmts, nstmts * sizeof(*ev->stmts));
+	/* A structure kept before any analysis has no arrays: memcpy() takes no NULL. */
+	if (k->slots)
+		memcpy(ev->slots, k->slots, m->nslots * sizeof(*ev->slots));
+	if (k->stmts)
+		memcpy(ev->stmts, k->stmts, nstmts * sizeof(*ev->stmts));
 	ev->kept = xrealloc(ev->kept, (k->nkept + 1) * sizeof(*ev->kept));
 	ev->kept_cap = k->nkept + 1;
-	memcpy(ev->kept, k->kept, k->nkept * sizeof(*ev->kept));
+	if (k->nkept)
+		memcpy(ev->kept, k->kept, k->nkept * sizeof(*ev->kept));
 	ev->nkept = k->nkept;
 }
 
