@@ -15,7 +15,7 @@ test_number=0
 plan() { echo "1..$1"; }
 ok() { test_number=$((test_number + 1)); echo "ok $test_number - $*"; }
 not_ok() { test_number=$((test_number + 1)); echo "not ok $test_number - $*"; }
-diag() { sed 's/^/# /'; }
+diag() { sed 's/^/# /' >&2; }
 : "${TMPDIR:=/tmp}"
 # The model cache of every run under test, never the user's (cache.t
 # uses caches of its own).
