@@ -1067,20 +1067,24 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		return;
 	}
 	timeline_event(p, s, ev[i + 1], last, out);
-	if (!strcmp(labels[i], "co") && from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc) {
-		sb_addf(out, " overwrites it, so ");
-		access_value(p, &s->events[ev[i + 1]], out);
-		sb_addf(out, " reaches P%d's CPU only after line %d ran (step %d)", from->proc,
-			from->line, i + 1);
-	} else if (!strcmp(labels[i], "co"))
-		sb_addf(out, " overwrites it (step %d)", i + 1);
-	else if (!strcmp(labels[i], "rf"))
+	if (!strcmp(labels[i], "co")) {
+		sb_addf(out, " overwrites it");
+		/* Another CPU's store overwritten: where the time order passes. */
+		if (from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc) {
+			sb_addf(out, ", so ");
+			access_value(p, &s->events[ev[i + 1]], out);
+			sb_addf(out, " reaches P%d's CPU only after line %d ran", from->proc,
+				from->line);
+		}
+		sb_addf(out, " (step %d)", i + 1);
+	} else if (!strcmp(labels[i], "rf")) {
 		sb_addf(out, " reads it (step %d)", i + 1);
-	else if (!strcmp(labels[i], "fr"))
+	} else if (!strcmp(labels[i], "fr")) {
 		sb_addf(out, ", which reaches P%d's CPU only after line %d read the older value "
 			"(step %d)", from->proc, from->line, i + 1);
-	else
+	} else {
 		sb_addf(out, " (step %d, %s)", i + 1, labels[i]);
+	}
 }
 
 /*
@@ -1163,22 +1167,23 @@ static void why_check(const struct program *p, const struct snapshot *s, const i
 	 */
 	overwrite = i < n - 1 && s->events[ev[i + 1]].proc >= 0;
 	if (overwrite) {
-		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, s->events[ev[i + 1]].proc);
-		access_value(p, &s->events[ev[i]], out);
+		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
+
+		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, by->proc);
+		access_value(p, over, out);
 		sb_addf(out, " only by overwriting it, not by reading it.  Releases, acquires and "
 			"a lock's hand-off pass ordering on only to a CPU that reads a value stored "
-			"after them; P%d never reads ", s->events[ev[i + 1]].proc);
-		access_value(p, &s->events[ev[i]], out);
+			"after them; P%d never reads ", by->proc);
+		access_value(p, over, out);
 		/* What a reader of a lock hand-off's "reaches every CPU before" asks here. */
 		sb_addf(out, ", so they alone cannot forbid this: ");
-		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " may reach P%d's CPU only after P%d line %d (", s->events[ev[i + 1]].proc,
-			s->events[ev[i + 1]].proc, s->events[ev[i + 1]].line);
-		access_value(p, &s->events[ev[i + 1]], out);
-		sb_addf(out, "), which P%d sees at once, so what travels ahead of ",
-			s->events[ev[i + 1]].proc);
-		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " need not have reached P%d by then.  ", s->events[ev[i + 1]].proc);
+		access_value(p, over, out);
+		sb_addf(out, " may reach P%d's CPU only after P%d line %d (", by->proc, by->proc,
+			by->line);
+		access_value(p, by, out);
+		sb_addf(out, "), which P%d sees at once, so what travels ahead of ", by->proc);
+		access_value(p, over, out);
+		sb_addf(out, " need not have reached P%d by then.  ", by->proc);
 	}
 	at = out->len;
 	step_list(labels, n, is_memory_order, out);
@@ -1608,8 +1613,8 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 	}
 	if (!n) {
 		sb_addf(out, "  Running each CPU's statements in order cannot give it, and each "
-			"program-order pair it needs "
-			"reordered has some ordering in the test, but not one strong enough: "
+			"program-order pair it needs reordered has some ordering in the test, but "
+			"not one strong enough: "
 			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
 			"only a full barrier orders a store before a later load.\n");
 		return;
@@ -1617,13 +1622,12 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 	if (n == 1)
 		sb_addf(out, "  Running each CPU's statements in order cannot give it: it needs "
 			"these accesses to take effect out of program order, and nothing in the test "
-			"orders them (no fence, "
-			"acquire, release or dependency between them):\n");
+			"orders them (no fence, acquire, release or dependency between them):\n");
 	else
 		sb_addf(out, "  Running each CPU's statements in order cannot give it: any one of "
-			"these pairs taking effect out of program order is enough, and nothing in the test orders any "
-			"of them (no fence, acquire, release or dependency between them); so "
-			"forbidding it takes keeping every pair in order:\n");
+			"these pairs taking effect out of program order is enough, and nothing in "
+			"the test orders any of them (no fence, acquire, release or dependency "
+			"between them); so forbidding it takes keeping every pair in order:\n");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;

@@ -1898,6 +1898,7 @@ struct cheaper {
 	int cost, against;		/* 0: none found */
 	struct strbuf what;		/* "smp_rmb() in its place" */
 	bool removable;			/* removing it lets the outcome happen */
+	bool told_removal;		/* an item before said so: later ones say "needed too" */
 	struct strbuf short_of;		/* "smp_rmb()\nsmp_wmb()\n": what cannot replace it */
 };
 
@@ -1918,8 +1919,6 @@ static void offer_cheaper(struct cheaper *c, int cost, int against, const char *
 	va_end(ap);
 }
 
-#define REMOVAL_LETS_IT "removing it would let it happen"
-
 /* The item of "In short" for the statement c was about; c is then reset for the next. */
 static void advise(struct cheaper *c, struct strbuf *advice)
 {
@@ -1935,8 +1934,9 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 		join_items_with(c->short_of.buf, n == 2 ? " nor " : " and ", &short_of);
 		/* Said once: the items after the first that can be removed need it too. */
 		sb_addf(advice, "%s as it is (%s%s", c->statement.buf,
-			!c->removable ? "" : advice->buf && strstr(advice->buf, REMOVAL_LETS_IT) ?
-			"needed too" : REMOVAL_LETS_IT, c->removable && n ? "; " : "");
+			!c->removable ? "" : c->told_removal ? "needed too" :
+			"removing it would let it happen", c->removable && n ? "; " : "");
+		c->told_removal |= c->removable;
 		if (n)
 			sb_addf(advice, "%s%s %s replace it", n == 1 ? "" : n == 2 ? "neither " :
 				"none of ", short_of.buf, n == 1 ? "cannot" : "can");
