@@ -110,6 +110,7 @@ struct lkmm_options {
 	int max_traces;		/* runs of one process at most */
 	int max_values;		/* values of one location at most */
 	int explain;		/* LKMM_EXPLAIN: why the outcome is allowed or not */
+	int glossary;		/* with explain: each model word it uses, defined */
 	int suggest;		/* LKMM_SUGGEST: edits that change the verdict */
 	double suggest_timeout;	/* seconds the search for fixes may take, 0: none */
 	long suggest_max;	/* variants tried at most, 0: no bound */

@@ -107,7 +107,8 @@ static void run_test(void *arg)
 		suggest(job->checker, job->path, r->text, &r->outcomes,
 			opts->explain ? &in_short : NULL, &r->suggestion);
 	if (opts->explain) {
-		explain(r->prog, &r->outcomes, opts->suggest, in_short.buf, &r->explanation);
+		explain(r->prog, &r->outcomes, opts->suggest, opts->glossary, in_short.buf,
+			&r->explanation);
 		sb_addf(&r->out, "%s", r->explanation.buf);
 	}
 	sb_free(&in_short);

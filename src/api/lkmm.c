@@ -201,6 +201,7 @@ static void check_options_from(const struct lkmm_options *o, struct check_option
 	co->limits.max_traces = o->max_traces;
 	co->limits.max_values = o->max_values;
 	co->explain = o->explain;
+	co->glossary = o->glossary;
 	co->suggest = o->suggest;
 	co->suggest_timeout = o->suggest_timeout;
 	co->max_variants = o->suggest_max;

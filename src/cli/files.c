@@ -39,6 +39,8 @@ static struct lkmm_options library_options(const struct files_options *opts)
 	struct lkmm_options lib = opts->check;
 
 	lib.explain = opts->check.explain || opts->html_file;
+	/* A page has room for what each word means. */
+	lib.glossary = opts->check.glossary || opts->html_file;
 	lib.graph = opts->graph_dir || opts->html_file;
 	return lib;
 }

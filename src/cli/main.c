@@ -63,6 +63,8 @@ static const char usage[] =
 	"  --explain             say, after herd7's output, why the outcome is\n"
 	"                        allowed or forbidden: every step of the cycle\n"
 	"                        that forbids it, or how it happens\n"
+	"  --glossary            --explain, with each word of the model it uses\n"
+	"                        defined at its end\n"
 	"  --suggest             for an outcome the model allows, the cheapest\n"
 	"                        edits that forbid it, as diffs of the test (cost:\n"
 	"                        acquire/release 1, smp_rmb()/smp_wmb() 2,\n"
@@ -237,6 +239,8 @@ static int parse_options(int argc, char **argv, int first, struct files_options 
 			opts->check.max_values = (int)parse_number(a, option_arg(argc, argv, &i), 1);
 		else if (!strcmp(a, "--explain"))
 			opts->check.explain = true;
+		else if (!strcmp(a, "--glossary"))
+			opts->check.explain = opts->check.glossary = true;
 		else if (!strcmp(a, "--stats"))
 			opts->check.stats = true;
 		else if (!strcmp(a, "-j"))

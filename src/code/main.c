@@ -34,7 +34,8 @@ static const char usage[] =
 	"  --exists COND     the test's condition, instead of \"a task sees a\n"
 	"                    published pointer but not what was written before\"\n"
 	"  --emit FILE       also write the litmus test to FILE\n"
-	"  --explain, --suggest, --suggest-timeout S, --graph DIR, --svg, --html FILE\n"
+	"  --explain, --glossary, --suggest, --suggest-timeout S, --graph DIR,\n"
+	"  --svg, --html FILE\n"
 	"                    as for lkmm check, in the kernel's lines; a fix is\n"
 	"                    a diff that patch -p1 applies in the tree\n"
 	"  -max-traces N     give up when a task has more than N runs (100000)\n"
@@ -230,6 +231,8 @@ int main(int argc, char **argv)
 			emit_file = next_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--explain")) {
 			opts.check.explain = true;
+		} else if (!strcmp(a, "--glossary")) {
+			opts.check.explain = opts.check.glossary = true;
 		} else if (!strcmp(a, "--suggest")) {
 			opts.check.suggest = true;
 		} else if (!strcmp(a, "--suggest-timeout")) {

@@ -127,6 +127,10 @@ static const struct {
 	  "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "wmb", "smp_wmb(): orders stores only", "PROPAGATION ORDER RELATION: cumul-fence" },
 	{ "rmb", "smp_rmb(): orders loads only", "THE PRESERVED PROGRAM ORDER RELATION: ppo" },
+	{ "unlock-lock", "a lock handed on: one CPU's spin_unlock(), then another CPU's "
+	  "spin_lock() taking that lock: everything before the unlock comes before everything "
+	  "after the lock, and the stores before the unlock reach every CPU before the stores "
+	  "after the lock do", "LOCKING" },
 	{ "after-spinlock", "smp_mb__after_spinlock(): the spin_lock() before it becomes a "
 	  "full barrier", "LOCKING" },
 	{ "after-unlock-lock", "smp_mb__after_unlock_lock(): the unlock and lock before it "
@@ -695,28 +699,75 @@ static void legend_add(struct legend *l, const char *word)
 		l->words[l->n++] = word;
 }
 
+/* The section of explanation.txt that explains word, or NULL; its gloss into *gloss. */
+static const char *section_of(const char *word, const char **gloss)
+{
+	size_t k;
+
+	*gloss = meaning_of(word);
+	for (k = 0; k < sizeof(glosses) / sizeof(*glosses); k++)
+		if (!strcasecmp(glosses[k].word, word)) {
+			*gloss = *gloss ? *gloss : glosses[k].gloss;
+			return glosses[k].section;
+		}
+	return NULL;
+}
+
+/*
+ * Where each word is explained, one line: the sections of the kernel's
+ * explanation.txt, by their headings, each with the words it explains,
+ * in the order the words came; a word of an edited model alone.  The
+ * steps say what each word means where it is used: readers found the
+ * definitions again in every output too much.
+ */
+static void legend_sections(const struct legend *l, struct strbuf *out)
+{
+	bool told[LEGEND_MAX] = { false };
+	const char *gloss;
+	int i, j, groups = 0;
+
+	sb_addf(out, "  Where the words in brackets are explained "
+		"(tools/memory-model/Documentation/explanation.txt): ");
+	for (i = 0; i < l->n; i++) {
+		const char *section = section_of(l->words[i], &gloss);
+		int heading = section ? (int)strcspn(section, ":") : 0;
+
+		if (told[i])
+			continue;
+		sb_addf(out, "%s%s", groups++ ? "; " : "", l->words[i]);
+		for (j = i + 1; section && j < l->n; j++) {
+			const char *other = section_of(l->words[j], &gloss);
+
+			if (other && !strcmp(other, section)) {
+				sb_addf(out, ", %s", l->words[j]);
+				told[j] = true;
+			}
+		}
+		if (section)
+			sb_addf(out, ": %.*s", heading, section);
+	}
+	sb_addf(out, ".  (--glossary defines each here.)\n");
+}
+
 /*
  * Each word once, in plain words where we know it, with the section of
- * the kernel's explanation.txt; a word of an edited model alone.
+ * the kernel's explanation.txt (define); or only where each is explained.
  */
-static void legend_print(const struct legend *l, struct strbuf *out)
+static void legend_print(const struct legend *l, bool define, struct strbuf *out)
 {
 	int i;
 
 	if (!l->n)
 		return;
+	if (!define) {
+		legend_sections(l, out);
+		return;
+	}
 	sb_addf(out, "  Words used (sections of tools/memory-model/Documentation/explanation.txt "
 		"in capitals):\n");
 	for (i = 0; i < l->n; i++) {
-		const char *word = l->words[i], *gloss = meaning_of(word);
-		const char *section = NULL;
-		size_t k;
+		const char *word = l->words[i], *gloss, *section = section_of(word, &gloss);
 
-		for (k = 0; k < sizeof(glosses) / sizeof(*glosses); k++)
-			if (!strcasecmp(glosses[k].word, word)) {
-				gloss = gloss ? gloss : glosses[k].gloss;
-				section = glosses[k].section;
-			}
 		sb_addf(out, "    %s%s%s", word, gloss ? ": " : "", gloss ? gloss : "");
 		if (!strcmp(word, "rf") && l->lock_handoff)
 			sb_addf(out, "; a spin_lock() takes the lock the spin_unlock() before it "
@@ -869,7 +920,8 @@ static void step_range(int first, int last, struct strbuf *out)
 /* Whether the step labelled label sends the stores before it out first. */
 static bool sends_stores_first(const char *label)
 {
-	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb");
+	return is_strong_fence(label) || !strcmp(label, "release") || !strcmp(label, "wmb") ||
+	       !strcmp(label, "unlock-lock");
 }
 
 /* "x=1": what a store writes or a load reads, in the chain's short words. */
@@ -898,22 +950,122 @@ static void chain_event(const struct program *p, const struct snapshot *s, int i
 }
 
 /*
- * Whether a chain's first steps hand a lock on: an unlock after the
- * store (step 1), the lock that takes it (step 2), then a store of the
- * locker before the chain reaches the load's CPU at step arrive.  The
- * index in ev[] of that store, or 0.
+ * A chain as told: its events ev[], the label of the link from each to
+ * the next (to[]: the next, but where a pair's chain ends) and that
+ * link's sentence; a link that hands a lock on from one CPU to another
+ * keeps its unlock and its lock, other links -1.
  */
-static int lock_hand_off(const struct snapshot *s, const int *ev, const char *const *labels,
-			 int arrive)
+enum { MAX_HOPS = 128 };
+
+struct chain {
+	int n;
+	int ev[MAX_HOPS], to[MAX_HOPS];
+	const char *labels[MAX_HOPS];
+	struct strbuf said[MAX_HOPS];
+	int unlock[MAX_HOPS], lock[MAX_HOPS];
+};
+
+/* The hops of s's cycle as links of c, each one sentence. */
+static void build_chain(const struct program *p, const struct snapshot *s, struct chain *c)
+{
+	int i, first, last;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; (first = next_step(s, i)) >= 0 && c->n < MAX_HOPS; i = last + 1) {
+		last = hop_end(s, first);
+		c->ev[c->n] = s->steps[first].from;
+		c->to[c->n] = s->steps[last].to;
+		c->labels[c->n] = hop_sentence(p, s, i, first, last, &c->said[c->n]);
+		c->unlock[c->n] = c->lock[c->n] = -1;
+		c->n++;
+	}
+}
+
+static void free_chain(struct chain *c)
 {
 	int i;
 
-	if (arrive < 4 || s->events[ev[1]].kind != EV_UNLOCK || strcmp(labels[1], "rf") ||
-	    !is_lock(&s->events[ev[2]]))
+	for (i = 0; i < c->n; i++)
+		sb_free(&c->said[i]);
+}
+
+/* Drop links first+1 .. first+count of c, their sentences with them. */
+static void drop_links(struct chain *c, int first, int count)
+{
+	int i;
+
+	for (i = first + 1; i <= first + count; i++)
+		sb_free(&c->said[i]);
+	c->to[first] = c->to[first + count];
+	for (i = first + 1; i + count < c->n; i++) {
+		c->ev[i] = c->ev[i + count];
+		c->to[i] = c->to[i + count];
+		c->labels[i] = c->labels[i + count];
+		c->said[i] = c->said[i + count];
+		c->unlock[i] = c->unlock[i + count];
+		c->lock[i] = c->lock[i + count];
+	}
+	c->n -= count;
+}
+
+/*
+ * A release into an unlock, the lock on another CPU that takes it, and
+ * an acquire out of that lock are one link, "unlock-lock": readers took
+ * the three for a release and an acquire, which do less than a lock's
+ * hand-off (LOCKING in explanation.txt).  The lock stays an event of the
+ * chain where a fence, not an acquire, leads on from it, or where the
+ * chain starts at it.
+ */
+static void merge_hand_offs(const struct program *p, const struct snapshot *s,
+			    struct chain *c)
+{
+	int i;
+
+	for (i = 0; i + 1 < c->n; i++) {
+		int from = c->ev[i], unlock = c->ev[i + 1], lock = c->ev[(i + 2) % c->n];
+		bool acquire = i + 2 < c->n && !strcmp(c->labels[i + 2], "acquire");
+		struct strbuf *out = &c->said[i];
+
+		if (strcmp(c->labels[i], "release") || strcmp(c->labels[i + 1], "rf") ||
+		    s->events[unlock].kind != EV_UNLOCK || !is_lock(&s->events[lock]) ||
+		    s->events[lock].proc == s->events[unlock].proc)
+			continue;
+		out->len = 0;
+		if (acquire) {
+			name_event(p, s, c->ev[(i + 3) % c->n], out);
+			sb_addf(out, " is ordered after ");
+			name_event(p, s, from, out);
+			sb_addf(out, ": the lock is handed on between them, from ");
+			name_statement(p, &s->events[unlock], out);
+			sb_addf(out, " to ");
+			name_statement(p, &s->events[lock], out);
+		} else {
+			name_statement(p, &s->events[lock], out);
+			sb_addf(out, " takes the lock ");
+			name_statement(p, &s->events[unlock], out);
+			sb_addf(out, " released after ");
+			name_event(p, s, from, out);
+		}
+		c->labels[i] = "unlock-lock";
+		c->unlock[i] = unlock;
+		c->lock[i] = lock;
+		drop_links(c, i, acquire ? 2 : 1);
+	}
+}
+
+/*
+ * Whether a chain's first link hands a lock on, then reaches a store of
+ * the locker before it reaches the load's CPU at link arrive.  The index
+ * in ev[] of that store, or 0.
+ */
+static int lock_hand_off(const struct snapshot *s, const struct chain *c, int arrive)
+{
+	int i, locker = c->lock[0] >= 0 ? s->events[c->lock[0]].proc : -1;
+
+	if (strcmp(c->labels[0], "unlock-lock"))
 		return 0;
-	for (i = 3; i < arrive; i++)
-		if (s->events[ev[i]].kind == EV_WRITE &&
-		    s->events[ev[i]].proc == s->events[ev[2]].proc)
+	for (i = 1; i < arrive; i++)
+		if (s->events[c->ev[i]].kind == EV_WRITE && s->events[c->ev[i]].proc == locker)
 			return i;
 	return 0;
 }
@@ -926,10 +1078,11 @@ static int lock_hand_off(const struct snapshot *s, const int *ev, const char *co
  * chain has that form.
  */
 static bool missed_store_story(const struct program *p, const struct snapshot *s,
-			       const int *ev, const char *const *labels, int n,
-			       struct strbuf *out)
+			       const struct chain *c, struct strbuf *out)
 {
-	int store = ev[0], load = ev[n - 1];
+	const int *ev = c->ev;
+	const char *const *labels = c->labels;
+	int n = c->n, store = ev[0], load = ev[n - 1];
 	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
 	size_t at;
 	int arrive, handed, first = 2;
@@ -947,18 +1100,19 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		"one before, and time cannot lead back to where it started.  A load that read an "
 		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
 		"CPUs at different times); it is one here because ", n);
-	handed = lock_hand_off(s, ev, labels, arrive);
+	handed = lock_hand_off(s, c, arrive);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
-		sb_addf(out, "steps 1 to %d hand a lock on from P%d to P%d.  A lock's hand-off "
-			"guarantees that every store before the unlock (", handed, sent->proc,
+		step_range(1, handed, out);
+		sb_addf(out, " hand%s a lock on from P%d to P%d.  A lock's hand-off guarantees "
+			"that every store before the unlock (", handed == 1 ? "s" : "", sent->proc,
 			s->events[ev[handed]].proc);
-		chain_event(p, s, ev[1], out);
+		chain_event(p, s, c->unlock[0], out);
 		sb_addf(out, "), ");
 		access_value(p, sent, out);
 		sb_addf(out, " too, reaches every CPU before any store P%d makes after taking "
 			"the lock (", s->events[ev[handed]].proc);
-		chain_event(p, s, ev[2], out);
+		chain_event(p, s, c->lock[0], out);
 		sb_addf(out, ") does, such as ");
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
@@ -1131,18 +1285,19 @@ static bool fence_timeline(const struct program *p, const struct snapshot *s, co
  * in words said once an output; propagation is how far stores have
  * spread, told through the chain's first strong fence where it can be.
  */
-static void why_check(const struct program *p, const struct snapshot *s, const int *ev,
-		      struct legend *l, const char *check, const char *const *labels, int n,
-		      struct strbuf *out)
+static void why_check(const struct program *p, const struct snapshot *s,
+		      const struct chain *c, struct legend *l, struct strbuf *out)
 {
-	int i, fences = 0;
+	const int *ev = c->ev;
+	const char *const *labels = c->labels, *check = s->check;
+	int i, n = c->n, fences = 0;
 	size_t at;
 	bool overwrite, timeline;
 
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
 	if (!strcmp(check, "happens-before")) {
-		if (missed_store_story(p, s, ev, labels, n, out))
+		if (missed_store_story(p, s, c, out))
 			return;
 		if (!l->told_hb)
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
@@ -1243,12 +1398,13 @@ static void witness_reads(const struct program *p, const struct snapshot *s,
 /*
  * The lock hand-offs of a cycle: which unlock each lock takes is the
  * model's (lock.cat), not in the candidate's rf, and it is what tells two
- * candidates with the same loads apart.
+ * candidates with the same loads apart.  Each on a line of its own, or
+ * (inline) as clauses of one sentence.
  */
 static void witness_handoffs(const struct program *p, const struct snapshot *s, const int *ev,
-			     const char *const *labels, int n, struct strbuf *out)
+			     const char *const *labels, int n, bool inline_, struct strbuf *out)
 {
-	int i;
+	int i, told = 0;
 
 	for (i = 0; i < n; i++) {
 		int from = ev[i], to = ev[(i + 1) % n];
@@ -1256,9 +1412,10 @@ static void witness_handoffs(const struct program *p, const struct snapshot *s, 
 		if (strcmp(labels[i], "rf") || s->events[from].kind != EV_UNLOCK ||
 		    rel_has(s->rf, from, to))
 			continue;
-		sb_addf(out, "    ");
+		sb_addf(out, inline_ ? (told ? " and " : "") : "    ");
 		reads_clause(p, s, to, from, out);
-		sb_addf(out, ".\n");
+		sb_addf(out, inline_ ? "" : ".\n");
+		told++;
 	}
 }
 
@@ -1317,47 +1474,56 @@ bool sc_before(const struct snapshot *s, int a, int b)
  * hand-off of the cycle puts the critical sections in, which is what a
  * cycle through a lock contradicts.
  */
-static void lock_order(const struct snapshot *s, const int *ev, const char *const *labels, int n,
-		       struct strbuf *out)
+static void lock_order(const struct snapshot *s, const struct chain *c, struct strbuf *out)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		const struct event *from = &s->events[ev[i]], *to = &s->events[ev[(i + 1) % n]];
-
-		if (!strcmp(labels[i], "rf") && from->kind == EV_UNLOCK && from->proc >= 0 &&
-		    to->proc != from->proc) {
-			sb_addf(out, "P%d's critical section comes before P%d's, and ", from->proc,
-				to->proc);
-			return;
-		}
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->labels[i], "unlock-lock"))
+			continue;
+		sb_addf(out, "P%d's critical section comes before P%d's, and ",
+			s->events[c->unlock[i]].proc, s->events[c->lock[i]].proc);
+		return;
 	}
 }
 
-/*
- * A happens-before cycle told by one of its loads: the rest of the chain
- * puts the load before the store it reads.  Whether it has such a load.
- */
-static bool read_too_early(const struct program *p, const struct snapshot *s, const int *ev,
-			   const char *const *labels, int n, struct strbuf *out)
+/* The link of a chain from a store to a load that reads it, or -1. */
+static int read_link(const struct snapshot *s, const struct chain *c)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		int store = ev[i], load = ev[(i + 1) % n];
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->labels[i], "rf") && s->events[c->ev[i]].kind == EV_WRITE)
+			return i;
+	return -1;
+}
 
-		if (strcmp(labels[i], "rf") || s->events[store].kind != EV_WRITE)
-			continue;
-		sb_addf(out, "  Then ");
-		lock_order(s, ev, labels, n, out);
-		name_event(p, s, load, out);
-		sb_addf(out, " would have to run before ");
-		name_event(p, s, store, out);
-		sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n",
-			s->check);
-		return true;
+/*
+ * A happens-before cycle told by one of its loads (link i reads): the
+ * rest of the chain puts the load before the store it reads.
+ */
+static void read_too_early(const struct program *p, const struct snapshot *s,
+			   const struct chain *c, int i, struct strbuf *out)
+{
+	int store = c->ev[i], load = c->ev[(i + 1) % c->n];
+
+	lock_order(s, c, out);
+	name_event(p, s, load, out);
+	sb_addf(out, " would have to run before ");
+	name_event(p, s, store, out);
+	sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n", s->check);
+}
+
+/* The words of the links of c into the legend: those a reader has met. */
+static void legend_links(struct legend *l, const struct snapshot *s, const struct chain *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		legend_add(l, c->labels[i]);
+		l->lock_handoff |= !strcmp(c->labels[i], "rf") &&
+				   s->events[c->ev[i]].kind == EV_UNLOCK;
 	}
-	return false;
 }
 
 /*
@@ -1368,11 +1534,11 @@ static bool read_too_early(const struct program *p, const struct snapshot *s, co
 static const char *tell_cycle(const struct program *p, struct snapshot *s, struct legend *l,
 			      struct strbuf *out)
 {
-	enum { MAX_HOPS = 128 };
-	int ev[MAX_HOPS], i, n = 0, first, last;
+	struct chain c;
+	int ev[MAX_HOPS], i, n, reads;
 	const char *labels[MAX_HOPS], *shape = NULL;
-	struct strbuf steps = { 0 }, reads = { 0 }, order = { 0 };
-	bool same_loads, same_order;
+	struct strbuf reads_told = { 0 }, order = { 0 }, handoffs = { 0 }, taken = { 0 };
+	bool same_loads, same_order, hb = !strcmp(s->check, "happens-before");
 
 	if (!s->nsteps) {
 		sb_addf(out, "  (the cycle is too long to tell step by step)\n");
@@ -1380,69 +1546,88 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	}
 	if (!s->pair)
 		rotate_cycle(s);
-	for (i = 0; (first = next_step(s, i)) >= 0 && n < MAX_HOPS; i = last + 1) {
-		const struct cat_step *st = &s->steps[first];
-
-		last = hop_end(s, first);
-		sb_addf(&steps, "  %d. ", n + 1);
-		ev[n] = st->from;
-		labels[n] = hop_sentence(p, s, i, first, last, &steps);
-		sb_addf(&steps, " [%s].\n", labels[n]);
-		legend_add(l, labels[n]);
-		l->lock_handoff |= kept_link(s, st) && !strcmp(kept_link(s, st), "lock");
-		n++;
-	}
+	build_chain(p, s, &c);
+	/* The links as the model has them, for the shape and the lock hand-offs. */
+	n = c.n;
+	memcpy(ev, c.ev, n * sizeof(*ev));
+	memcpy(labels, c.labels, n * sizeof(*labels));
 	if (!s->pair) {
 		shape = shape_name(s, ev, labels, n);
-		chain_line(p, s, ev, labels, n, l, out);
+		witness_handoffs(p, s, ev, labels, n, false, &handoffs);
+		witness_handoffs(p, s, ev, labels, n, true, &taken);
 	}
-	witness_reads(p, s, &reads);
+	merge_hand_offs(p, s, &c);
+	witness_reads(p, s, &reads_told);
 	witness_coherence(p, s, &order);
-	same_loads = l->first_reads.buf && !strcmp(l->first_reads.buf, reads.buf ? reads.buf : "");
+	same_loads = l->first_reads.buf &&
+		     !strcmp(l->first_reads.buf, reads_told.buf ? reads_told.buf : "");
 	same_order = same_loads && !strcmp(l->first_order.buf ? l->first_order.buf : "",
 					   order.buf ? order.buf : "");
+	reads = same_loads && hb && !s->pair ? read_link(s, &c) : -1;
+	/*
+	 * Way 1's loads, another lock taken first, and a load that would run
+	 * too early: one sentence, which readers asked for over a chain.
+	 */
+	if (reads >= 0 && taken.buf) {
+		sb_addf(out, "  The same loads%s as Way 1, but %s: then ",
+			same_order && order.buf ? " and store order" : "", taken.buf);
+		read_too_early(p, s, &c, reads, out);
+		legend_add(l, s->check);
+		goto done;
+	}
+	if (!s->pair) {
+		chain_line(p, s, c.ev, c.labels, c.n, l, out);
+		legend_links(l, s, &c);
+	}
 	if (same_loads) {
-		sb_addf(out, "  The same loads%s as Way 1, but:\n",
-			same_order && order.buf ? " and store order" : "");
+		sb_addf(out, "  The same loads%s as Way 1%s\n",
+			same_order && order.buf ? " and store order" : "",
+			handoffs.buf || (!same_order && order.buf) ? ", but:" : ".");
 	} else {
-		sb_addf(out, "  It is the candidate where:\n%s", reads.buf ? reads.buf : "");
+		sb_addf(out, "  It is the candidate where:\n%s", reads_told.buf ? reads_told.buf : "");
 		if (!l->first_reads.buf) {
-			sb_addf(&l->first_reads, "%s", reads.buf ? reads.buf : "");
+			sb_addf(&l->first_reads, "%s", reads_told.buf ? reads_told.buf : "");
 			sb_addf(&l->first_order, "%s", order.buf ? order.buf : "");
 		}
 	}
-	if (!s->pair)
-		witness_handoffs(p, s, ev, labels, n, out);
+	sb_addf(out, "%s", handoffs.buf ? handoffs.buf : "");
 	if (!same_order)
 		sb_addf(out, "%s", order.buf ? order.buf : "");
-	sb_free(&reads);
-	sb_free(&order);
 	/* Its steps are Way 1's words again; the chain line says them. */
 	if (!same_loads || s->pair) {
-		bool in_time = !strcmp(s->check, "happens-before");
+		bool in_time = hb;
 
+		legend_links(l, s, &c);
 		/* A missed store is no step in time, even in happens-before's chain. */
-		for (i = 0; i < n; i++)
-			in_time &= strcmp(labels[i], "fr") != 0;
+		for (i = 0; i < c.n; i++)
+			in_time &= strcmp(c.labels[i], "fr") != 0;
 		sb_addf(out, s->pair ? "  Step by step:\n" : !in_time ?
 			"  Step by step (not every step is one in time: see the why below):\n" :
 			"  Step by step, each event must come after the one before:\n");
-		sb_addf(out, "%s", steps.buf);
+		for (i = 0; i < c.n; i++)
+			sb_addf(out, "  %d. %s [%s].\n", i + 1, c.said[i].buf, c.labels[i]);
 	}
-	sb_free(&steps);
 	legend_add(l, s->check);
 	if (s->pair) {
 		sb_addf(out, "  The model's '%s' check forbids this.\n", s->check);
-		return NULL;
+		goto done;
 	}
-	if (same_loads && !strcmp(s->check, "happens-before") &&
-	    read_too_early(p, s, ev, labels, n, out))
-		return shape;
+	if (reads >= 0) {
+		sb_addf(out, "  Then ");
+		read_too_early(p, s, &c, reads, out);
+		goto done;
+	}
 	sb_addf(out, "  That leads back to ");
-	name_event(p, s, ev[0], out);
+	name_event(p, s, c.ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
 		"forbids.\n", s->check);
-	why_check(p, s, ev, l, s->check, labels, n, out);
+	why_check(p, s, &c, l, out);
+done:
+	free_chain(&c);
+	sb_free(&reads_told);
+	sb_free(&order);
+	sb_free(&handoffs);
+	sb_free(&taken);
 	return shape;
 }
 
@@ -1985,7 +2170,7 @@ static bool mirrored_pair(const struct program *p, const struct outcomes *o, int
 }
 
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
-	     const char *in_short, struct strbuf *out)
+	     bool define_words, const char *in_short, struct strbuf *out)
 {
 	struct strbuf body = { 0 };
 	struct legend l = { 0 };
@@ -2048,7 +2233,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			!strcmp(o->flags[i], "data-race") ?
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
-	legend_print(&l, out);
+	legend_print(&l, define_words, out);
 	herd7_gloss(p, o, out);
 	sb_free(&l.first_reads);
 	sb_free(&l.first_order);
@@ -2171,17 +2356,18 @@ static void add_communication(struct graph *g, const struct snapshot *s)
 /* The failed check's cycle, hop by hop, in red, labelled as the steps of --explain. */
 static void add_cycle(struct graph *g, const struct program *p, const struct snapshot *s)
 {
-	struct strbuf sentence = { 0 }, label = { 0 };
-	int i, first, last, n = 0;
+	struct strbuf label = { 0 };
+	struct chain c;
+	int i;
 
-	for (i = 0; (first = next_step(s, i)) >= 0; i = last + 1) {
-		last = hop_end(s, first);
+	build_chain(p, s, &c);
+	merge_hand_offs(p, s, &c);
+	for (i = 0; i < c.n; i++) {
 		label.len = 0;
-		sb_addf(&label, "%d. %s", ++n, hop_sentence(p, s, i, first, last, &sentence));
-		sentence.len = 0;
-		add_edge(g, s->steps[first].from, s->steps[last].to, "red", true, false, label.buf);
+		sb_addf(&label, "%d. %s", i + 1, c.labels[i]);
+		add_edge(g, c.ev[i], c.to[i], "red", true, false, label.buf);
 	}
-	sb_free(&sentence);
+	free_chain(&c);
 	sb_free(&label);
 }
 

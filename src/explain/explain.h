@@ -25,18 +25,20 @@ int unordered_pairs(const struct snapshot *s, int *pairs, int max);
  * Whether a step of a rejected candidate's cycle is a link that
  * --suggest keeps as it is (explain.c): a lock handed from an unlock to
  * the lock that takes it ("lock"), a dependency ("addr", "data",
- * "ctrl"); NULL for any other step.  The explanation labels such steps
- * rf and addr, data, ctrl alike.
+ * "ctrl"); NULL for any other step.  The explanation labels a lock's
+ * hand-off unlock-lock (rf where no release leads to the unlock), and
+ * addr, data, ctrl alike.
  */
 const char *kept_link(const struct snapshot *s, const struct cat_step *st);
 /*
  * Plain words on why the condition's outcome is allowed or forbidden
  * (explain.c); with_fixes: --suggest's fixes follow, so they need no
- * pointer; in_short, if not NULL: suggest()'s one-line answer, told
- * right after the verdict.
+ * pointer; define_words: each model word used defined at the end, not
+ * only where explanation.txt explains it; in_short, if not NULL:
+ * suggest()'s one-line answer, told right after the verdict.
  */
 void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
-	     const char *in_short, struct strbuf *out);
+	     bool define_words, const char *in_short, struct strbuf *out);
 
 /*
  * The picture of the execution explain() tells of: the witness, or the

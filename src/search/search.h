@@ -19,6 +19,7 @@ struct check_options {
 	struct model_spec model;	/* -I, -conf, -variant */
 	const char *cache_dir;		/* the model cache's, NULL for none (--no-model-cache) */
 	bool explain;			/* --explain */
+	bool glossary;			/* --glossary: the words defined too */
 	bool suggest;			/* --suggest */
 	bool graph;			/* the graph's texts: --graph, --html, the library's */
 	bool events_only;		/* lkmm parse: the events, nothing searched */

@@ -185,6 +185,7 @@ static void library_check(const char *name, const char *text, bool with_suggesti
 	}
 	lkmm_options_init(&opts);
 	opts.explain = 1;
+	opts.glossary = 1;	/* a page has room for what each word means */
 	opts.suggest = with_suggestions;
 	opts.graph = 1;
 	opts.timeout = PLAYGROUND_TIMEOUT;
