@@ -158,8 +158,11 @@ static const struct {
 	const char *shape;
 	const char *name;
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing)" },
-	{ "po fr po fr", "SB (store buffering)" },
+	{ "po rf po fr", "MP (message passing; in the kernel, data published behind a flag or a "
+	  "pointer)" },
+	{ "po fr po fr", "SB (store buffering; in the kernel, the sleep/wake-up pattern: "
+	  "set_current_state() then a test of the condition, against a store to the condition "
+	  "then wake_up())" },
 	{ "po rf po rf", "LB (load buffering)" },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
 	{ "po rf po co", "S (a message whose flag store is overwritten)" },
@@ -796,11 +799,38 @@ static void short_event(const struct program *p, const struct event *e, struct s
 }
 
 /*
+ * How each word of a chain with no steps below it links two events
+ * (an allowed outcome's: program order nothing keeps, or what reads or
+ * overwrites what), said where the chain is read.
+ */
+static void link_words(const char *const *label, int n, struct strbuf *out)
+{
+	static const struct { const char *word, *link; } links[] = {
+		{ "po", "next in program order, nothing keeping them in it" },
+		{ "rf", "reads the value it stored" },
+		{ "fr", "read an older value than the one it stores" },
+		{ "co", "overwrites it" },
+	};
+	size_t k;
+	int i, told = 0;
+
+	sb_addf(out, "each ->word is how the next event follows the one before");
+	for (k = 0; k < sizeof(links) / sizeof(*links); k++) {
+		for (i = 0; i < n && strcmp(label[i], links[k].word); i++)
+			;
+		if (i < n)
+			sb_addf(out, "%s%s: %s", told++ ? "; " : " (", links[k].word, links[k].link);
+	}
+	sb_addf(out, "%s.)\n", told ? ")" : "");
+}
+
+/*
  * The chain in one line, events ev[] with the label of each link to the
  * next, a CPU named where it changes, back to the first event.
  */
 static void chain_line(const struct program *p, const struct snapshot *s, const int *ev,
-		       const char *const *label, int n, struct legend *l, struct strbuf *out)
+		       const char *const *label, int n, bool steps_below, struct legend *l,
+		       struct strbuf *out)
 {
 	int i, proc = -2;
 	bool reads_address = false, first = !l->told_chain;
@@ -829,7 +859,11 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 	/* herd7 prints a pointer's value as the name it points to. */
 	if (reads_address)
 		sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
-	sb_addf(out, "P1: the CPU of what follows; each ->word is a step below.)\n");
+	sb_addf(out, "P1: the events after it run on CPU P1; ");
+	if (steps_below)
+		sb_addf(out, "each ->word is a step below.)\n");
+	else
+		link_words(label, n, out);
 }
 
 /*
@@ -1291,7 +1325,6 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	const int *ev = c->ev;
 	const char *const *labels = c->labels, *check = s->check;
 	int i, n = c->n, fences = 0;
-	size_t at;
 	bool overwrite, timeline;
 
 	for (i = 0; i < n; i++)
@@ -1324,38 +1357,33 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	if (overwrite) {
 		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
 
-		sb_addf(out, "in step %d (co), P%d learns of ", i + 1, by->proc);
+		sb_addf(out, "releases, acquires and a lock's hand-off pass ordering on only to a "
+			"CPU that reads a value stored after them.  P%d never reads ", by->proc);
 		access_value(p, over, out);
-		sb_addf(out, " only by overwriting it, not by reading it.  Releases, acquires and "
-			"a lock's hand-off pass ordering on only to a CPU that reads a value stored "
-			"after them; P%d never reads ", by->proc);
-		access_value(p, over, out);
-		/* What a reader of a lock hand-off's "reaches every CPU before" asks here. */
-		sb_addf(out, ", so they alone cannot forbid this: ");
-		access_value(p, over, out);
-		sb_addf(out, " may reach P%d's CPU only after P%d line %d (", by->proc, by->proc,
-			by->line);
-		access_value(p, by, out);
-		sb_addf(out, "), which P%d sees at once, so what travels ahead of ", by->proc);
-		access_value(p, over, out);
-		sb_addf(out, " need not have reached P%d by then.  ", by->proc);
+		sb_addf(out, ": it learns of it only by overwriting it (step %d, co), so nothing "
+			"they passed on is sure to have reached P%d.  ", i + 1, by->proc);
+	} else {
+		step_list(labels, n, is_memory_order, out);
+		sb_addf(out, " say only that a store reached a CPU late, and a store can reach "
+			"other CPUs long after its own CPU ran it.  ");
 	}
-	at = out->len;
-	step_list(labels, n, is_memory_order, out);
-	if (overwrite)
-		out->buf[at] = 'S';	/* a sentence of its own after the overwrite's */
-	sb_addf(out, " say only that a store reached a CPU late, and a store can reach other "
-		"CPUs long after its own CPU ran it.  ");
 	if (fences) {
-		sb_addf(out, "The strong fence%s of ", fences == 1 ? "" : "s");
+		sb_addf(out, "%s strong fence%s of ", overwrite ? "Only the" : "The",
+			fences == 1 ? "" : "s");
 		step_list(labels, n, is_strong_fence, out);
 	} else {
 		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
 	}
 	sb_addf(out, " forbid%s it%s: a CPU at a strong fence waits until every store it has "
-		"seen has reached every CPU, so none of them can reach a CPU late after "
-		"that.\n", fences > 1 ? "" : "s", timeline ? ", as the line \"In time\" above "
-		"shows" : "");
+		"seen has reached every CPU, so none of them can reach a CPU late after that.",
+		fences > 1 ? "" : "s", timeline ? ", as the line \"In time\" above shows" : "");
+	/* The rule a reader takes away (include/linux/spinlock.h says it too). */
+	for (i = 0; overwrite && i < n && strcmp(labels[i], "after-spinlock"); i++)
+		;
+	if (overwrite && i < n)
+		sb_addf(out, "  That is what smp_mb__after_spinlock() is for: with it, a CPU that "
+			"does not take the lock sees the critical sections in order.");
+	sb_addf(out, "\n");
 }
 
 /*
@@ -1576,7 +1604,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		goto done;
 	}
 	if (!s->pair) {
-		chain_line(p, s, c.ev, c.labels, c.n, l, out);
+		chain_line(p, s, c.ev, c.labels, c.n, true, l, out);
 		legend_links(l, s, &c);
 	}
 	if (same_loads) {
@@ -1759,7 +1787,7 @@ static const char *witness_chain(const struct program *p, const struct snapshot 
 	}
 	if (!len)
 		return NULL;
-	chain_line(p, s, cycle, labels, len, l, out);
+	chain_line(p, s, cycle, labels, len, false, l, out);
 	return shape_name(s, cycle, labels, len);
 }
 /*
@@ -1797,7 +1825,7 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		return;
 	}
 	if (!n) {
-		sb_addf(out, "  Running each CPU's statements in order cannot give it, and each "
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen, and each "
 			"program-order pair it needs reordered has some ordering in the test, but "
 			"not one strong enough: "
 			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
@@ -1805,11 +1833,11 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		return;
 	}
 	if (n == 1)
-		sb_addf(out, "  Running each CPU's statements in order cannot give it: it needs "
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen: it needs "
 			"these accesses to take effect out of program order, and nothing in the test "
 			"orders them (no fence, acquire, release or dependency between them):\n");
 	else
-		sb_addf(out, "  Running each CPU's statements in order cannot give it: any one of "
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen: any one of "
 			"these pairs taking effect out of program order is enough, and nothing in "
 			"the test orders any of them (no fence, acquire, release or dependency "
 			"between them); so forbidding it takes keeping every pair in order:\n");

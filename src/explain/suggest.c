@@ -1893,10 +1893,13 @@ static void tell_pair_kinds(const struct findings *f, const struct edit *e, stru
  * closing "In short" line: a reader given two alternatives asks which
  * one to write.
  */
+enum { MAX_CHEAPER = 4 };
+
 struct cheaper {
 	struct strbuf statement;	/* the needed one, quoted; empty if not needed */
-	int cost, against;		/* 0: none found */
-	struct strbuf what;		/* "smp_rmb() in its place" */
+	int n, against;			/* replacements found, cheapest first; its cost */
+	int cost[MAX_CHEAPER];
+	struct strbuf what[MAX_CHEAPER];	/* "smp_rmb()", "smp_load_acquire() at line 35" */
 	bool removable;			/* removing it lets the outcome happen */
 	bool told_removal;		/* an item before said so: later ones say "needed too" */
 	struct strbuf short_of;		/* "smp_rmb()\nsmp_wmb()\n": what cannot replace it */
@@ -1905,17 +1908,24 @@ struct cheaper {
 static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Each replacement found, in order of cost: readers asked for all of them, not the cheapest. */
 static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
 {
 	va_list ap;
+	int i;
 
-	if (!cost || (c->cost && c->cost <= cost))
+	if (!cost || c->n == MAX_CHEAPER)
 		return;
-	c->cost = cost;
+	for (i = c->n; i > 0 && c->cost[i - 1] > cost; i--) {
+		c->cost[i] = c->cost[i - 1];
+		c->what[i] = c->what[i - 1];
+	}
+	c->cost[i] = cost;
+	c->what[i] = (struct strbuf){ 0 };
 	c->against = against;
-	sb_free(&c->what);
+	c->n++;
 	va_start(ap, fmt);
-	sb_vaddf(&c->what, fmt, ap);
+	sb_vaddf(&c->what[i], fmt, ap);
 	va_end(ap);
 }
 
@@ -1924,10 +1934,16 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 {
 	struct strbuf short_of = { 0 };
 
-	if (c->statement.buf && c->cost) {
-		sb_addf(advice, "%s (or, cheaper for these accesses, %s: cost %d against %d)\n",
-			c->statement.buf,
-			c->what.buf, c->cost, c->against);
+	int i;
+
+	if (c->statement.buf && c->n) {
+		sb_addf(advice, "%s (or, cheaper for these accesses, ", c->statement.buf);
+		for (i = 0; i < c->n; i++)
+			sb_addf(advice, "%s%s", i ? " or " : "", c->what[i].buf);
+		sb_addf(advice, " in its place: cost ");
+		for (i = 0; i < c->n; i++)
+			sb_addf(advice, "%s%d", !i ? "" : i + 1 < c->n ? ", " : " and ", c->cost[i]);
+		sb_addf(advice, " against %d)\n", c->against);
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
@@ -1944,9 +1960,10 @@ static void advise(struct cheaper *c, struct strbuf *advice)
 	}
 	sb_free(&short_of);
 	sb_free(&c->statement);
-	sb_free(&c->what);
+	for (i = 0; i < c->n; i++)
+		sb_free(&c->what[i]);
 	sb_free(&c->short_of);
-	c->cost = c->against = 0;
+	c->n = c->against = 0;
 	c->removable = false;
 }
 
@@ -1972,23 +1989,18 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (cheaper && dearer)
 			sb_addf(out, ", cost %d against %d", cheaper, dearer);
-		offer_cheaper(cheapest, cheaper, dearer, "%s() in its place", e->to);
+		offer_cheaper(cheapest, cheaper, dearer, "%s()", e->to);
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
 			sb_addf(out, " (for these accesses)");
 		sb_addf(out, "\n");
 	}
 }
 
-/*
- * ", and the lock hand-off and the address dependency": what links
- * keeps, for "In short"; swap: what does the lock's part instead
- * (locks_instead()), or NULL.
- */
-static void tell_kept_kinds(const struct link *links, int n, const char *swap,
-			    struct strbuf *out)
+/* ", and the lock hand-off and the address dependency": what links keeps, for "In short". */
+static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
-		{ "lock", NULL }, { "addr", "the address dependency" },
+		{ "lock", "the lock hand-off" }, { "addr", "the address dependency" },
 		{ "data", "the data dependency" }, { "ctrl", "the control dependency" },
 	};
 	struct strbuf items = { 0 };
@@ -1998,13 +2010,7 @@ static void tell_kept_kinds(const struct link *links, int n, const char *swap,
 	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
 		for (i = 0; i < n; i++)
 			if (!strcmp(links[i].kind, kept[k].kind)) {
-				if (kept[k].what)
-					sb_addf(&items, "%s\n", kept[k].what);
-				else if (swap)
-					sb_addf(&items, "the lock hand-off (or, as tried below, %s)\n",
-						swap);
-				else
-					sb_addf(&items, "the lock hand-off\n");
+				sb_addf(&items, "%s\n", kept[k].what);
 				break;
 			}
 	if (items.buf) {
@@ -2015,25 +2021,18 @@ static void tell_kept_kinds(const struct link *links, int n, const char *swap,
 }
 
 /*
- * " (the search did not try replacing or adding a lock or removing a
- * dependency)": for the kinds links has; a lock that locks_instead()
- * tried is said to be.
+ * "; keep the dependency: ...": what keeps a dependency of links, which
+ * is the code around it, not a barrier.
  */
-static void tell_unvaried(const struct link *links, int n, bool lock_tried, struct strbuf *out)
+static void tell_dependency(const struct link *links, int n, struct strbuf *out)
 {
-	bool lock = false, dependency = false, control = false;
+	bool dependency = false, control = false;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		*(strcmp(links[i].kind, "lock") ? &dependency : &lock) = true;
+		dependency |= strcmp(links[i].kind, "lock") != 0;
 		control |= !strcmp(links[i].kind, "ctrl");
 	}
-	lock &= !lock_tried;
-	if (lock || dependency)
-		sb_addf(out, " (the search did not try %s%s%s)",
-			lock ? "replacing or adding a lock" : "", lock && dependency ? " or " : "",
-			dependency ? "removing a dependency" : "");
-	/* What breaks a dependency is the code around it, not a barrier. */
 	if (dependency && !control)
 		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
 			"compiler can know is equal to it (after comparing it with a known pointer, "
@@ -2041,8 +2040,6 @@ static void tell_unvaried(const struct link *links, int n, bool lock_tried, stru
 	else if (dependency)
 		sb_addf(out, "; keep the dependency: the branch must test the loaded value, and "
 			"the compiler must not be able to tell which way it goes");
-	if (lock_tried)
-		sb_addf(out, "; a line below tries a release and an acquire in the lock's place");
 }
 
 /*
@@ -2084,7 +2081,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 	if (ok && !reachable)
 		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost, price,
-			      "smp_load_acquire() at line %d in its place", load->line);
+			      "smp_load_acquire() at line %d", load->line);
 }
 
 /* The lock statements (S_CALL of a macro that locks or unlocks) of s's body, by line. */
@@ -2158,15 +2155,13 @@ static const struct edit *within_section(const struct edits *adds, enum edit_kin
  * do?  The lock l hands on is taken out of the two CPUs (when no other
  * takes it), the last store of the unlocker's critical section made a
  * release and the first load of the locker's an acquire, and the test
- * checked again: 1 when that keeps the outcome forbidden, 0 when not,
- * -1 when it could not be tried.  When not, the locker's last store
- * made a release too is tried (a chain of releases).  *swap: what does
- * the lock's part, when something does.
+ * checked again, into out (nothing when it cannot be tried).  When the
+ * outcome becomes possible, the locker's last store made a release too
+ * is tried (a chain of releases).
  */
-static int locks_instead(const struct checker *c, const char *path, const char *text,
+static void locks_instead(const struct checker *c, const char *path, const char *text,
 			  const struct litmus *t, const struct link *l, const struct edits *all,
-			  const struct edits *adds, const struct lines *orig, const char **swap,
-			  struct strbuf *out)
+			  const struct edits *adds, const struct lines *orig, struct strbuf *out)
 {
 	struct lock_lines locks = { 0 };
 	const struct edit *release, *acquire, *after_lock = NULL, *mb = NULL, *relay;
@@ -2178,18 +2173,18 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	struct lines edited;
 
 	if (!call_argument(code_at(orig, l->a->line), arg))
-		return -1;
+		return;
 	for (proc = 0; proc < t->nprocs; proc++)
 		find_lock_lines(t->procs[proc].body, proc, c->macros, orig, arg, &locks);
 	if (locks.more)
-		return -1;
+		return;
 	for (i = 0; i < locks.n; i++)
 		if (locks.proc[i] != l->a->proc && locks.proc[i] != l->b->proc)
-			return -1;
+			return;
 	release = within_section(adds, ADD_RELEASE, l->a->proc, l->a->line, -1, &locks);
 	acquire = within_section(adds, ADD_ACQUIRE, l->b->proc, l->b->line, 1, &locks);
 	if (!release || !acquire)
-		return -1;
+		return;
 	/*
 	 * A full barrier made of the lock (smp_mb__after_spinlock()) has no
 	 * lock left to follow: smp_mb() after the acquire does its part.
@@ -2206,7 +2201,7 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	if (after_lock) {
 		mb = within_section(adds, ADD_MB, acquire->proc, acquire->line, 1, &locks);
 		if (!mb)
-			return -1;
+			return;
 		items[edits.n++] = *after_lock;
 		items[edits.n++] = *mb;
 	}
@@ -2220,7 +2215,7 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 	reachable = reachable_with(c, path, text, &edits, set, edits.n, &ok, &edited, NULL);
 	free_lines(&edited);
 	if (!ok)
-		return -1;
+		return;
 	/*
 	 * What the hand-off carried on to a third CPU through the locker's
 	 * later stores, a release of the last of them carries: does it?
@@ -2238,40 +2233,29 @@ static int locks_instead(const struct checker *c, const char *path, const char *
 					       &edited, NULL) && ok;
 		free_lines(&edited);
 	}
-	sb_addf(out, "  The lock hand-off from ");
-	tell_ends(orig, l->a, "to", l->b, out);
-	sb_addf(out, ": %s removed from P%d and P%d, smp_store_release() at P%d line %d `%s` and "
-		"smp_load_acquire() at P%d line %d `%s` in its place", arg, l->a->proc, l->b->proc,
-		release->proc, release->line, code_at(orig, release->line), acquire->proc,
-		acquire->line, code_at(orig, acquire->line));
+	/* In short sentences: readers found the one long sentence this was noise. */
+	sb_addf(out, "  Without the lock (%s removed from P%d and P%d), smp_store_release() at "
+		"P%d line %d and smp_load_acquire() at P%d line %d", arg, l->a->proc, l->b->proc,
+		release->proc, release->line, acquire->proc, acquire->line);
 	if (after_lock)
-		sb_addf(out, ", and line %d `%s`, which needs the lock before it, replaced by "
-			"smp_mb() after line %d", after_lock->line, code_at(orig, after_lock->line),
-			acquire->line);
+		sb_addf(out, ", with smp_mb() after line %d for line %d `%s`, which needs the lock",
+			acquire->line, after_lock->line, code_at(orig, after_lock->line));
 	if (reachable) {
-		sb_addf(out, ": the outcome becomes possible, so %s do not do the lock's work here "
-			"(a lock's hand-off does more: the stores before the unlock reach every CPU "
-			"before the stores after the lock do, where after an acquire a plain store "
-			"carries nothing on to a third CPU; LOCKING in explanation.txt)",
-			after_lock ? "they" : "a release and an acquire");
-		if (relay_enough) {
-			sb_addf(out, "; with P%d line %d `%s` made smp_store_release() too, still "
-				"forbidden (cost %d): a release passes on the stores its CPU has seen",
-				relay->proc, relay->line, code_at(orig, relay->line),
+		sb_addf(out, ": not enough, the outcome becomes possible (after an acquire a plain "
+			"store carries nothing on to a third CPU; a lock's hand-off does: LOCKING in "
+			"explanation.txt)");
+		if (relay_enough)
+			sb_addf(out, ".  With smp_store_release() at P%d line %d too: still forbidden "
+				"(cost %d), as a release passes on the stores its CPU has seen",
+				relay->proc, relay->line,
 				2 * edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost);
-			*swap = "a release on each CPU that passes the stores on and an acquire "
-				"in its place: one release and one acquire are not enough";
-		}
-		sb_addf(out, "\n");
-		return 0;
+		sb_addf(out, ".\n");
+		return;
 	}
-	sb_addf(out, ": still forbidden, so they do the lock's ordering for this outcome (cost %d; "
-		"taking a lock is an atomic RMW, dearer than an acquire); keep the lock where the "
-		"critical sections must also exclude each other\n", edit_kinds[ADD_RELEASE].cost +
-		edit_kinds[ADD_ACQUIRE].cost + (mb ? edit_kinds[ADD_MB].cost : 0));
-	*swap = mb ? "a release, an acquire and smp_mb() in its place" :
-		     "a release and an acquire in its place";
-	return 1;
+	sb_addf(out, ": still forbidden (cost %d; taking a lock is an atomic RMW, dearer than an "
+		"acquire).  Keep the lock where the critical sections must also exclude each "
+		"other.\n", edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : 0));
 }
 
 /*
@@ -2288,8 +2272,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
 		      swaps = { 0 };
 	struct cheaper cheapest = { 0 };
-	bool needs_it = false, lock_tried = false;
-	const char *swap = NULL;
+	bool needs_it = false;
 	struct lines orig = split_lines(text);
 	struct link links[MAX_LINKS];
 	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
@@ -2301,7 +2284,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	for (i = 0; i < o->ncounterexamples; i++)
 		nlinks = add_links(o->counterexamples[i], links, nlinks);
 	for (i = 0; i < nlinks; i++) {
-		int j, swapped;
+		int j;
 
 		/* Each lock once, from its first hand-off. */
 		for (j = 0; j < i && (strcmp(links[j].kind, "lock") ||
@@ -2309,16 +2292,14 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			;
 		if (strcmp(links[i].kind, "lock") || j < i)
 			continue;
-		swapped = locks_instead(c, path, text, t, &links[i], all, adds, &orig, &swap,
-					&swaps);
-		lock_tried |= swapped >= 0;
+		locks_instead(c, path, text, t, &links[i], all, adds, &orig, &swaps);
 	}
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
 		sb_addf(&chains, ": %s of the explanation's chain%s",
 			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
-		tell_unvaried(links, nlinks, lock_tried, &chains);
+		tell_dependency(links, nlinks, &chains);
 	}
 	if (!all->n) {
 		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
@@ -2349,11 +2330,11 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			tell_weakening(&f, e, reachable[i], &tried, &cheapest);
 		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
 			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
-				"pointer it returns too; keep rcu_dereference() for an RCU-protected "
-				"pointer all the same (lockdep and sparse check it), under rcu_read_lock(); "
-				"rcu_read_lock() orders nothing here: it keeps the object alive while the "
-				"updater waits for a grace period (synchronize_rcu(), kfree_rcu()) before "
-				"freeing it\n");
+				"pointer it returns too.  Keep rcu_dereference() for an RCU-protected "
+				"pointer all the same, under rcu_read_lock(): lockdep and sparse check "
+				"it.  rcu_read_lock() orders nothing here: it keeps the object alive while "
+				"the updater waits for a grace period (synchronize_rcu(), kfree_rcu()) "
+				"before freeing it\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
@@ -2395,7 +2376,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (advice.buf) {
 		sb_addf(in_short, "to keep it forbidden, keep ");
 		join_items(advice.buf, in_short);
-		tell_kept_kinds(links, nlinks, swap, in_short);
+		tell_kept_kinds(links, nlinks, in_short);
 	}
 out:
 	sb_free(&tried);

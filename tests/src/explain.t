@@ -65,7 +65,7 @@ explained() {
 		grep -q "^  That leads back to P[0-9]* line\|^  The model's '.*' check forbids this" "$out" ||
 			{ echo "no conclusion"; return 1; }
 	elif grep -q '^  It happens\( when\|, in one of\| in 2 executions\)' "$out"; then
-		grep -q "interleaving\|Running each CPU's statements in order" "$out" || { echo "no word on ordering"; return 1; }
+		grep -q "interleaving\|If each CPU ran its statements in program order" "$out" || { echo "no word on ordering"; return 1; }
 	else
 		grep -q 'No run of the processes' "$out" || { echo "nothing explained"; return 1; }
 	fi
@@ -147,7 +147,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/mp"
 	fi
 	expect "$tag: the first line: the verdict, the test's Result: comment, the shape" 0 \
-		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing\)\.$' \
+		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing; in the kernel, data published behind a flag or a pointer\)\.$' \
 		cat "$work/mp"
 	expect "$tag: the chain in one line, each link labelled" 0 \
 		'^  Chain: P0:Wbuf=1 ->release Wflag=1 ->rf P1:Rflag=1 ->acquire Rbuf=0 ->fr P0:Wbuf=1$' \
@@ -157,7 +157,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
-		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
+		'^  Allowed: .*; the shape is SB \(store buffering; in the kernel, the sleep/wake-up pattern: set_current_state\(\) then a test of the condition, against a store to the condition then wake_up\(\)\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: an allowed outcome: what would order each pair it needs reordered" 0 \
 		'^      \(a store, then a load: only a full barrier, smp_mb\(\) or a fully ordered RMW such as xchg\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
@@ -209,9 +209,9 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
-	   grep "^  Why 'propagation' rather than 'happens-before': in step 3 (co)" "$work/z6" > "$work/z6-why" &&
+	   grep "^  Why 'propagation' rather than 'happens-before': " "$work/z6" > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why 'propagation' rather than 'happens-before': in step 3 (co), P2 learns of z=1 only by overwriting it, not by reading it.  Releases, acquires and a lock's hand-off pass ordering on only to a CPU that reads a value stored after them; P2 never reads z=1, so they alone cannot forbid this: z=1 may reach P2's CPU only after P2 line 37 (z=2), which P2 sees at once, so what travels ahead of z=1 need not have reached P2 by then.  Steps 3 (co) and 5 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.
+	  Why 'propagation' rather than 'happens-before': releases, acquires and a lock's hand-off pass ordering on only to a CPU that reads a value stored after them.  P2 never reads z=1: it learns of it only by overwriting it (step 3, co), so nothing they passed on is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but .*: then P1's critical section comes before P0's, and P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
@@ -233,7 +233,7 @@ for lkmm in $LKMM_BINARIES; do
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
-		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
+		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing; .*\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
 		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock orders them before itself, not one before the other\)\.  ' \
@@ -302,7 +302,9 @@ for lkmm in $LKMM_BINARIES; do
 	if grep -q '^  Step by step (not every step is one in time: see the why below):$' "$work/z6" &&
 	   grep -B1 "^  Why 'propagation'" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 reaches P1's CPU only after line 29 ran (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
 	   ! grep -q 'each event must come' "$work/z6" &&
-	   grep -q '^  Why .propagation. rather than .happens-before.: .*  Steps 3 (co) and 5 (fr) say only' "$work/z6"; then
+	   grep -q '^  Why .propagation. rather than .happens-before.: .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
+	   "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus" |
+		grep -q "^  Why .propagation. rather than .happens-before.: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, "; then
 		ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
 	else
 		not_ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"

@@ -135,11 +135,11 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains; a line below tries a release and an acquire in the lock.s place\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain \(the search did not try removing a dependency\); keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);`\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
 	if grep -q '^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P0 line 18 `smp_store_release(flag, 1);` and P1 line 26 `r0 = smp_load_acquire(flag);`\.$' "$work/w" &&
@@ -150,13 +150,13 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
-		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains; a line below tries a release and an acquire in the lock.s place\.$' \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  The lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);`: mylock removed from P0 and P1, smp_store_release\(\) at P0 line 20 `WRITE_ONCE\(\*flag, 1\);` and smp_load_acquire\(\) at P1 line 30 `r0 = READ_ONCE\(\*flag\);` in its place: still forbidden, so they do the lock.s ordering for this outcome \(cost 2; taking a lock is an atomic RMW, dearer than an acquire\); keep the lock where the critical sections must also exclude each other$' \
+		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
-		'^  The lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`: mylock removed from P0 and P1, smp_store_release\(\) at P0 line 16 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 25 `r0 = READ_ONCE\(\*y\);` in its place: the outcome becomes possible, so a release and an acquire do not do the lock.s work here \(a lock.s hand-off does more: the stores before the unlock reach every CPU before the stores after the lock do, where after an acquire a plain store carries nothing on to a third CPU; LOCKING in explanation\.txt\); with P1 line 26 `WRITE_ONCE\(\*z, 1\);` made smp_store_release\(\) too, still forbidden \(cost 3\): a release passes on the stores its CPU has seen$' \
+		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25: not enough, the outcome becomes possible \(after an acquire a plain store carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ISA2: smp_mb() weakened to smp_rmb() is safe, and it rests on the lock hand-off" 0 \
@@ -168,11 +168,11 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" recommends the cheapest of the alternatives found" 0 \
-		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper for these accesses, smp_load_acquire\(\) at line 35 in its place: cost 1 against 3\), and the lock hand-off \(or, as tried below, a release on each CPU that passes the stores on and an acquire in its place: one release and one acquire are not enough\)\.$' \
+		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper for these accesses, smp_load_acquire\(\) at line 35 or smp_rmb\(\) in its place: cost 1 and 2 against 3\), and the lock hand-off\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  The lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);`: mylock removed from P0 and P1, smp_store_release\(\) at P0 line 18 `WRITE_ONCE\(\*y, 1\);` and smp_load_acquire\(\) at P1 line 28 `r0 = READ_ONCE\(\*y\);` in its place, and line 27 `smp_mb__after_spinlock\(\);`, which needs the lock before it, replaced by smp_mb\(\) after line 28: still forbidden, so they do the lock.s ordering for this outcome \(cost 5; taking a lock is an atomic RMW, dearer than an acquire\); keep the lock where the critical sections must also exclude each other$' \
+		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 18 and smp_load_acquire\(\) at P1 line 28, with smp_mb\(\) after line 28 for line 27 `smp_mb__after_spinlock\(\);`, which needs the lock: still forbidden \(cost 5; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
@@ -183,7 +183,7 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
 	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
-		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too; keep rcu_dereference\(\) for an RCU-protected pointer all the same \(lockdep and sparse check it\), under rcu_read_lock\(\); rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it$' \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too\.  Keep rcu_dereference\(\) for an RCU-protected pointer all the same, under rcu_read_lock\(\): lockdep and sparse check it\.  rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# Four CPUs, each a store then a load: the cheapest-first search runs
 	# out of variants long before four smp_mb() (cost 12); the fix found by
