@@ -1456,8 +1456,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 
 					sb_addf(&list, "  %d. (cost %d", ++shown, cost);
 					if (shown == 1 && repeated)
-						sb_addf(&list, ": %d edits to the code that "
-							"processes share, shown in each", k - repeated);
+						sb_addf(&list, ": the same %d edits in each of "
+							"the processes that share this code",
+							k - repeated);
 					sb_addf(&list, ") ");
 					describe_set(all, set, k, &list);
 					sb_addf(&list, ":\n");

@@ -79,7 +79,7 @@ for lkmm in $LKMM_BINARIES; do
 	# (the default set size: processes + 2); a variant bound, not a time,
 	# so that a slow machine finds it too.
 	expect "$tag: DCL-broken: acquire on the lockless read, release on the flag store, on each CPU (cost 2: one function)" 0 \
-		'^  1\. \(cost 2: 2 edits to the code that processes share, shown in each\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
+		'^  1\. \(cost 2: the same 2 edits in each of the processes that share this code\) smp_load_acquire\(\) at P0 line 21, smp_store_release\(\) at P0 line 27, smp_load_acquire\(\) at P1 line 40, smp_store_release\(\) at P1 line 46:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
 		"$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 --suggest-max 2500 \
