@@ -858,7 +858,8 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 		"Rx=0 a load that reads 0, ");
 	/* herd7 prints a pointer's value as the name it points to. */
 	if (reads_address)
-		sb_addf(out, "Rp=&x a load of x's address (herd7's block writes it x), ");
+		sb_addf(out, "Rp=&x a load of p that returns x's address (herd7's block writes "
+			"the value x), ");
 	sb_addf(out, "P1: the events after it run on CPU P1; ");
 	if (steps_below)
 		sb_addf(out, "each ->word is a step below.)\n");
@@ -1104,90 +1105,6 @@ static int lock_hand_off(const struct snapshot *s, const struct chain *c, int ar
 	return 0;
 }
 
-/*
- * The why of a happens-before chain that starts at a store and ends in a
- * load that missed it, told by the chain's first step when it makes the
- * store count: a release or fence sends the store out before what follows
- * it, and the steps between lead from there to the load.  Whether the
- * chain has that form.
- */
-static bool missed_store_story(const struct program *p, const struct snapshot *s,
-			       const struct chain *c, struct strbuf *out)
-{
-	const int *ev = c->ev;
-	const char *const *labels = c->labels;
-	int n = c->n, store = ev[0], load = ev[n - 1];
-	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
-	size_t at;
-	int arrive, handed, first = 2;
-
-	/* The chain is told from the store: the load that missed it ends it. */
-	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
-		return false;
-	/* The steps up to the load's CPU carry the news there; the rest are that CPU's order. */
-	for (arrive = 1; arrive < n - 1 && s->events[ev[arrive]].proc != s->events[load].proc;
-	     arrive++)
-		;
-	if (arrive < 2)
-		return false;
-	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
-		"one before, and time cannot lead back to where it started.  A load that read an "
-		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
-		"CPUs at different times); it is one here because ", n);
-	handed = lock_hand_off(s, c, arrive);
-	if (handed) {
-		/* What carries the store on is the lock, which a release and an acquire are not. */
-		step_range(1, handed, out);
-		sb_addf(out, " hand%s a lock on from P%d to P%d.  A lock's hand-off guarantees "
-			"that every store before the unlock (", handed == 1 ? "s" : "", sent->proc,
-			s->events[ev[handed]].proc);
-		chain_event(p, s, c->unlock[0], out);
-		sb_addf(out, "), ");
-		access_value(p, sent, out);
-		sb_addf(out, " too, reaches every CPU before any store P%d makes after taking "
-			"the lock (", s->events[ev[handed]].proc);
-		chain_event(p, s, c->lock[0], out);
-		sb_addf(out, ") does, such as ");
-		chain_event(p, s, ev[handed], out);
-		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
-			"explanation.txt).  ");
-		ahead = &s->events[ev[handed]];
-		first = handed + 1;
-	} else {
-		sb_addf(out, "step 1's %s sends ", labels[0]);
-		name_event(p, s, store, out);
-		sb_addf(out, " ahead of ");
-		name_event(p, s, ev[1], out);
-		sb_addf(out, ": a CPU that has learned of line %d%s has ", ahead->line,
-			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
-			"release or a strong fence,");
-		access_value(p, sent, out);
-		sb_addf(out, " too.  ");
-	}
-	at = out->len;
-	step_range(first, arrive, out);
-	out->buf[at] = 'S';	/* a sentence's first word */
-	sb_addf(out, " %s how P%d learns of line %d", arrive == first ? "is" : "are",
-		s->events[load].proc, ahead->line);
-	if (arrive < n - 1) {
-		sb_addf(out, ", and ");
-		step_range(arrive + 1, n - 1, out);
-		sb_addf(out, " keep%s ", arrive + 1 == n - 1 ? "s" : "");
-		name_event(p, s, load, out);
-		sb_addf(out, " after that");
-	} else {
-		sb_addf(out, ", at ");
-		name_event(p, s, load, out);
-	}
-	sb_addf(out, ".  So ");
-	access_value(p, sent, out);
-	sb_addf(out, " had reached P%d's CPU before that load ran, and the load could not "
-		"read ", s->events[load].proc);
-	access_value(p, &s->events[load], out);
-	sb_addf(out, ".\n");
-	return true;
-}
-
 /* The store the load r reads, or -1. */
 static int store_read(const struct snapshot *s, int r)
 {
@@ -1313,6 +1230,110 @@ static bool fence_timeline(const struct program *p, const struct snapshot *s, co
 }
 
 /*
+ * A happens-before chain from a store to a load that missed it, as one
+ * line in time order, as fence_timeline() tells a propagation chain:
+ * "In time: buf=1 reaches each CPU before P0 line 16 (flag=1) does (step
+ * 1) -> P1 line 24 (flag=1) reads it (step 2) -> P1 line 25 reads buf
+ * (step 3, acquire), where buf=1 already is: it cannot read buf=0."
+ * Links 1 to ahead send the store out before ev[ahead].
+ */
+static void hb_timeline(const struct program *p, const struct snapshot *s,
+			const struct chain *c, int ahead, struct strbuf *out)
+{
+	int i, n = c->n;
+
+	sb_addf(out, "  In time: ");
+	access_value(p, &s->events[c->ev[0]], out);
+	sb_addf(out, " reaches each CPU before ");
+	chain_event(p, s, c->ev[ahead], out);
+	sb_addf(out, " does (");
+	step_range(1, ahead, out);
+	sb_addf(out, ")");
+	for (i = ahead; i < n - 1; i++)
+		timeline_step(p, s, c->ev, c->labels, i, -1, n, out);
+	sb_addf(out, ", where ");
+	access_value(p, &s->events[c->ev[0]], out);
+	sb_addf(out, " already is: it cannot read ");
+	access_value(p, &s->events[c->ev[n - 1]], out);
+	sb_addf(out, ".\n");
+}
+
+/*
+ * The why of a happens-before chain that starts at a store and ends in a
+ * load that missed it, told by the chain's first step when it makes the
+ * store count: a release or fence sends the store out before what follows
+ * it, and the steps between lead from there to the load.  Whether the
+ * chain has that form.
+ */
+static bool missed_store_story(const struct program *p, const struct snapshot *s,
+			       const struct chain *c, struct strbuf *out)
+{
+	const int *ev = c->ev;
+	const char *const *labels = c->labels;
+	int n = c->n, store = ev[0], load = ev[n - 1];
+	const struct event *sent = &s->events[store], *ahead = &s->events[ev[1]];
+	int arrive, handed;
+
+	/* The chain is told from the store: the load that missed it ends it. */
+	if (n < 3 || strcmp(labels[n - 1], "fr") || !sends_stores_first(labels[0]))
+		return false;
+	/* The steps up to the load's CPU carry the news there; the rest are that CPU's order. */
+	for (arrive = 1; arrive < n - 1 && s->events[ev[arrive]].proc != s->events[load].proc;
+	     arrive++)
+		;
+	if (arrive < 2)
+		return false;
+	handed = lock_hand_off(s, c, arrive);
+	hb_timeline(p, s, c, handed ? handed : 1, out);
+	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
+		"one before, and time cannot lead back to where it started.  A load that read an "
+		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
+		"CPUs at different times); it is one here because ", n);
+	if (handed) {
+		/* What carries the store on is the lock, which a release and an acquire are not. */
+		step_range(1, handed, out);
+		sb_addf(out, " hand%s a lock on from P%d to P%d.  A lock's hand-off guarantees "
+			"that every store before the unlock (", handed == 1 ? "s" : "", sent->proc,
+			s->events[ev[handed]].proc);
+		chain_event(p, s, c->unlock[0], out);
+		sb_addf(out, "), ");
+		access_value(p, sent, out);
+		sb_addf(out, " too, reaches every CPU before any store P%d makes after taking "
+			"the lock (", s->events[ev[handed]].proc);
+		chain_event(p, s, c->lock[0], out);
+		sb_addf(out, ") does, such as ");
+		chain_event(p, s, ev[handed], out);
+		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
+			"explanation.txt).  ");
+	} else {
+		sb_addf(out, "step 1's %s sends ", labels[0]);
+		name_event(p, s, store, out);
+		sb_addf(out, " ahead of ");
+		name_event(p, s, ev[1], out);
+		sb_addf(out, ": a CPU that has learned of line %d%s has ", ahead->line,
+			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
+			"release or a strong fence,");
+		access_value(p, sent, out);
+		sb_addf(out, " too.  ");
+	}
+	sb_addf(out, "The line \"In time\" above follows it from there to the load.\n");
+	return true;
+}
+
+/* "the lock hand-off is": what passes ordering on from CPU to CPU in a chain, or NULL. */
+static const char *passer(const char *const *labels, int n)
+{
+	int i, releases = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(labels[i], "unlock-lock"))
+			return "the lock hand-off is";
+		releases += !strcmp(labels[i], "release") || !strcmp(labels[i], "acquire");
+	}
+	return releases ? "releases and acquires are" : NULL;
+}
+
+/*
  * Why the check applies to this chain (events ev[], labels[] its
  * steps'): happens-before is an order in time, told through the release
  * or fence that makes a missed store count where the chain has one, else
@@ -1345,7 +1366,6 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	if (strcmp(check, "propagation"))
 		return;
 	timeline = fence_timeline(p, s, ev, labels, n, out);
-	sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 	for (i = 0; i < n - 1 && strcmp(labels[i], "co"); i++)
 		;
 	/*
@@ -1357,12 +1377,36 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	if (overwrite) {
 		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
 
-		sb_addf(out, "releases, acquires and a lock's hand-off pass ordering on only to a "
-			"CPU that reads a value stored after them.  P%d never reads ", by->proc);
+		const char *passed = passer(labels, n);
+
+		/* What a reader of the lock, or of a release, asks first: why not it. */
+		if (passed) {
+			sb_addf(out, "  Why %s not enough here (the model's 'propagation' check, "
+				"not 'happens-before'): releases, acquires and a lock's hand-off "
+				"make ", passed);
+			access_value(p, over, out);
+			sb_addf(out, " reach each CPU only after what they pass on, so a CPU that "
+				"reads ");
+			access_value(p, over, out);
+			sb_addf(out, " has ");
+			access_value(p, &s->events[ev[0]], out);
+			sb_addf(out, " too.  ");
+		} else {
+			sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
+		}
+		sb_addf(out, "P%d never reads ", by->proc);
 		access_value(p, over, out);
-		sb_addf(out, ": it learns of it only by overwriting it (step %d, co), so nothing "
-			"they passed on is sure to have reached P%d.  ", i + 1, by->proc);
+		sb_addf(out, ": its own store ");
+		access_value(p, by, out);
+		sb_addf(out, " overwrites it (step %d, co) without waiting for it to arrive, so ",
+			i + 1);
+		access_value(p, over, out);
+		sb_addf(out, " may reach P%d's CPU only after ", by->proc);
+		access_value(p, by, out);
+		sb_addf(out, "%s.  ", passed ? ", and what it carried need not have arrived by then" :
+			"");
 	} else {
+		sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 		step_list(labels, n, is_memory_order, out);
 		sb_addf(out, " say only that a store reached a CPU late, and a store can reach "
 			"other CPUs long after its own CPU ran it.  ");
@@ -1497,6 +1541,16 @@ bool sc_before(const struct snapshot *s, int a, int b)
 	       (s->co && rel_has(s->co, a, b)) || reads_before(s, a, b);
 }
 
+/* The first link of c that hands a lock on, or -1. */
+static int hand_off_link(const struct chain *c)
+{
+	int i;
+
+	for (i = 0; i < c->n && strcmp(c->labels[i], "unlock-lock"); i++)
+		;
+	return i < c->n ? i : -1;
+}
+
 /*
  * "P1's critical section comes before P0's, and ": the order a lock
  * hand-off of the cycle puts the critical sections in, which is what a
@@ -1504,15 +1558,11 @@ bool sc_before(const struct snapshot *s, int a, int b)
  */
 static void lock_order(const struct snapshot *s, const struct chain *c, struct strbuf *out)
 {
-	int i;
+	int i = hand_off_link(c);
 
-	for (i = 0; i < c->n; i++) {
-		if (strcmp(c->labels[i], "unlock-lock"))
-			continue;
+	if (i >= 0)
 		sb_addf(out, "P%d's critical section comes before P%d's, and ",
 			s->events[c->unlock[i]].proc, s->events[c->lock[i]].proc);
-		return;
-	}
 }
 
 /* The link of a chain from a store to a load that reads it, or -1. */
@@ -1531,13 +1581,14 @@ static int read_link(const struct snapshot *s, const struct chain *c)
  * rest of the chain puts the load before the store it reads.
  */
 static void read_too_early(const struct program *p, const struct snapshot *s,
-			   const struct chain *c, int i, struct strbuf *out)
+			   const struct chain *c, int i, bool said_order, struct strbuf *out)
 {
 	int store = c->ev[i], load = c->ev[(i + 1) % c->n];
 
-	lock_order(s, c, out);
+	if (!said_order)
+		lock_order(s, c, out);
 	name_event(p, s, load, out);
-	sb_addf(out, " would have to run before ");
+	sb_addf(out, " would run before ");
 	name_event(p, s, store, out);
 	sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n", s->check);
 }
@@ -1596,10 +1647,11 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	 * Way 1's loads, another lock taken first, and a load that would run
 	 * too early: one sentence, which readers asked for over a chain.
 	 */
-	if (reads >= 0 && taken.buf) {
-		sb_addf(out, "  The same loads%s as Way 1, but %s: then ",
-			same_order && order.buf ? " and store order" : "", taken.buf);
-		read_too_early(p, s, &c, reads, out);
+	if (reads >= 0 && taken.buf && hand_off_link(&c) >= 0) {
+		sb_addf(out, "  The same loads%s as Way 1, but with P%d's critical section first "
+			"(%s): then ", same_order && order.buf ? " and store order" : "",
+			s->events[c.unlock[hand_off_link(&c)]].proc, taken.buf);
+		read_too_early(p, s, &c, reads, true, out);
 		legend_add(l, s->check);
 		goto done;
 	}
@@ -1630,7 +1682,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		for (i = 0; i < c.n; i++)
 			in_time &= strcmp(c.labels[i], "fr") != 0;
 		sb_addf(out, s->pair ? "  Step by step:\n" : !in_time ?
-			"  Step by step (not every step is one in time: see the why below):\n" :
+			"  Step by step:\n" :
 			"  Step by step, each event must come after the one before:\n");
 		for (i = 0; i < c.n; i++)
 			sb_addf(out, "  %d. %s [%s].\n", i + 1, c.said[i].buf, c.labels[i]);
@@ -1642,7 +1694,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	}
 	if (reads >= 0) {
 		sb_addf(out, "  Then ");
-		read_too_early(p, s, &c, reads, out);
+		read_too_early(p, s, &c, reads, false, out);
 		goto done;
 	}
 	sb_addf(out, "  That leads back to ");
@@ -2086,19 +2138,18 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 	for (i = 0; i < o->nreasons; i++)
 		total += o->reason_counts[i];
 	if (total == 1) {
-		sb_addf(out, "  One candidate execution (a way the processes could run, before "
-			"the model's checks) reaches it, and the model's '%s' check rejects it.\n",
-			o->reasons[0]);
+		sb_addf(out, "  The processes could reach it in one way (a candidate execution), "
+			"and the model's '%s' check rules that out.\n", o->reasons[0]);
 		return;
 	}
-	sb_addf(out, "  %ld candidate executions (ways the processes could run, before the "
-		"model's checks) reach it, and the model rejects every one (", total);
+	sb_addf(out, "  The processes could reach it in %ld ways (candidate executions), and the "
+		"model rules out every one (", total);
 	for (i = 0; i < o->nreasons; i++)
 		sb_addf(out, "%s%ld by '%s'", i ? ", " : "", o->reason_counts[i], o->reasons[i]);
 	if (o->ncounterexamples > 1)
-		sb_addf(out, "), in %d different ways:\n", o->ncounterexamples);
+		sb_addf(out, "), for %d different reasons:\n", o->ncounterexamples);
 	else
-		sb_addf(out, "), all in the same way:\n");
+		sb_addf(out, "), all for the same reason:\n");
 }
 
 /* The length of a process body's text, from its '{' to the matching '}'. */
@@ -2252,6 +2303,8 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	}
 	sb_addf(out, "Explanation:\n");
 	opening(p, o, shape, out);
+	/* Where a reader meets herd7's "Allowed" over a forbidden outcome: right away. */
+	herd7_gloss(p, o, out);
 	if (in_short && *in_short)
 		sb_addf(out, "  In short: %s.\n", in_short);
 	tell_code(p, out);
@@ -2262,7 +2315,6 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	legend_print(&l, define_words, out);
-	herd7_gloss(p, o, out);
 	sb_free(&l.first_reads);
 	sb_free(&l.first_order);
 	sb_free(&body);

@@ -1997,23 +1997,47 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 	}
 }
 
-/* ", and the lock hand-off and the address dependency": what links keeps, for "In short". */
-static void tell_kept_kinds(const struct link *links, int n, struct strbuf *out)
+/* What a line's first call is given, "mylock" of "spin_unlock(mylock);", into arg; false if none. */
+static bool call_argument(const char *code, char arg[48])
+{
+	const char *open = strchr(code, '('), *close = open ? closing_paren(open) : NULL;
+
+	if (!close || close - open - 1 >= 48)
+		return false;
+	snprintf(arg, 48, "%.*s", (int)(close - open - 1), open + 1);
+	return true;
+}
+
+/*
+ * ", and P0 and P1 both taking mylock, and the address dependency": what
+ * links keeps, for "In short", in the code's terms (readers found "the
+ * lock hand-off" gave them nothing to do).
+ */
+static void tell_kept_kinds(const struct lines *orig, const struct link *links, int n,
+			    struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
-		{ "lock", "the lock hand-off" }, { "addr", "the address dependency" },
+		{ "lock", NULL }, { "addr", "the address dependency" },
 		{ "data", "the data dependency" }, { "ctrl", "the control dependency" },
 	};
 	struct strbuf items = { 0 };
+	char lock[48];
 	size_t k;
 	int i;
 
 	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
-		for (i = 0; i < n; i++)
-			if (!strcmp(links[i].kind, kept[k].kind)) {
+		for (i = 0; i < n; i++) {
+			if (strcmp(links[i].kind, kept[k].kind))
+				continue;
+			if (kept[k].what)
 				sb_addf(&items, "%s\n", kept[k].what);
-				break;
-			}
+			else if (call_argument(code_at(orig, links[i].a->line), lock))
+				sb_addf(&items, "P%d and P%d both taking %s\n", links[i].a->proc,
+					links[i].b->proc, lock);
+			else
+				sb_addf(&items, "the lock hand-off\n");
+			break;
+		}
 	if (items.buf) {
 		sb_addf(out, ", and ");
 		join_items(items.buf, out);
@@ -2090,17 +2114,6 @@ struct lock_lines {
 	int n, proc[16], line[16];
 	bool more;		/* more than fit: the lock is not tried */
 };
-
-/* What a line's first call is given, "mylock" of "spin_unlock(mylock);", into arg; false if none. */
-static bool call_argument(const char *code, char arg[48])
-{
-	const char *open = strchr(code, '('), *close = open ? closing_paren(open) : NULL;
-
-	if (!close || close - open - 1 >= 48)
-		return false;
-	snprintf(arg, 48, "%.*s", (int)(close - open - 1), open + 1);
-	return true;
-}
 
 static void find_lock_lines(const struct stmt *s, int proc, const struct macro_table *macros,
 			    const struct lines *orig, const char *arg, struct lock_lines *out)
@@ -2235,16 +2248,19 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		free_lines(&edited);
 	}
 	/* In short sentences: readers found the one long sentence this was noise. */
-	sb_addf(out, "  Without the lock (%s removed from P%d and P%d), smp_store_release() at "
-		"P%d line %d and smp_load_acquire() at P%d line %d", arg, l->a->proc, l->b->proc,
-		release->proc, release->line, acquire->proc, acquire->line);
+	sb_addf(out, "  Without the lock (%s removed from P%d and P%d", arg, l->a->proc, l->b->proc);
 	if (after_lock)
-		sb_addf(out, ", with smp_mb() after line %d for line %d `%s`, which needs the lock",
-			acquire->line, after_lock->line, code_at(orig, after_lock->line));
+		sb_addf(out, ", and line %d `%s` with it", after_lock->line,
+			code_at(orig, after_lock->line));
+	sb_addf(out, "): smp_store_release() at P%d line %d%s smp_load_acquire() at P%d line %d",
+		release->proc, release->line, after_lock ? "," : " and", acquire->proc,
+		acquire->line);
+	if (after_lock)
+		sb_addf(out, " and smp_mb() after it");
 	if (reachable) {
-		sb_addf(out, ": not enough, the outcome becomes possible (after an acquire a plain "
-			"store carries nothing on to a third CPU; a lock's hand-off does: LOCKING in "
-			"explanation.txt)");
+		sb_addf(out, " are not enough: the outcome becomes possible (after an acquire, a "
+			"store that is not a release carries nothing on to a third CPU; a lock's "
+			"hand-off does: LOCKING in explanation.txt)");
 		if (relay_enough)
 			sb_addf(out, ".  With smp_store_release() at P%d line %d too: still forbidden "
 				"(cost %d), as a release passes on the stores its CPU has seen",
@@ -2377,7 +2393,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (advice.buf) {
 		sb_addf(in_short, "to keep it forbidden, keep ");
 		join_items(advice.buf, in_short);
-		tell_kept_kinds(links, nlinks, in_short);
+		tell_kept_kinds(&orig, links, nlinks, in_short);
 	}
 out:
 	sb_free(&tried);

@@ -199,7 +199,7 @@ for lkmm in $LKMM_BINARIES; do
 	if sed -n '/^  Way 1 of 2/,/^  Way 2 of 2/p' "$work/isa2" |
 		grep -q '^    P1 line 24 `spin_lock(mylock);` takes the lock P0 line 17 `spin_unlock(mylock);` released\.$' &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" |
-		grep -q '^  The same loads as Way 1, but P0 line 14 `spin_lock(mylock);` takes the lock P1 line 27 `spin_unlock(mylock);` released: then P1.s critical section comes before P0.s, and P1 line 25 (reads y=1) would have to run before P0 line 16 (writes y=1), the store it reads, which the model.s .happens-before. check forbids\.$'; then
+		grep -q '^  The same loads as Way 1, but with P1.s critical section first (P0 line 14 `spin_lock(mylock);` takes the lock P1 line 27 `spin_unlock(mylock);` released): then P1 line 25 (reads y=1) would run before P0 line 16 (writes y=1), the store it reads, which the model.s .happens-before. check forbids\.$'; then
 		ok "$tag: two ways with the same loads are told apart by their lock hand-offs"
 	else
 		not_ok "$tag: two ways with the same loads are told apart by their lock hand-offs"
@@ -207,14 +207,14 @@ for lkmm in $LKMM_BINARIES; do
 	fi
 	z6=$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
-	if grep -q "^  2 candidate executions .* reach it, and the model rejects every one (1 by 'propagation', 1 by 'happens-before'), in 2 different ways:$" "$work/z6" &&
+	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one (1 by 'propagation', 1 by 'happens-before'), for 2 different reasons:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
-	   grep "^  Why 'propagation' rather than 'happens-before': " "$work/z6" > "$work/z6-why" &&
+	   grep "^  Why the lock hand-off is not enough here " "$work/z6" > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why 'propagation' rather than 'happens-before': releases, acquires and a lock's hand-off pass ordering on only to a CPU that reads a value stored after them.  P2 never reads z=1: it learns of it only by overwriting it (step 3, co), so nothing they passed on is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
+	  Why the lock hand-off is not enough here (the model's 'propagation' check, not 'happens-before'): releases, acquires and a lock's hand-off make z=1 reach each CPU only after what they pass on, so a CPU that reads z=1 has x=1 too.  P2 never reads z=1: its own store z=2 overwrites it (step 3, co) without waiting for it to arrive, so z=1 may reach P2's CPU only after z=2, and what it carried need not have arrived by then.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
-		grep -q "^  The same loads and store order as Way 1, but .*: then P1's critical section comes before P0's, and P1 line 28 .*(reads y=1) would have to run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
+		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
 		ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
 	else
 		not_ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
@@ -253,7 +253,7 @@ for lkmm in $LKMM_BINARIES; do
 	sed -i 's/ as happens-before$/ as causality/' "$work/edited/linux-kernel.cat"
 	"$lkmm" check -I "$work/edited" --explain "$mp" > "$work/edited.out" 2>&1
 	"$lkmm" check -I "$work/edited" --glossary "$mp" > "$work/edited.words" 2>&1
-	if grep -q "^  One candidate .* the model's 'causality' check rejects it\.$" "$work/edited.out" &&
+	if grep -q "^  The processes could reach it in one way .* the model's 'causality' check rules that out\.$" "$work/edited.out" &&
 	   grep -q '^  Where the words in brackets are explained .*; causality\.  (--glossary defines each here\.)$' "$work/edited.out" &&
 	   grep -qx '    causality\.' "$work/edited.words" && ! grep -q "^  Why " "$work/edited.out"; then
 		ok "$tag: an edited model's check is in the legend without a gloss"
@@ -268,10 +268,10 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 \\(writes p=&x\\): a CPU that has learned of line 19 has x=1 too\\.  Step 2 is how P1 learns of line 19, and step 3 keeps P1 line 29 .* after that\\.  So x=1 had reached P1.s CPU before that load ran, and the load could not read x=0\\.$" \
+		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 \\(writes p=&x\\): a CPU that has learned of line 19 has x=1 too\\.  The line \"In time\" above follows it from there to the load\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"it is one here because step 1 hands a lock on from P0 to P1\\.  A lock.s hand-off guarantees that every store before the unlock \\(P0 line 17\\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \\(P1 line 24\\) does, such as P1 line 26 \\(z=1\\); a release and an acquire alone would not \\(LOCKING in explanation\\.txt\\)\\.  Step 2 is how P2 learns of line 26, " \
+		"it is one here because step 1 hands a lock on from P0 to P1\\.  A lock.s hand-off guarantees that every store before the unlock \\(P0 line 17\\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \\(P1 line 24\\) does, such as P1 line 26 \\(z=1\\); a release and an acquire alone would not \\(LOCKING in explanation\\.txt\\)\\.  The line \"In time\" above follows it from there to the load\\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -299,10 +299,10 @@ for lkmm in $LKMM_BINARIES; do
 	# as one; a way with Way 1's loads is told by its chain line alone.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/z6" 2>&1
-	if grep -q '^  Step by step (not every step is one in time: see the why below):$' "$work/z6" &&
-	   grep -B1 "^  Why 'propagation'" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 reaches P1's CPU only after line 29 ran (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
+	if grep -q '^  Step by step:$' "$work/z6" &&
+	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 reaches P1's CPU only after line 29 ran (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
 	   ! grep -q 'each event must come' "$work/z6" &&
-	   grep -q '^  Why .propagation. rather than .happens-before.: .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
+	   grep -q '^  Why the lock hand-off is not enough here .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
 	   "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus" |
 		grep -q "^  Why .propagation. rather than .happens-before.: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, "; then
 		ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
@@ -316,7 +316,8 @@ for lkmm in $LKMM_BINARIES; do
 	   [ "$(grep -c '^  (Left to right, back to where it started: Wx=1 is a store of 1 to x, ' "$work/isa2")" = 1 ] &&
 	   grep -A1 '^  Chain: ' "$work/isa2" | sed -n 2p | grep -q '^  (Left to right, ' &&
 	   [ "$(sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -c '^  Chain: ')" = 0 ] &&
-	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q ': then P1.s critical section comes before P0.s, and P1 line 25 .* would have to run before P0 line 16 .*, the store it reads'; then
+	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
+	   grep -q "^  In time: x=1 reaches each CPU before P1 line 26 (z=1) does (step 1) -> P2 line 35 (z=1) reads it (step 2) -> P2 waits at its fence (step 3) until z=1 has reached every CPU -> P2 line 37 reads x, where x=1 already is: it cannot read x=0\.$" "$work/isa2"; then
 		ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"
 	else
 		not_ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"

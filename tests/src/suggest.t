@@ -153,10 +153,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25: not enough, the outcome becomes possible \(after an acquire a plain store carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25 are not enough: the outcome becomes possible \(after an acquire, a store that is not a release carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ISA2: smp_mb() weakened to smp_rmb() is safe, and it rests on the lock hand-off" 0 \
@@ -168,11 +168,11 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" recommends the cheapest of the alternatives found" 0 \
-		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper for these accesses, smp_load_acquire\(\) at line 35 or smp_rmb\(\) in its place: cost 1 and 2 against 3\), and the lock hand-off\.$' \
+		'^  In short: to keep it forbidden, keep P2 line 36 `smp_mb\(\);` \(or, cheaper for these accesses, smp_load_acquire\(\) at line 35 or smp_rmb\(\) in its place: cost 1 and 2 against 3\), and P0 and P1 both taking mylock\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\), smp_store_release\(\) at P0 line 18 and smp_load_acquire\(\) at P1 line 28, with smp_mb\(\) after line 28 for line 27 `smp_mb__after_spinlock\(\);`, which needs the lock: still forbidden \(cost 5; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18, smp_load_acquire\(\) at P1 line 28 and smp_mb\(\) after it: still forbidden \(cost 5; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
