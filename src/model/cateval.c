@@ -1760,7 +1760,7 @@ bool cat_partial_fails(struct cat_eval *ev, const struct execution *x)
 	bool fails;
 
 	for (size_t i = 0; i < (size_t)x->rf->n * x->rf->words; i++)
-		k += __builtin_popcountll(x->rf->w[i]);
+		k += word_count(x->rf->w[i]);
 	enter(ev, x);
 	mono_analyse(ev);
 	t = &ev->tallies[x->nevents + 1 + k];
