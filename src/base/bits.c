@@ -382,24 +382,58 @@ void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b)
 			       dst->words * sizeof(uint64_t));
 }
 
+/* The bits of word i that stand for events of a universe of n. */
+static inline uint64_t valid_bits(int n, int i)
+{
+	int left = n - i * 64;
+
+	return left >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << left) - 1;
+}
+
+/*
+ * In two passes that do only what is needed: the rows outside dom are
+ * cleared one by one (found by their bits, with no test per row), and
+ * the columns outside ran are masked off by a pass over the words, two
+ * at a time, only when ran misses an event.  A sequence's filter has
+ * one side every event, the other side often half of them: the single
+ * pass that masked every word of every row with both cost twice as
+ * much (C-ManfredSpraul-L1G2xchg: 6% of its instructions).
+ */
 ROWS_INLINE void restrict_rows(struct rel *dst, const struct set *dom, const struct set *ran,
 			       int words)
 {
-	uint64_t to[words];	/* a copy: the compiler cannot tell ran from dst */
+	uint64_t to[words], missing = 0;	/* a copy: the compiler cannot tell ran from dst */
+	size_t n = rel_words(dst);
 
-	for (int i = 0; i < words; i++)
-		to[i] = ran->w[i];
 	for (int i = 0; i < words; i++) {
-		uint64_t from = dom->w[i];
-		int last = dst->n - i * 64 < 64 ? dst->n - i * 64 : 64;
-
-		for (int b = 0; b < last; b++) {
-			uint64_t *rx = row(dst, i * 64 + b, words), keep = -(from >> b & 1);
+		to[i] = ran->w[i];
+		missing |= ~to[i] & valid_bits(dst->n, i);
+	}
+	for (int i = 0; i < words; i++)
+		for (uint64_t xs = ~dom->w[i] & valid_bits(dst->n, i); xs; xs &= xs - 1) {
+			uint64_t *rx = row(dst, i * 64 + __builtin_ctzll(xs), words);
 
 			for (int j = 0; j < words; j++)
-				rx[j] &= to[j] & keep;
+				rx[j] = 0;
 		}
+	if (!missing)
+		return;
+	if (words <= 2) {
+		pair_of_words mask = { to[0], to[0] };	/* one row of two words, or two of one */
+		size_t i = 0;
+
+		if (words == 2)
+			mask[1] = to[1];
+
+		for (; i + 2 <= n; i += 2)
+			store_pair(dst->w + i, load_pair(dst->w + i) & mask);
+		if (i < n)
+			dst->w[i] &= to[0];
+		return;
 	}
+	for (size_t i = 0; i < n; i += words)
+		for (int j = 0; j < words; j++)
+			dst->w[i + j] &= to[j];
 }
 
 /* Keep the pairs of dst whose source is in dom and target in ran. */
