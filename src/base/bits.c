@@ -265,6 +265,18 @@ void rel_inverse(struct rel *dst, const struct rel *a)
  */
 ROWS_INLINE void edge_ends(const struct rel *r, uint64_t *from, uint64_t *to, int words)
 {
+	if (words == 1) {
+		/* Event x is bit x: no division or shift by x % 64 for each row. */
+		uint64_t out = 0, in = 0;
+
+		for (int x = 0; x < r->n; x++) {
+			out |= (uint64_t)(r->w[x] != 0) << x;
+			in |= r->w[x];
+		}
+		*from = out;
+		*to = in;
+		return;
+	}
 	for (int i = 0; i < words; i++)
 		from[i] = to[i] = 0;
 	for (int x = 0; x < r->n; x++) {
@@ -338,12 +350,9 @@ void rel_closure(struct rel *dst, const struct rel *a)
 	if (BY_WORDS(words, transitive_rows, a))
 		return;
 	if (words == 1) {
-		uint64_t *w = dst->w, out = 0, in = 0;
+		uint64_t *w = dst->w, out, in;
 
-		for (int x = 0; x < a->n; x++) {
-			out |= (uint64_t)(w[x] != 0) << x;
-			in |= w[x];
-		}
+		edge_ends(dst, &out, &in, 1);
 		for (uint64_t ks = out & in; ks; ks &= ks - 1) {
 			int k = __builtin_ctzll(ks);
 
