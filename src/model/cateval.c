@@ -117,12 +117,28 @@ struct cat_value *cat_new_value(struct cat_eval *ev, enum cat_value_kind kind)
 	return v;
 }
 
+/*
+ * A relation whose every word the caller is about to write (a union, a
+ * sequence, a copy): not cleared first, as most relations an execution
+ * makes are.  Its size is the execution's, worked out once in enter():
+ * a division per relation made was 2% of C-ManfredSpraul-L1G2xchg.
+ */
+static inline struct rel *rel_to_fill(struct cat_eval *ev)
+{
+	struct rel *r = run_alloc(ev, ev->rel_size);
+
+	r->n = ev->nevents;
+	r->words = ev->words;
+	return r;
+}
+
 struct cat_value *cat_new_set(struct cat_eval *ev)
 {
 	struct cat_value *v = cat_new_value(ev, V_SET);
 
-	v->u.set = run_alloc(ev, set_bytes(ev->x->nevents));
-	set_init(v->u.set, ev->x->nevents);
+	v->u.set = run_alloc(ev, ev->set_size);
+	memset(v->u.set, 0, ev->set_size);
+	v->u.set->n = ev->nevents;
 	return v;
 }
 
@@ -130,22 +146,9 @@ struct cat_value *cat_new_rel(struct cat_eval *ev)
 {
 	struct cat_value *v = cat_new_value(ev, V_REL);
 
-	v->u.rel = run_alloc(ev, rel_bytes(ev->x->nevents));
-	rel_init(v->u.rel, ev->x->nevents);
+	v->u.rel = rel_to_fill(ev);
+	memset(v->u.rel->w, 0, ev->rel_size - sizeof(struct rel));
 	return v;
-}
-
-/*
- * A relation whose every word the caller is about to write (a union, a
- * sequence, a copy): not cleared first, as most relations an execution
- * makes are.
- */
-static struct rel *rel_to_fill(struct cat_eval *ev)
-{
-	struct rel *r = run_alloc(ev, rel_bytes(ev->x->nevents));
-
-	rel_shape(r, ev->x->nevents);
-	return r;
 }
 
 static _Noreturn void type_error(struct srcpos pos, const char *want,
@@ -1688,6 +1691,10 @@ static void new_structure(struct cat_eval *ev, const struct execution *x)
 static void enter(struct cat_eval *ev, const struct execution *x)
 {
 	ev->x = x;
+	ev->nevents = x->nevents;
+	ev->words = words_for(x->nevents);
+	ev->set_size = set_bytes(x->nevents);
+	ev->rel_size = rel_bytes(x->nevents);
 	/* The arena between steps; an error may have left another current (a with's memo's). */
 	ev->arena = LEVEL_STATIC;
 	if ((x->structure && x->structure == ev->structure) || same_shape(ev->shape, x))
