@@ -156,11 +156,22 @@ static inline void store_pair(uint64_t *w, pair_of_words v)
 	memcpy(w, &v, sizeof(v));
 }
 
-/* dst = a op b, word by word; op one of |, &, & ~. */
+/*
+ * dst = a op b, word by word; op one of |, &, & ~.  Four words an
+ * iteration, then two: half the loop's own work on the 45 words of a
+ * 45-event relation (C-ManfredSpraul-L1G2xchg: unions, intersections
+ * and differences 8% of its instructions).
+ */
 #define WORDWISE(dst, a, b, op)							\
 	do {									\
 		size_t i_ = 0, n_ = rel_words(a);				\
 										\
+		for (; i_ + 4 <= n_; i_ += 4) {					\
+			store_pair((dst)->w + i_, load_pair((a)->w + i_) op	\
+				   load_pair((b)->w + i_));			\
+			store_pair((dst)->w + i_ + 2, load_pair((a)->w + i_ + 2) op \
+				   load_pair((b)->w + i_ + 2));			\
+		}								\
 		for (; i_ + 2 <= n_; i_ += 2)					\
 			store_pair((dst)->w + i_, load_pair((a)->w + i_) op	\
 				   load_pair((b)->w + i_));			\
