@@ -396,6 +396,12 @@ void rel_add_id(struct rel *dst, const struct set *s)
 void rel_cartesian(struct rel *dst, const struct set *a, const struct set *b)
 {
 	rel_init(dst, a->n);
+	if (dst->words == 1) {
+		/* A row is a word: stored, not copied by a call for each. */
+		for (uint64_t xs = a->w[0]; xs; xs &= xs - 1)
+			dst->w[__builtin_ctzll(xs)] = b->w[0];
+		return;
+	}
 	for (int i = 0; i < dst->words; i++)
 		for (uint64_t xs = a->w[i]; xs; xs &= xs - 1)
 			memcpy(row(dst, i * 64 + __builtin_ctzll(xs), dst->words), b->w,
