@@ -108,13 +108,19 @@ static const char *kind_name(enum cat_value_kind kind)
 	return names[kind];
 }
 
-struct cat_value *cat_new_value(struct cat_eval *ev, enum cat_value_kind kind)
+/* Inlined: most terms of every verdict make a value, and the call cost as much as the rest. */
+static inline struct cat_value *new_value(struct cat_eval *ev, enum cat_value_kind kind)
 {
 	struct cat_value *v = run_alloc(ev, sizeof(*v));
 
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
 	return v;
+}
+
+struct cat_value *cat_new_value(struct cat_eval *ev, enum cat_value_kind kind)
+{
+	return new_value(ev, kind);
 }
 
 /*
@@ -132,9 +138,26 @@ static inline struct rel *rel_to_fill(struct cat_eval *ev)
 	return r;
 }
 
+/* The bytes of a value before the relation made with it (rel_value()), 16-aligned as run_alloc()'s. */
+#define VALUE_BYTES ((sizeof(struct cat_value) + 15) & ~(size_t)15)
+
+/* A relation value to fill, as rel_to_fill(): the value and its words in one allocation. */
+static inline struct cat_value *rel_value(struct cat_eval *ev)
+{
+	struct cat_value *v = run_alloc(ev, VALUE_BYTES + ev->rel_size);
+	struct rel *r = (struct rel *)((char *)v + VALUE_BYTES);
+
+	memset(v, 0, sizeof(*v));
+	v->kind = V_REL;
+	v->u.rel = r;
+	r->n = ev->nevents;
+	r->words = ev->words;
+	return v;
+}
+
 struct cat_value *cat_new_set(struct cat_eval *ev)
 {
-	struct cat_value *v = cat_new_value(ev, V_SET);
+	struct cat_value *v = new_value(ev, V_SET);
 
 	v->u.set = run_alloc(ev, ev->set_size);
 	memset(v->u.set, 0, ev->set_size);
@@ -144,9 +167,8 @@ struct cat_value *cat_new_set(struct cat_eval *ev)
 
 struct cat_value *cat_new_rel(struct cat_eval *ev)
 {
-	struct cat_value *v = cat_new_value(ev, V_REL);
+	struct cat_value *v = rel_value(ev);
 
-	v->u.rel = rel_to_fill(ev);
 	memset(v->u.rel->w, 0, ev->rel_size - sizeof(struct rel));
 	return v;
 }
@@ -223,7 +245,7 @@ static int value_ptr_cmp(const void *a, const void *b)
 /* A set of values from a list: sorted, without duplicates; frees items. */
 struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 {
-	struct cat_value *v = cat_new_value(ev, V_VALSET);
+	struct cat_value *v = new_value(ev, V_VALSET);
 	int n = 0;
 
 	/* An empty list has no array, which qsort() may not be given. */
@@ -241,7 +263,7 @@ struct cat_value *cat_valset(struct cat_eval *ev, struct vec *items)
 /* {item}, without the list cat_valset() sorts: every location's order, in every execution. */
 struct cat_value *cat_valset_of(struct cat_eval *ev, struct cat_value *item)
 {
-	struct cat_value *v = cat_new_value(ev, V_VALSET);
+	struct cat_value *v = new_value(ev, V_VALSET);
 
 	v->u.list.items = run_alloc(ev, sizeof(void *));
 	v->u.list.items[0] = item;
@@ -357,7 +379,7 @@ void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
 	case V_SET:
 		for (int e = set_next(coll->u.set, 0); e >= 0;
 		     e = set_next(coll->u.set, e + 1)) {
-			v = cat_new_value(ev, V_EVENT);
+			v = new_value(ev, V_EVENT);
 			v->u.ev = e;
 			each(ev, v, arg);
 		}
@@ -366,7 +388,7 @@ void cat_each_member(struct cat_eval *ev, struct cat_value *coll,
 		for (int a = 0; a < coll->u.rel->n; a++)
 			for (int b = 0; b < coll->u.rel->n; b++)
 				if (rel_has(coll->u.rel, a, b)) {
-					v = cat_new_value(ev, V_PAIR);
+					v = new_value(ev, V_PAIR);
 					v->u.pair.a = a;
 					v->u.pair.b = b;
 					each(ev, v, arg);
@@ -420,7 +442,7 @@ struct cat_value *cat_apply(struct cat_eval *ev, struct cat_value *f,
 	}
 	if (f->kind != V_PRIM)
 		type_error(pos, "function", f);
-	p = cat_new_value(ev, V_PRIM);
+	p = new_value(ev, V_PRIM);
 	p->u.prim = f->u.prim;
 	p->u.prim.args = run_alloc(ev, f->u.prim.arity * sizeof(void *));
 	if (f->u.prim.nargs)
@@ -514,8 +536,7 @@ static struct cat_value *set_op(struct cat_eval *ev, const struct cat_expr *e,
 	 * two relations, so the switch below has no case for them).
 	 */
 	if (a->kind == V_REL && b->kind == V_REL) {
-		r = cat_new_value(ev, V_REL);
-		r->u.rel = rel_to_fill(ev);
+		r = rel_value(ev);
 		if (op == X_UNION)
 			rel_union(r->u.rel, a->u.rel, b->u.rel);
 		else if (op == X_INTER)
@@ -624,7 +645,7 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 	}
 	if (!acc)
 		return identity(ev, dom);
-	v = cat_new_value(ev, V_REL);
+	v = new_value(ev, V_REL);
 	v->u.rel = acc;
 	return v;
 }
@@ -666,7 +687,7 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 	struct cat_value *r;
 
 	if (a->kind == V_PAIR && e->kind == X_INV) {
-		r = cat_new_value(ev, V_PAIR);
+		r = new_value(ev, V_PAIR);
 		r->u.pair.a = a->u.pair.b;
 		r->u.pair.b = a->u.pair.a;
 		return r;
@@ -675,8 +696,7 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all)
 							     : a;
 	/* Each case writes every word of r: the inverse clears it, the others copy a. */
-	r = cat_new_value(ev, V_REL);
-	r->u.rel = rel_to_fill(ev);
+	r = rel_value(ev);
 	switch (e->kind) {
 	case X_INV:
 		rel_inverse(r->u.rel, cat_as_rel(ev, a, e->pos));
@@ -707,7 +727,7 @@ static struct cat_value *eval_set(struct cat_eval *ev, const struct cat_expr *e,
 static struct cat_value *eval_tuple(struct cat_eval *ev, const struct cat_expr *e,
 				    struct cat_frame *env)
 {
-	struct cat_value *v = cat_new_value(ev, V_TUPLE);
+	struct cat_value *v = new_value(ev, V_TUPLE);
 
 	v->u.list.n = e->n;
 	v->u.list.items = run_alloc(ev, e->n * sizeof(void *));
@@ -829,7 +849,7 @@ static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e
 	case X_VAR:
 		return lookup(ev, e, env);
 	case X_TAG:
-		r = cat_new_value(ev, V_TAG);
+		r = new_value(ev, V_TAG);
 		r->u.tag = e->name;
 		return r;
 	case X_ZERO:
@@ -837,7 +857,7 @@ static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e
 	case X_EMPTY:
 		return &empty_value;
 	case X_UNIV:
-		r = cat_new_value(ev, V_SET);
+		r = new_value(ev, V_SET);
 		r->u.set = ev->all;
 		return r;
 	case X_SET:
@@ -885,7 +905,7 @@ static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e
 		a = eval(ev, e->args[0], env);
 		return cat_apply(ev, a, eval(ev, e->args[1], env), e->pos);
 	case X_FUN:
-		r = cat_new_value(ev, V_CLO);
+		r = new_value(ev, V_CLO);
 		r->u.clo.fun = e;
 		r->u.clo.env = env;
 		return r;
@@ -1241,9 +1261,9 @@ static void each_cross(struct cat_eval *ev, struct cat_value *cross,
 	int keys[cross->u.list.n + 1];
 	struct rel *acc[cross->u.list.n + 1];
 	struct cross_walk w = {
-		choosing, keys, 0, acc, cat_new_value(ev, V_REL), c,
+		choosing, keys, 0, acc, new_value(ev, V_REL), c,
 		ev->visitor->skip_rejected && ev->mono_gen == ev->gens[LEVEL_STATIC],
-		cat_new_value(ev, V_REL)
+		new_value(ev, V_REL)
 	};
 
 	acc[0] = cat_new_rel(ev)->u.rel;
