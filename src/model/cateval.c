@@ -928,17 +928,27 @@ static void set_slot(struct cat_eval *ev, int slot, struct cat_value *v)
 	st->gen = ev->gens[st->level];
 }
 
+/*
+ * A let rec's slots, by their fixpoint.  Apart from define(), which is
+ * inlined in compute_slot(): its array of cells would give the frame of
+ * every slot computed a variable size.
+ */
+static __attribute__((noinline)) void define_rec(struct cat_eval *ev, const struct cat_stmt *s)
+{
+	struct cat_value **cells[s->nbinds];
+
+	for (int i = 0; i < s->nbinds; i++) {
+		set_slot(ev, s->binds[i].slot, &empty_value);
+		cells[i] = &ev->slots[s->binds[i].slot].val;
+	}
+	fixpoint(ev, s->binds, s->nbinds, cells, NULL);
+}
+
 /* Evaluate a let or a let rec, giving its slots their values. */
 static void define(struct cat_eval *ev, const struct cat_stmt *s)
 {
 	if (s->kind == S_LETREC) {
-		struct cat_value **cells[s->nbinds];
-
-		for (int i = 0; i < s->nbinds; i++) {
-			set_slot(ev, s->binds[i].slot, &empty_value);
-			cells[i] = &ev->slots[s->binds[i].slot].val;
-		}
-		fixpoint(ev, s->binds, s->nbinds, cells, NULL);
+		define_rec(ev, s);
 		return;
 	}
 	for (int i = 0; i < s->nbinds; i++) {
