@@ -338,6 +338,9 @@ struct cat_eval {
 	struct shape *shape;		/* what the static values are of (enter()) */
 	unsigned long structure;	/* ...and the structure it was taken from */
 	const struct execution *x;
+	/* x's events, and the bytes of a set and a relation of them: sized once, in enter() */
+	int nevents, words;
+	size_t set_size, rel_size;
 	unsigned long *gens;		/* level -> generation */
 	unsigned long last_gen;		/* the last generation given (renew_levels()) */
 	struct cat_arena *arenas;	/* level -> its arena; then WITH_KEPT a level: its with's kept sets' */

@@ -352,7 +352,7 @@ static bool total_on(const struct rel *order, const struct set *s)
 					     (size_t)(i * 64 + __builtin_ctzll(xs)) * order->words;
 
 			for (int j = 0; j < order->words; j++)
-				pairs += __builtin_popcountll(rx[j]);
+				pairs += word_count(rx[j]);
 		}
 	return pairs == n * (n - 1) / 2;
 }

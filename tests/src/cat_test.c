@@ -82,6 +82,85 @@ static void test_closure_and_cycles(void **state)
 	free(r), free(c);
 }
 
+/* A small deterministic generator: the same relations on every run. */
+static uint64_t next_random(uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005u + 1442695040888963407u;
+	return *seed >> 33;
+}
+
+static struct rel *random_rel(int n, int per_mille, uint64_t *seed)
+{
+	struct rel *r = rel_new(n);
+
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			if ((int)(next_random(seed) % 1000) < per_mille)
+				rel_add(r, a, b);
+	return r;
+}
+
+static struct set *random_set(int n, int per_mille, uint64_t *seed)
+{
+	struct set *s = set_new(n);
+
+	for (int a = 0; a < n; a++)
+		if ((int)(next_random(seed) % 1000) < per_mille)
+			set_add(s, a);
+	return s;
+}
+
+/*
+ * The word-level kernels (rows of one, two or more words, two or four
+ * words a step, rows cleared by their bits) against their definitions,
+ * pair by pair, on random relations and sets of sizes around the word
+ * boundaries, sparse and dense.
+ */
+static void test_kernels_by_definition(void **state)
+{
+	static const int sizes[] = { 1, 3, 7, 45, 63, 64, 65, 72, 130 };
+	static const int densities[] = { 0, 30, 300, 1000 };
+	uint64_t seed = 25;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t j = 0; j < sizeof(densities) / sizeof(densities[0]); j++) {
+			int n = sizes[i], d = densities[j], count = 0, pairs = 0;
+			struct rel *a = random_rel(n, d, &seed), *b = random_rel(n, 300, &seed);
+			struct set *s = random_set(n, d, &seed), *t = random_set(n, 500, &seed);
+			struct rel *u = rel_new(n), *x = rel_new(n), *m = rel_new(n);
+			struct rel *q = rel_new(n), *id = rel_new(n), *c = rel_new(n);
+
+			rel_union(u, a, b);
+			rel_inter(x, a, b);
+			rel_diff(m, a, b);
+			rel_copy(q, a);
+			rel_restrict(q, s, t);
+			rel_copy(id, a);
+			rel_add_id(id, s);
+			rel_cartesian(c, s, t);
+			for (int e = 0; e < n; e++) {
+				count += set_has(s, e);
+				for (int f = 0; f < n; f++) {
+					bool in_a = rel_has(a, e, f), in_b = rel_has(b, e, f);
+
+					pairs += in_a;
+					assert_int_equal(rel_has(u, e, f), in_a || in_b);
+					assert_int_equal(rel_has(x, e, f), in_a && in_b);
+					assert_int_equal(rel_has(m, e, f), in_a && !in_b);
+					assert_int_equal(rel_has(q, e, f),
+							 in_a && set_has(s, e) && set_has(t, f));
+					assert_int_equal(rel_has(id, e, f), in_a || (e == f && set_has(s, e)));
+					assert_int_equal(rel_has(c, e, f), set_has(s, e) && set_has(t, f));
+				}
+			}
+			assert_int_equal(set_count(s), count);
+			assert_int_equal(rel_is_empty(a), pairs == 0);
+			free(a), free(b), free(s), free(t);
+			free(u), free(x), free(m), free(q), free(id), free(c);
+		}
+}
+
 static void test_sets(void **state)
 {
 	struct set *a = set_new(70), *b = set_new(70), *d = set_new(70);
@@ -790,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_seq_and_inverse),
 		cmocka_unit_test(test_closure_and_cycles),
 		cmocka_unit_test(test_sets),
+		cmocka_unit_test(test_kernels_by_definition),
 		cmocka_unit_test(test_mp_allowed),
 		cmocka_unit_test(test_mp_release_acquire),
 		cmocka_unit_test(test_mp_plain_races),
