@@ -161,8 +161,8 @@ static const struct {
 	{ "po rf po fr", "MP (message passing; in the kernel, data published behind a flag or a "
 	  "pointer)" },
 	{ "po fr po fr", "SB (store buffering; in the kernel, the sleep/wake-up pattern: "
-	  "set_current_state() then a test of the condition, against a store to the condition "
-	  "then wake_up())" },
+	  "set_current_state(), which is smp_store_mb(), then a test of the condition, against "
+	  "a store to the condition then wake_up())" },
 	{ "po rf po rf", "LB (load buffering)" },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
 	{ "po rf po co", "S (a message whose flag store is overwritten)" },
@@ -1159,7 +1159,8 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 	bool last = i + 1 == n - 1;
 
 	sb_addf(out, " -> ");
-	if (is_strong_fence(labels[i])) {
+	/* In happens-before's timeline (k < 0) a fence only keeps program order. */
+	if (k >= 0 && is_strong_fence(labels[i])) {
 		sb_addf(out, "P%d waits at its fence (step %d)", from->proc, i + 1);
 		/* A store it made or read: what it holds the rest back for. */
 		if (waited >= 0 && s->events[waited].proc >= 0) {
@@ -1178,8 +1179,9 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		if (from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc) {
 			sb_addf(out, ", so ");
 			access_value(p, &s->events[ev[i + 1]], out);
-			sb_addf(out, " reaches P%d's CPU only after line %d ran", from->proc,
-				from->line);
+			sb_addf(out, " can reach P%d's CPU only after P%d wrote ", from->proc,
+				from->proc);
+			access_value(p, from, out);
 		}
 		sb_addf(out, " (step %d)", i + 1);
 	} else if (!strcmp(labels[i], "rf")) {
@@ -1285,10 +1287,9 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		return false;
 	handed = lock_hand_off(s, c, arrive);
 	hb_timeline(p, s, c, handed ? handed : 1, out);
-	sb_addf(out, "  Why 'happens-before': each step puts its event later in time than the "
-		"one before, and time cannot lead back to where it started.  A load that read an "
-		"older value, as in step %d (fr), is not by itself a step in time (a store reaches "
-		"CPUs at different times); it is one here because ", n);
+	/* The timeline told the rest: what makes the missed store a step in time. */
+	sb_addf(out, "  Why 'happens-before': step %d (fr), a load that read an older value, is a "
+		"step in time here only because ", n);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
 		step_range(1, handed, out);
@@ -1304,7 +1305,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		sb_addf(out, ") does, such as ");
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
-			"explanation.txt).  ");
+			"explanation.txt).\n");
 	} else {
 		sb_addf(out, "step 1's %s sends ", labels[0]);
 		name_event(p, s, store, out);
@@ -1314,22 +1315,27 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
 			"release or a strong fence,");
 		access_value(p, sent, out);
-		sb_addf(out, " too.  ");
+		sb_addf(out, " too.\n");
 	}
-	sb_addf(out, "The line \"In time\" above follows it from there to the load.\n");
 	return true;
 }
 
-/* "the lock hand-off is": what passes ordering on from CPU to CPU in a chain, or NULL. */
-static const char *passer(const char *const *labels, int n)
+/*
+ * "the lock hand-off is": what passes ordering on from CPU to CPU in a
+ * chain, or NULL; *then: how a sentence after it goes on ("it makes").
+ */
+static const char *passer(const char *const *labels, int n, const char **then)
 {
 	int i, releases = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(labels[i], "unlock-lock"))
+		if (!strcmp(labels[i], "unlock-lock")) {
+			*then = "it makes";
 			return "the lock hand-off is";
+		}
 		releases += !strcmp(labels[i], "release") || !strcmp(labels[i], "acquire");
 	}
+	*then = "they make";
 	return releases ? "releases and acquires are" : NULL;
 }
 
@@ -1376,35 +1382,31 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	overwrite = i < n - 1 && s->events[ev[i + 1]].proc >= 0;
 	if (overwrite) {
 		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
-
-		const char *passed = passer(labels, n);
+		const char *then, *passed = passer(labels, n, &then);
 
 		/* What a reader of the lock, or of a release, asks first: why not it. */
 		if (passed) {
 			sb_addf(out, "  Why %s not enough here (the model's 'propagation' check, "
-				"not 'happens-before'): releases, acquires and a lock's hand-off "
-				"make ", passed);
+				"not 'happens-before'): %s ", passed, then);
+			access_value(p, &s->events[ev[0]], out);
+			sb_addf(out, " reach each CPU before ");
 			access_value(p, over, out);
-			sb_addf(out, " reach each CPU only after what they pass on, so a CPU that "
-				"reads ");
+			sb_addf(out, " does, so a CPU that reads ");
 			access_value(p, over, out);
 			sb_addf(out, " has ");
 			access_value(p, &s->events[ev[0]], out);
-			sb_addf(out, " too.  ");
+			sb_addf(out, " too; P%d does not read ", by->proc);
+			access_value(p, over, out);
+			sb_addf(out, ", it overwrites it (step %d, co), so nothing ", i + 1);
+			access_value(p, over, out);
+			sb_addf(out, " carried is sure to have reached P%d.  ", by->proc);
 		} else {
-			sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
+			sb_addf(out, "  Why 'propagation' rather than 'happens-before': P%d does not "
+				"read ", by->proc);
+			access_value(p, over, out);
+			sb_addf(out, ", it overwrites it (step %d, co) without waiting for it to "
+				"arrive.  ", i + 1);
 		}
-		sb_addf(out, "P%d never reads ", by->proc);
-		access_value(p, over, out);
-		sb_addf(out, ": its own store ");
-		access_value(p, by, out);
-		sb_addf(out, " overwrites it (step %d, co) without waiting for it to arrive, so ",
-			i + 1);
-		access_value(p, over, out);
-		sb_addf(out, " may reach P%d's CPU only after ", by->proc);
-		access_value(p, by, out);
-		sb_addf(out, "%s.  ", passed ? ", and what it carried need not have arrived by then" :
-			"");
 	} else {
 		sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
 		step_list(labels, n, is_memory_order, out);
@@ -1419,7 +1421,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		sb_addf(out, "A strong fence (smp_mb(), synchronize_rcu()) in it");
 	}
 	sb_addf(out, " forbid%s it%s: a CPU at a strong fence waits until every store it has "
-		"seen has reached every CPU, so none of them can reach a CPU late after that.",
+		"seen has reached every CPU.",
 		fences > 1 ? "" : "s", timeline ? ", as the line \"In time\" above shows" : "");
 	/* The rule a reader takes away (include/linux/spinlock.h says it too). */
 	for (i = 0; overwrite && i < n && strcmp(labels[i], "after-spinlock"); i++)
@@ -2146,10 +2148,12 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 		"model rules out every one (", total);
 	for (i = 0; i < o->nreasons; i++)
 		sb_addf(out, "%s%ld by '%s'", i ? ", " : "", o->reason_counts[i], o->reasons[i]);
-	if (o->ncounterexamples > 1)
-		sb_addf(out, "), for %d different reasons:\n", o->ncounterexamples);
+	if (o->ncounterexamples > 1 && o->ncounterexamples == total)
+		sb_addf(out, "), each told below:\n");
+	else if (o->ncounterexamples > 1)
+		sb_addf(out, "), in %d kinds, each told below:\n", o->ncounterexamples);
 	else
-		sb_addf(out, "), all for the same reason:\n");
+		sb_addf(out, "), all alike:\n");
 }
 
 /* The length of a process body's text, from its '{' to the matching '}'. */

@@ -1930,21 +1930,21 @@ static void offer_cheaper(struct cheaper *c, int cost, int against, const char *
 	va_end(ap);
 }
 
-/* The item of "In short" for the statement c was about; c is then reset for the next. */
-static void advise(struct cheaper *c, struct strbuf *advice)
+/*
+ * The item of "In short" for the statement c was about, into advice (it
+ * must stay) or weaker (something cheaper would do); c is then reset.
+ */
+static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weaker)
 {
 	struct strbuf short_of = { 0 };
-
 	int i;
 
+	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
-		sb_addf(advice, "%s (or, cheaper for these accesses, ", c->statement.buf);
+		sb_addf(weaker, "%s (cost %d) could become ", c->statement.buf, c->against);
 		for (i = 0; i < c->n; i++)
-			sb_addf(advice, "%s%s", i ? " or " : "", c->what[i].buf);
-		sb_addf(advice, " in its place: cost ");
-		for (i = 0; i < c->n; i++)
-			sb_addf(advice, "%s%d", !i ? "" : i + 1 < c->n ? ", " : " and ", c->cost[i]);
-		sb_addf(advice, " against %d)\n", c->against);
+			sb_addf(weaker, "%s%s (cost %d)", i ? " or " : "", c->what[i].buf, c->cost[i]);
+		sb_addf(weaker, ": enough for these accesses\n");
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
@@ -2009,40 +2009,52 @@ static bool call_argument(const char *code, char arg[48])
 }
 
 /*
- * ", and P0 and P1 both taking mylock, and the address dependency": what
- * links keeps, for "In short", in the code's terms (readers found "the
- * lock hand-off" gave them nothing to do).
+ * "P0 and P1 both taking mylock, and P1 line 29 loading through the
+ * pointer line 28 read": what links keeps, for "In short", in the code's
+ * terms (readers found "the lock hand-off" and "the address dependency"
+ * gave them nothing to do); after ", and " when out has items already.
  */
 static void tell_kept_kinds(const struct lines *orig, const struct link *links, int n,
 			    struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
-		{ "lock", NULL }, { "addr", "the address dependency" },
-		{ "data", "the data dependency" }, { "ctrl", "the control dependency" },
+		{ "lock", NULL },
+		{ "addr", "loading through the pointer" },
+		{ "data", "storing a value computed from what" },
+		{ "ctrl", "under the branch on what" },
 	};
-	struct strbuf items = { 0 };
+	struct strbuf items = { 0 }, said = { 0 };
 	char lock[48];
 	size_t k;
 	int i;
 
 	for (k = 0; k < sizeof(kept) / sizeof(*kept); k++)
 		for (i = 0; i < n; i++) {
+			const struct event *a = links[i].a, *b = links[i].b;
+
 			if (strcmp(links[i].kind, kept[k].kind))
 				continue;
-			if (kept[k].what)
-				sb_addf(&items, "%s\n", kept[k].what);
-			else if (call_argument(code_at(orig, links[i].a->line), lock))
-				sb_addf(&items, "P%d and P%d both taking %s\n", links[i].a->proc,
-					links[i].b->proc, lock);
-			else
-				sb_addf(&items, "the lock hand-off\n");
-			break;
+			if (kept[k].what) {
+				sb_addf(&items, "P%d line %d %s line %d read\n", b->proc, b->line,
+					kept[k].what, a->line);
+				continue;
+			}
+			/* A lock once, whichever way its hand-offs go. */
+			if (!call_argument(code_at(orig, a->line), lock))
+				snprintf(lock, sizeof(lock), "the lock");
+			sb_addf(&said, "P%d and P%d both %s %s\n", a->proc < b->proc ? a->proc :
+				b->proc, a->proc < b->proc ? b->proc : a->proc,
+				strstr(code_at(orig, b->line), "is_locked") ? "using" : "taking", lock);
+			if (!strstr(items.buf ? items.buf : "", said.buf))
+				sb_addf(&items, "%s", said.buf);
+			said.len = 0;
 		}
 	if (items.buf) {
-		sb_addf(out, ", and ");
+		sb_addf(out, out->len ? ", and " : "");
 		join_items(items.buf, out);
 	}
 	sb_free(&items);
+	sb_free(&said);
 }
 
 /*
@@ -2287,7 +2299,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			     struct strbuf *in_short, struct strbuf *out)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
-		      swaps = { 0 };
+		      weaker = { 0 }, keep = { 0 }, swaps = { 0 };
 	struct cheaper cheapest = { 0 };
 	bool needs_it = false;
 	struct lines orig = split_lines(text);
@@ -2336,7 +2348,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		const char *code = code_at(&orig, e->line);
 
 		if (e->line != last_line || e->proc != last_proc) {
-			advise(&cheapest, &advice);
+			advise(&cheapest, &advice, &weaker);
 			needs_it = false;
 		}
 		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
@@ -2374,7 +2386,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		last_line = e->line;
 		last_proc = e->proc;
 	}
-	advise(&cheapest, &advice);
+	advise(&cheapest, &advice, &weaker);
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
 			"ordered RMWs, it relies on ");
@@ -2390,12 +2402,21 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
 		"these accesses only: other code around an ordering may still need it):\n%s%s",
 		tried.buf, swaps.buf ? swaps.buf : "");
-	if (advice.buf) {
-		sb_addf(in_short, "to keep it forbidden, keep ");
-		join_items(advice.buf, in_short);
-		tell_kept_kinds(&orig, links, nlinks, in_short);
+	if (advice.buf || weaker.buf) {
+		if (advice.buf)
+			join_items(advice.buf, &keep);
+		tell_kept_kinds(&orig, links, nlinks, &keep);
+		sb_addf(in_short, "to keep it forbidden, %s%s", keep.buf ? "keep " :
+			"no one ordering is needed on its own",
+			keep.buf ? keep.buf : "");
+		if (weaker.buf) {
+			sb_addf(in_short, "; ");
+			join_items(weaker.buf, in_short);
+		}
 	}
 out:
+	sb_free(&weaker);
+	sb_free(&keep);
 	sb_free(&tried);
 	sb_free(&needed);
 	sb_free(&kept);

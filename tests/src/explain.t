@@ -157,7 +157,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
-		'^  Allowed: .*; the shape is SB \(store buffering; in the kernel, the sleep/wake-up pattern: set_current_state\(\) then a test of the condition, against a store to the condition then wake_up\(\)\)\.$' \
+		'^  Allowed: .*; the shape is SB \(store buffering; in the kernel, the sleep/wake-up pattern: set_current_state\(\), which is smp_store_mb\(\), then a test of the condition, against a store to the condition then wake_up\(\)\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: an allowed outcome: what would order each pair it needs reordered" 0 \
 		'^      \(a store, then a load: only a full barrier, smp_mb\(\) or a fully ordered RMW such as xchg\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
@@ -207,11 +207,11 @@ for lkmm in $LKMM_BINARIES; do
 	fi
 	z6=$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
-	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one (1 by 'propagation', 1 by 'happens-before'), for 2 different reasons:$" "$work/z6" &&
+	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one (1 by 'propagation', 1 by 'happens-before'), each told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2 (1 candidate):$' "$work/z6" &&
 	   grep "^  Why the lock hand-off is not enough here " "$work/z6" > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why the lock hand-off is not enough here (the model's 'propagation' check, not 'happens-before'): releases, acquires and a lock's hand-off make z=1 reach each CPU only after what they pass on, so a CPU that reads z=1 has x=1 too.  P2 never reads z=1: its own store z=2 overwrites it (step 3, co) without waiting for it to arrive, so z=1 may reach P2's CPU only after z=2, and what it carried need not have arrived by then.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU, so none of them can reach a CPU late after that.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
+	  Why the lock hand-off is not enough here (the model's 'propagation' check, not 'happens-before'): it makes x=1 reach each CPU before z=1 does, so a CPU that reads z=1 has x=1 too; P2 does not read z=1, it overwrites it (step 3, co), so nothing z=1 carried is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
@@ -268,10 +268,10 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why 'happens-before': .*  A load that read an older value, as in step 4 \\(fr\\), is not by itself a step in time \\(a store reaches CPUs at different times\\); it is one here because step 1.s release sends P0 line 18 .* ahead of P0 line 19 \\(writes p=&x\\): a CPU that has learned of line 19 has x=1 too\\.  The line \"In time\" above follows it from there to the load\\.$" \
+		"^  Why .happens-before.: step 4 \(fr\), a load that read an older value, is a step in time here only because step 1.s release sends P0 line 18 \(writes x=1\) ahead of P0 line 19 \(writes p=&x\): a CPU that has learned of line 19 has x=1 too\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"it is one here because step 1 hands a lock on from P0 to P1\\.  A lock.s hand-off guarantees that every store before the unlock \\(P0 line 17\\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \\(P1 line 24\\) does, such as P1 line 26 \\(z=1\\); a release and an acquire alone would not \\(LOCKING in explanation\\.txt\\)\\.  The line \"In time\" above follows it from there to the load\\.$" \
+		"^  Why .happens-before.: step 4 \(fr\), a load that read an older value, is a step in time here only because step 1 hands a lock on from P0 to P1\.  A lock.s hand-off guarantees that every store before the unlock \(P0 line 17\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \(P1 line 24\) does, such as P1 line 26 \(z=1\); a release and an acquire alone would not \(LOCKING in explanation\.txt\)\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -300,7 +300,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/z6" 2>&1
 	if grep -q '^  Step by step:$' "$work/z6" &&
-	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 reaches P1's CPU only after line 29 ran (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
+	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it, so z=2 can reach P1's CPU only after P1 wrote z=1 (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
 	   ! grep -q 'each event must come' "$work/z6" &&
 	   grep -q '^  Why the lock hand-off is not enough here .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
 	   "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus" |
@@ -317,7 +317,7 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -A1 '^  Chain: ' "$work/isa2" | sed -n 2p | grep -q '^  (Left to right, ' &&
 	   [ "$(sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -c '^  Chain: ')" = 0 ] &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
-	   grep -q "^  In time: x=1 reaches each CPU before P1 line 26 (z=1) does (step 1) -> P2 line 35 (z=1) reads it (step 2) -> P2 waits at its fence (step 3) until z=1 has reached every CPU -> P2 line 37 reads x, where x=1 already is: it cannot read x=0\.$" "$work/isa2"; then
+	   grep -q "^  In time: x=1 reaches each CPU before P1 line 26 (z=1) does (step 1) -> P2 line 35 (z=1) reads it (step 2) -> P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0\.$" "$work/isa2"; then
 		ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"
 	else
 		not_ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"
