@@ -99,6 +99,7 @@ struct edit {
 	int line, col;
 	int gap;		/* fences: which gap between statements, for conflicts */
 	char from[48], to[48];	/* a call renamed: its name, its new name */
+	int after;		/* a fence before a branch: the line of the statement before it */
 };
 
 struct edits {
@@ -117,7 +118,7 @@ struct lines {
 static void add_edit(struct edits *e, enum edit_kind kind, int proc, int line, int col, int gap)
 {
 	e->items = xrealloc(e->items, (e->n + 1) * sizeof(*e->items));
-	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap, "", "" };
+	e->items[e->n++] = (struct edit){ kind, proc, line, col, gap, "", "", 0 };
 }
 
 /* name with its suffix `from` (or none, from "") replaced by `to`, if the model defines it. */
@@ -382,15 +383,23 @@ static void find_statement_edits(struct finder *f, const struct stmt *s)
 		find_statement_edits(f, s->body[i]);
 }
 
-/* A fence of kind before s, in the current gap, when the .def has it. */
-static void add_fence(struct finder *f, enum edit_kind kind, const struct stmt *s)
+/*
+ * A fence of kind before s, after prev, in the current gap, when the .def
+ * has it.  Before a branch it is said to come after prev: readers found
+ * "smp_rmb() before line 22 `if (r0 == 0) {`" odd.
+ */
+static void add_fence(struct finder *f, enum edit_kind kind, const struct stmt *prev,
+		      const struct stmt *s)
 {
 	const char *what = edit_kinds[kind].what;
 	char name[48];
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(what, "("), what);
-	if (macro_find(f->macros, name))
-		add_edit(f->out, kind, f->proc, s->pos.line, 0, f->gaps);
+	if (!macro_find(f->macros, name))
+		return;
+	add_edit(f->out, kind, f->proc, s->pos.line, 0, f->gaps);
+	if (s->kind == S_IF || s->kind == S_WHILE)
+		f->out->items[f->out->n - 1].after = prev->pos.line;
 }
 
 /*
@@ -411,17 +420,17 @@ static void find_gaps(struct finder *f, const struct stmt *body)
 		if (s->kind == S_DECL)
 			continue;
 		if (prev && prev->pos.line < s->pos.line) {
-			add_fence(f, ADD_RMB, s);
-			add_fence(f, ADD_WMB, s);
-			add_fence(f, ADD_MB, s);
+			add_fence(f, ADD_RMB, prev, s);
+			add_fence(f, ADD_WMB, prev, s);
+			add_fence(f, ADD_MB, prev, s);
 			if (statement_does(prev, f->macros, S_LOCK)) {
-				add_fence(f, ADD_AFTER_UNLOCK_LOCK, s);
-				add_fence(f, ADD_AFTER_SPINLOCK, s);
+				add_fence(f, ADD_AFTER_UNLOCK_LOCK, prev, s);
+				add_fence(f, ADD_AFTER_SPINLOCK, prev, s);
 			}
 			if (statement_does(prev, f->macros, S_ATOMIC_OP))
-				add_fence(f, ADD_AFTER_ATOMIC, s);
+				add_fence(f, ADD_AFTER_ATOMIC, prev, s);
 			if (statement_does(s, f->macros, S_ATOMIC_OP))
-				add_fence(f, ADD_BEFORE_ATOMIC, s);
+				add_fence(f, ADD_BEFORE_ATOMIC, prev, s);
 			f->gaps++;
 		}
 		prev = s;
@@ -863,8 +872,11 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 
 		sb_addf(out, "%s", i ? ", " : "");
 		edit_what(e, out);
-		sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
-			e->proc, e->line);
+		if (e->after)
+			sb_addf(out, " after P%d line %d", e->proc, e->after);
+		else
+			sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
+				e->proc, e->line);
 	}
 }
 
@@ -2233,7 +2245,7 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 	}
 	for (i = 0; i < locks.n; i++)
 		items[edits.n++] = (struct edit){ DROP_FENCE, locks.proc[i], locks.line[i], 0, -1,
-						  "", "" };
+						  "", "", 0 };
 	items[edits.n++] = *release;
 	items[edits.n++] = *acquire;
 	for (i = 0; i < edits.n; i++)
