@@ -104,9 +104,9 @@ for lkmm in $LKMM_BINARIES; do
 	# quotes its line once for both.
 	if grep '^  [0-9]*\. (cost' "$work/w" | awk '
 		{ n = 0; s = $0
-		  n += 3 * gsub(/smp_mb\(\) before P0/, "", s); n += 2 * gsub(/smp_[rw]mb\(\) before P0/, "", s)
-		  n += 2 * gsub(/smp_mb__after_spinlock\(\) before P0/, "", s)
-		  n += gsub(/smp_mb__after_unlock_lock\(\) before P0/, "", s)
+		  n += 3 * gsub(/smp_mb\(\) (before|after) P0/, "", s); n += 2 * gsub(/smp_[rw]mb\(\) (before|after) P0/, "", s)
+		  n += 2 * gsub(/smp_mb__after_spinlock\(\) (before|after) P0/, "", s)
+		  n += gsub(/smp_mb__after_unlock_lock\(\) (before|after) P0/, "", s)
 		  n += gsub(/smp_(load_acquire|store_release)\(\) at P0/, "", s)
 		  match($0, /\(cost [0-9]+/); if (substr($0, RSTART + 6, RLENGTH - 6) != "" n) bad = 1 }
 		END { exit bad }' &&
