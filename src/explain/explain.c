@@ -160,9 +160,11 @@ static const struct {
 } shapes[] = {
 	{ "po rf po fr", "MP (message passing; in the kernel, data published behind a flag or a "
 	  "pointer)" },
-	{ "po fr po fr", "SB (store buffering; in the kernel, the sleep/wake-up pattern: "
-	  "set_current_state(), which is smp_store_mb(), then a test of the condition, against "
-	  "a store to the condition then wake_up())" },
+	{ "po fr po fr", "SB (store buffering; in the kernel, the sleep/wake-up pattern: the "
+	  "sleeper's set_current_state(), which is smp_store_mb(), then its test of the "
+	  "condition, against the waker's store to the condition then wake_up(), which has a "
+	  "full barrier only when it wakes a task: a waker that tests waitqueue_active() first "
+	  "needs smp_mb() before it, as wq_has_sleeper() has)" },
 	{ "po rf po rf", "LB (load buffering)" },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
 	{ "po rf po co", "S (a message whose flag store is overwritten)" },
@@ -430,6 +432,34 @@ static bool is_lock(const struct event *e)
 }
 
 /*
+ * "`rcu_assign_pointer()` ": the call of a line, where its name does not
+ * say what tag it has (readers asked where the release came from).
+ */
+static void call_named(const struct program *p, int line, const char *tag, struct strbuf *out)
+{
+	struct strbuf text = { 0 };
+	const char *call, *eq, *open;
+	char name[48];
+	size_t len;
+
+	source_line(p->test, line, &text);
+	call = text.buf ? text.buf : "";
+	eq = strchr(call, '=');
+	open = strchr(call, '(');
+	/* "r0 = f(...)": the call after the assignment. */
+	if (eq && open && eq < open)
+		call = eq + 1;
+	call += strspn(call, " \t");
+	len = strspn(call, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	if (len && len < sizeof(name) && call[len] == '(') {
+		snprintf(name, sizeof(name), "%.*s", (int)len, call);
+		if (!strstr(name, "_ONCE") && !strstr(name, tag))
+			sb_addf(out, "`%s()` ", name);
+	}
+	sb_free(&text);
+}
+
+/*
  * Why the hop of program order from steps[first] to steps[last] holds;
  * the hop's label: the tag of its first reason, else "po".  A hop to an
  * unlock or from a lock is said as a release or an acquire whichever
@@ -472,7 +502,9 @@ static const char *po_reasons(const struct program *p, const struct snapshot *s,
 					order ? order : "");
 		} else if (tag && (e == from || e == to) && event_order(e, tag)) {
 			sb_addf(out, "%s", n++ ? "; " : ": ");
-			sb_addf(out, "line %d %s", e->line, event_order(e, tag));
+			sb_addf(out, "line %d ", e->line);
+			call_named(p, e->line, tag, out);
+			sb_addf(out, "%s", event_order(e, tag));
 		} else {
 			continue;
 		}
@@ -688,6 +720,7 @@ struct legend {
 	bool lock_handoff;	/* an rf step hands a lock on: its gloss says so */
 	bool told_hb;		/* the 'happens-before' why, said once */
 	bool told_chain;	/* a chain was told, with how to read one */
+	struct strbuf point;		/* the crux in a sentence, said after "In short" */
 	struct strbuf first_reads;	/* the loads of Way 1, not said again */
 	struct strbuf first_order;	/* and its order of stores */
 };
@@ -833,11 +866,13 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 		       struct strbuf *out)
 {
 	int i, proc = -2;
-	bool reads_address = false, first = !l->told_chain;
+	bool reads_address = false, locks = false, first = !l->told_chain;
 
 	l->told_chain = true;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		reads_address |= s->events[ev[i]].val.is_addr;
+		locks |= is_lock(&s->events[ev[i]]) || s->events[ev[i]].kind == EV_UNLOCK;
+	}
 	sb_addf(out, "  Chain:");
 	for (i = 0; i <= n; i++) {
 		const struct event *e = &s->events[ev[i % n]];
@@ -860,6 +895,8 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 	if (reads_address)
 		sb_addf(out, "Rp=&x a load of p that returns x's address (herd7's block writes "
 			"the value x), ");
+	if (locks)
+		sb_addf(out, "lock(l) the lock l taken, unlock(l) released, ");
 	sb_addf(out, "P1: the events after it run on CPU P1; ");
 	if (steps_below)
 		sb_addf(out, "each ->word is a step below.)\n");
@@ -1172,6 +1209,15 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		timeline_event(p, s, ev[i + 1], last, out);
 		return;
 	}
+	/* "P2 line 35 reads z=1": "P2 line 35 (z=1) reads it" read as ambiguous. */
+	if (!strcmp(labels[i], "rf") && !last && s->events[ev[i + 1]].proc >= 0) {
+		const struct event *to = &s->events[ev[i + 1]];
+
+		sb_addf(out, "P%d line %d reads ", to->proc, to->line);
+		access_value(p, to, out);
+		sb_addf(out, " (step %d)", i + 1);
+		return;
+	}
 	timeline_event(p, s, ev[i + 1], last, out);
 	if (!strcmp(labels[i], "co")) {
 		sb_addf(out, " overwrites it");
@@ -1268,7 +1314,7 @@ static void hb_timeline(const struct program *p, const struct snapshot *s,
  * chain has that form.
  */
 static bool missed_store_story(const struct program *p, const struct snapshot *s,
-			       const struct chain *c, struct strbuf *out)
+			       const struct chain *c, struct strbuf *point, struct strbuf *out)
 {
 	const int *ev = c->ev;
 	const char *const *labels = c->labels;
@@ -1288,8 +1334,8 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	handed = lock_hand_off(s, c, arrive);
 	hb_timeline(p, s, c, handed ? handed : 1, out);
 	/* The timeline told the rest: what makes the missed store a step in time. */
-	sb_addf(out, "  Why 'happens-before': step %d (fr), a load that read an older value, is a "
-		"step in time here only because ", n);
+	sb_addf(out, "  Why 'happens-before': reading an older value (step %d, fr) orders "
+		"nothing by itself; here it does, because ", n);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
 		step_range(1, handed, out);
@@ -1306,6 +1352,20 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
 			"explanation.txt).\n");
+		if (!point->len) {
+			sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc,
+				s->events[ev[handed]].proc);
+			access_value(p, sent, point);
+			sb_addf(point, " reach every CPU before ");
+			access_value(p, &s->events[ev[handed]], point);
+			sb_addf(point, " does, and P%d %s ", s->events[load].proc,
+				handed + 1 == arrive && !strcmp(labels[handed], "rf") ? "reads" :
+				"learns of");
+			access_value(p, &s->events[ev[handed]], point);
+			sb_addf(point, "; a release and an acquire alone would not carry ");
+			access_value(p, sent, point);
+			sb_addf(point, " on to P%d", s->events[load].proc);
+		}
 	} else {
 		sb_addf(out, "step 1's %s sends ", labels[0]);
 		name_event(p, s, store, out);
@@ -1316,8 +1376,26 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			"release or a strong fence,");
 		access_value(p, sent, out);
 		sb_addf(out, " too.\n");
+		if (!point->len) {
+			sb_addf(point, strcmp(labels[0], "release") ? "the %s ordering before P%d "
+				"line %d makes " : "the %s at P%d line %d makes ", labels[0],
+				ahead->proc, ahead->line);
+			access_value(p, sent, point);
+			sb_addf(point, " reach every CPU before ");
+			access_value(p, ahead, point);
+			sb_addf(point, " does, and P%d learns of ", s->events[load].proc);
+			access_value(p, ahead, point);
+			sb_addf(point, " before it loads %s", p->loc_names[s->events[load].loc]);
+		}
 	}
 	return true;
+}
+
+/* "the lock hand-off" of passer()'s "the lock hand-off is". */
+static const char *passed_what(const char *passed)
+{
+	return !strcmp(passed, "the lock hand-off is") ? "the lock hand-off" :
+	       "what releases and acquires pass on";
 }
 
 /*
@@ -1357,7 +1435,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	for (i = 0; i < n; i++)
 		fences += is_strong_fence(labels[i]);
 	if (!strcmp(check, "happens-before")) {
-		if (missed_store_story(p, s, c, out))
+		if (missed_store_story(p, s, c, &l->point, out))
 			return;
 		if (!l->told_hb)
 			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
@@ -1400,6 +1478,13 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			sb_addf(out, ", it overwrites it (step %d, co), so nothing ", i + 1);
 			access_value(p, over, out);
 			sb_addf(out, " carried is sure to have reached P%d.  ", by->proc);
+			if (!l->point.len) {
+				sb_addf(&l->point, "P%d overwrites ", by->proc);
+				access_value(p, over, &l->point);
+				sb_addf(&l->point, " instead of reading it, so %s orders nothing for "
+					"P%d: only strong fences on both sides forbid it", passed_what(passed),
+					by->proc);
+			}
 		} else {
 			sb_addf(out, "  Why 'propagation' rather than 'happens-before': P%d does not "
 				"read ", by->proc);
@@ -1982,7 +2067,7 @@ static bool chain_stores(const struct snapshot *s, const int *cycle, int len, in
  * not take it: say so, and why it does not, for each such pair.
  */
 static void locks_not_shared(const struct program *p, const struct snapshot *s,
-			     struct strbuf *out)
+			     struct strbuf *point, struct strbuf *out)
 {
 	int cycle[64], len = sc_cycle(s, cycle, 64), l, i;
 
@@ -2021,6 +2106,10 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 					"either order (the unlock orders them before itself, not one "
 					"before the other)", proc, lk->proc);
 			sb_addf(out, ".");
+			if (branch && !point->len)
+				sb_addf(point, "P%d's first check, at line %d, runs without %s, so the "
+					"lock orders nothing for what P%d does after it", proc, branch,
+					p->loc_names[lk->loc], proc);
 			if (branch && recheck) {
 				sb_addf(out, "  The recheck at line %d `", recheck);
 				source_line(p->test, recheck, out);
@@ -2282,7 +2371,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 		sb_free(&others);
 		witness_coherence(p, o->witness, &body);
 		witness_reordering(p, o->witness, &body);
-		locks_not_shared(p, o->witness, &body);
+		locks_not_shared(p, o->witness, &l.point, &body);
 		if (!with_fixes)
 			sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
 	} else if (o->ncounterexamples) {
@@ -2290,10 +2379,13 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 		for (i = 0; i < o->ncounterexamples; i++) {
 			const char *s;
 
-			if (o->ncounterexamples > 1)
-				sb_addf(&body, "  Way %d of %d (%ld candidate%s):\n", i + 1,
-					o->ncounterexamples, o->counterexample_counts[i],
-					o->counterexample_counts[i] == 1 ? "" : "s");
+			if (o->ncounterexamples > 1) {
+				sb_addf(&body, "  Way %d of %d", i + 1, o->ncounterexamples);
+				if (o->counterexample_counts[i] > 1)
+					sb_addf(&body, " (%ld executions like it)",
+						o->counterexample_counts[i]);
+				sb_addf(&body, ":\n");
+			}
 			s = tell_cycle(p, o->counterexamples[i], &l, &body);
 			shape = shape ? shape : s;
 			told += o->counterexample_counts[i];
@@ -2311,6 +2403,9 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	herd7_gloss(p, o, out);
 	if (in_short && *in_short)
 		sb_addf(out, "  In short: %s.\n", in_short);
+	/* What readers found deep in the why and asked to read first. */
+	if (l.point.len)
+		sb_addf(out, "  The point: %s.\n", l.point.buf);
 	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
@@ -2319,6 +2414,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			"has a data race (plain accesses not ordered against each other)" :
 			"raises this flag of the model");
 	legend_print(&l, define_words, out);
+	sb_free(&l.point);
 	sb_free(&l.first_reads);
 	sb_free(&l.first_order);
 	sb_free(&body);

@@ -1956,7 +1956,8 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 		sb_addf(weaker, "%s (cost %d) could become ", c->statement.buf, c->against);
 		for (i = 0; i < c->n; i++)
 			sb_addf(weaker, "%s%s (cost %d)", i ? " or " : "", c->what[i].buf, c->cost[i]);
-		sb_addf(weaker, ": enough for these accesses\n");
+		sb_addf(weaker, ": enough for these accesses, though other code around it may "
+			"need more\n");
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
@@ -2031,7 +2032,7 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
 {
 	static const struct { const char *kind, *what; } kept[] = {
 		{ "lock", NULL },
-		{ "addr", "loading through the pointer" },
+		{ "addr", "dereferencing the pointer" },
 		{ "data", "storing a value computed from what" },
 		{ "ctrl", "under the branch on what" },
 	};
@@ -2047,8 +2048,9 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
 			if (strcmp(links[i].kind, kept[k].kind))
 				continue;
 			if (kept[k].what) {
-				sb_addf(&items, "P%d line %d %s line %d read\n", b->proc, b->line,
-					kept[k].what, a->line);
+				sb_addf(&items, "P%d line %d %s line %d %s\n", b->proc, b->line,
+					kept[k].what, a->line,
+					!strcmp(kept[k].kind, "addr") ? "returned" : "read");
 				continue;
 			}
 			/* A lock once, whichever way its hand-offs go. */
@@ -2247,7 +2249,9 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		items[edits.n++] = (struct edit){ DROP_FENCE, locks.proc[i], locks.line[i], 0, -1,
 						  "", "", 0 };
 	items[edits.n++] = *release;
-	items[edits.n++] = *acquire;
+	/* smp_mb() after the load orders it already: an acquire there would be paid for twice. */
+	if (!after_lock)
+		items[edits.n++] = *acquire;
 	for (i = 0; i < edits.n; i++)
 		set[i] = i;
 	reachable = reachable_with(c, path, text, &edits, set, edits.n, &ok, &edited, NULL);
@@ -2276,11 +2280,11 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 	if (after_lock)
 		sb_addf(out, ", and line %d `%s` with it", after_lock->line,
 			code_at(orig, after_lock->line));
-	sb_addf(out, "): smp_store_release() at P%d line %d%s smp_load_acquire() at P%d line %d",
-		release->proc, release->line, after_lock ? "," : " and", acquire->proc,
-		acquire->line);
+	sb_addf(out, "): smp_store_release() at P%d line %d and ", release->proc, release->line);
 	if (after_lock)
-		sb_addf(out, " and smp_mb() after it");
+		sb_addf(out, "smp_mb() after P%d line %d", acquire->proc, acquire->line);
+	else
+		sb_addf(out, "smp_load_acquire() at P%d line %d", acquire->proc, acquire->line);
 	if (reachable) {
 		sb_addf(out, " are not enough: the outcome becomes possible (after an acquire, a "
 			"store that is not a release carries nothing on to a third CPU; a lock's "
@@ -2293,10 +2297,11 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		sb_addf(out, ".\n");
 		return;
 	}
-	sb_addf(out, ": still forbidden (cost %d; taking a lock is an atomic RMW, dearer than an "
-		"acquire).  Keep the lock where the critical sections must also exclude each "
-		"other.\n", edit_kinds[ADD_RELEASE].cost + edit_kinds[ADD_ACQUIRE].cost +
-		(mb ? edit_kinds[ADD_MB].cost : 0));
+	sb_addf(out, ": still forbidden (cost %d; taking a lock is an atomic RMW%s).  Keep the "
+		"lock where the critical sections must also exclude each other.\n",
+		edit_kinds[ADD_RELEASE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost),
+		mb ? "" : ", dearer than an acquire");
 }
 
 /*
