@@ -67,7 +67,7 @@ static const struct {
 	const char *order;
 } tag_orders[] = {
 	{ "acquire", "is an acquire load: every access after it waits for it" },
-	{ "release", "is a release store: it waits for every access before it" },
+	{ "release", "is a release store: it orders every earlier access before it" },
 	{ "mb", "is a full barrier: everything before it is ordered before everything after it" },
 	{ "wmb", "orders the stores before it before the stores after it" },
 	{ "rmb", "orders the loads before it before the loads after it" },
@@ -157,27 +157,29 @@ static const struct {
 static const struct {
 	const char *shape;
 	const char *name;
+	const char *kernel;	/* where kernel code meets it, on a line of its own */
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing; in the kernel, data published behind a flag or a "
-	  "pointer)" },
-	{ "po fr po fr", "SB (store buffering; in the kernel, the sleep/wake-up pattern: the "
-	  "sleeper's set_current_state(), which is smp_store_mb(), then its test of the "
-	  "condition, against the waker's store to the condition then wake_up(), which has a "
-	  "full barrier only when it wakes a task: a waker that tests waitqueue_active() first "
-	  "needs smp_mb() before it, as wq_has_sleeper() has)" },
-	{ "po rf po rf", "LB (load buffering)" },
-	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)" },
-	{ "po rf po co", "S (a message whose flag store is overwritten)" },
-	{ "po co po co", "2+2W (two CPUs each storing twice)" },
-	{ "- rf po rf po fr", "WRC (write-to-read causality)" },
-	{ "- rf po fr po fr", "RWC (read-to-write causality)" },
-	{ "- rf po rf po co", "WWC (write-to-write causality)" },
-	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)" },
+	{ "po rf po fr", "MP (message passing)", "data published behind a flag or a pointer: "
+	  "smp_store_release() and smp_load_acquire(), or rcu_assign_pointer() and "
+	  "rcu_dereference()" },
+	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern: the sleeper's "
+	  "set_current_state(), which is smp_store_mb(), then its test of the condition, "
+	  "against the waker's store to the condition then wake_up(), which has a full barrier "
+	  "only when it wakes a task; a waker that tests waitqueue_active() first needs smp_mb() "
+	  "before it, as wq_has_sleeper() has" },
+	{ "po rf po rf", "LB (load buffering)", NULL },
+	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL },
+	{ "po rf po co", "S (a message whose flag store is overwritten)", NULL },
+	{ "po co po co", "2+2W (two CPUs each storing twice)", NULL },
+	{ "- rf po rf po fr", "WRC (write-to-read causality)", NULL },
+	{ "- rf po fr po fr", "RWC (read-to-write causality)", NULL },
+	{ "- rf po rf po co", "WWC (write-to-write causality)", NULL },
+	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)", NULL },
 	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, which learns "
-	  "of the second CPU's store by overwriting it, not by reading it)" },
-	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)" },
-	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)" },
-	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)" },
+	  "of the second CPU's store by overwriting it, not by reading it)", NULL },
+	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL },
+	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL },
+	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL },
 };
 
 static const char *meaning_of(const char *check)
@@ -380,7 +382,8 @@ static const char *event_order(const struct event *e, const char *tag)
 	if (!strcasecmp(tag, "acquire") && (e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE))
 		return "takes a lock, which is an acquire: every access after it waits for it";
 	if (!strcasecmp(tag, "release") && e->kind == EV_UNLOCK)
-		return "releases a lock, which is a release: it waits for every access before it";
+		return "releases a lock, which is a release: it orders every earlier access before "
+		       "it";
 	/* Since the 6.15 model, xchg() and friends are MB accesses, not fenced ones. */
 	if (!strcasecmp(tag, "mb") && (e->kind == EV_READ || e->kind == EV_WRITE))
 		return "is a fully ordered read-modify-write: every access before it "
@@ -841,7 +844,7 @@ static void link_words(const char *const *label, int n, struct strbuf *out)
 	static const struct { const char *word, *link; } links[] = {
 		{ "po", "next in program order, nothing keeping them in it" },
 		{ "rf", "reads the value it stored" },
-		{ "fr", "read an older value than the one it stores" },
+		{ "fr", "the load read a value that this store overwrites" },
 		{ "co", "overwrites it" },
 	};
 	size_t k;
@@ -897,7 +900,7 @@ static void chain_line(const struct program *p, const struct snapshot *s, const 
 			"the value x), ");
 	if (locks)
 		sb_addf(out, "lock(l) the lock l taken, unlock(l) released, ");
-	sb_addf(out, "P1: the events after it run on CPU P1; ");
+	sb_addf(out, "P1: marks where P1's events begin; ");
 	if (steps_below)
 		sb_addf(out, "each ->word is a step below.)\n");
 	else
@@ -943,6 +946,17 @@ static const char *shape_name(const struct snapshot *s, const int *ev,
 	sb_free(&sig);
 	sb_free(&twice);
 	return name;
+}
+
+/* Where kernel code meets the shape named name (shape_name()'s), or NULL. */
+static const char *kernel_note(const char *name)
+{
+	size_t k;
+
+	for (k = 0; name && k < sizeof(shapes) / sizeof(*shapes); k++)
+		if (shapes[k].name == name)
+			return shapes[k].kernel;
+	return NULL;
 }
 
 /* A step of a strong fence: one that makes its CPU's stores reach every CPU first. */
@@ -1185,6 +1199,33 @@ static void timeline_event(const struct program *p, const struct snapshot *s, in
 }
 
 /*
+ * ", P1's too, which is after P1 wrote z=1, so after x=1 had reached
+ * every CPU": where the store a fence (link i) waits for overwrote
+ * another CPU's (link i - 1), the wait reaches that CPU too, after its
+ * store, and so after what the chain's first fence (link k) waited for.
+ * Readers found the argument broken without it.
+ */
+static void overwritten_reached(const struct program *p, const struct snapshot *s,
+				const int *ev, const char *const *labels, int i, int k,
+				struct strbuf *out)
+{
+	const struct event *over;
+
+	if (i < 1 || strcmp(labels[i - 1], "co"))
+		return;
+	over = &s->events[ev[i - 1]];
+	if (over->proc < 0 || over->proc == s->events[ev[i]].proc)
+		return;
+	sb_addf(out, ", P%d's too, which is after P%d wrote ", over->proc, over->proc);
+	access_value(p, over, out);
+	if (k >= 0 && k < i - 1) {
+		sb_addf(out, ", so after ");
+		access_value(p, &s->events[ev[0]], out);
+		sb_addf(out, " had reached every CPU");
+	}
+}
+
+/*
  * Step i of a chain from its strong fence on (ev[k] is the fence's), as
  * one moment of fence_timeline(): how the chain gets to its next event.
  */
@@ -1204,6 +1245,7 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 			sb_addf(out, " until ");
 			access_value(p, &s->events[waited], out);
 			sb_addf(out, " has reached every CPU");
+			overwritten_reached(p, s, ev, labels, i, k, out);
 		}
 		sb_addf(out, " -> ");
 		timeline_event(p, s, ev[i + 1], last, out);
@@ -1220,16 +1262,7 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 	}
 	timeline_event(p, s, ev[i + 1], last, out);
 	if (!strcmp(labels[i], "co")) {
-		sb_addf(out, " overwrites it");
-		/* Another CPU's store overwritten: where the time order passes. */
-		if (from->proc >= 0 && from->proc != s->events[ev[i + 1]].proc) {
-			sb_addf(out, ", so ");
-			access_value(p, &s->events[ev[i + 1]], out);
-			sb_addf(out, " can reach P%d's CPU only after P%d wrote ", from->proc,
-				from->proc);
-			access_value(p, from, out);
-		}
-		sb_addf(out, " (step %d)", i + 1);
+		sb_addf(out, " overwrites it (step %d)", i + 1);
 	} else if (!strcmp(labels[i], "rf")) {
 		sb_addf(out, " reads it (step %d)", i + 1);
 	} else if (!strcmp(labels[i], "fr")) {
@@ -1334,7 +1367,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	handed = lock_hand_off(s, c, arrive);
 	hb_timeline(p, s, c, handed ? handed : 1, out);
 	/* The timeline told the rest: what makes the missed store a step in time. */
-	sb_addf(out, "  Why 'happens-before': reading an older value (step %d, fr) orders "
+	sb_addf(out, "  Why it cannot happen: reading an older value (step %d, fr) orders "
 		"nothing by itself; here it does, because ", n);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
@@ -1351,7 +1384,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		sb_addf(out, ") does, such as ");
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
-			"explanation.txt).\n");
+			"explanation.txt).  (The model's 'happens-before' check.)\n");
 		if (!point->len) {
 			sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc,
 				s->events[ev[handed]].proc);
@@ -1364,7 +1397,8 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			access_value(p, &s->events[ev[handed]], point);
 			sb_addf(point, "; a release and an acquire alone would not carry ");
 			access_value(p, sent, point);
-			sb_addf(point, " on to P%d", s->events[load].proc);
+			sb_addf(point, " on to P%d (after an acquire, a store that is not a release "
+				"passes nothing on)", s->events[load].proc);
 		}
 	} else {
 		sb_addf(out, "step 1's %s sends ", labels[0]);
@@ -1375,7 +1409,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
 			"release or a strong fence,");
 		access_value(p, sent, out);
-		sb_addf(out, " too.\n");
+		sb_addf(out, " too.  (The model's 'happens-before' check.)\n");
 		if (!point->len) {
 			sb_addf(point, strcmp(labels[0], "release") ? "the %s ordering before P%d "
 				"line %d makes " : "the %s at P%d line %d makes ", labels[0],
@@ -1438,12 +1472,12 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		if (missed_store_story(p, s, c, &l->point, out))
 			return;
 		if (!l->told_hb)
-			sb_addf(out, "  Why 'happens-before': each step puts its event later in time "
+			sb_addf(out, "  Why it cannot happen: each step puts its event later in time "
 				"than the one before (program order that a fence, acquire, release "
 				"or dependency keeps; a load after the store it reads; a load before "
 				"a store it missed, where a release or fence after that store brings "
 				"it back to the load's CPU in order), and time cannot lead back to "
-				"where it started.\n");
+				"where it started (the model's 'happens-before' check).\n");
 		l->told_hb = true;
 		return;
 	}
@@ -1464,8 +1498,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 
 		/* What a reader of the lock, or of a release, asks first: why not it. */
 		if (passed) {
-			sb_addf(out, "  Why %s not enough here (the model's 'propagation' check, "
-				"not 'happens-before'): %s ", passed, then);
+			sb_addf(out, "  Why %s not enough here: %s ", passed, then);
 			access_value(p, &s->events[ev[0]], out);
 			sb_addf(out, " reach each CPU before ");
 			access_value(p, over, out);
@@ -1486,14 +1519,13 @@ static void why_check(const struct program *p, const struct snapshot *s,
 					by->proc);
 			}
 		} else {
-			sb_addf(out, "  Why 'propagation' rather than 'happens-before': P%d does not "
-				"read ", by->proc);
+			sb_addf(out, "  Why it cannot happen: P%d does not read ", by->proc);
 			access_value(p, over, out);
 			sb_addf(out, ", it overwrites it (step %d, co) without waiting for it to "
 				"arrive.  ", i + 1);
 		}
 	} else {
-		sb_addf(out, "  Why 'propagation' rather than 'happens-before': ");
+		sb_addf(out, "  Why it cannot happen: ");
 		step_list(labels, n, is_memory_order, out);
 		sb_addf(out, " say only that a store reached a CPU late, and a store can reach "
 			"other CPUs long after its own CPU ran it.  ");
@@ -1514,7 +1546,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	if (overwrite && i < n)
 		sb_addf(out, "  That is what smp_mb__after_spinlock() is for: with it, a CPU that "
 			"does not take the lock sees the critical sections in order.");
-	sb_addf(out, "\n");
+	sb_addf(out, "  (The model's 'propagation' check, not 'happens-before'.)\n");
 }
 
 /*
@@ -1954,9 +1986,9 @@ static const char *what_orders(const struct event *a, const struct event *b)
 }
 
 static void witness_reordering(const struct program *p, const struct snapshot *s,
-			       struct strbuf *out)
+			       struct strbuf *point, struct strbuf *out)
 {
-	int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i;
+	int pairs[2 * 32], n = unordered_pairs(s, pairs, 32), i, stores_then_loads = 0;
 
 	if (n < 0) {
 		sb_addf(out, "  Some interleaving of the processes, one statement at a time, "
@@ -1964,22 +1996,23 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		return;
 	}
 	if (!n) {
-		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen, and each "
-			"program-order pair it needs reordered has some ordering in the test, but "
-			"not one strong enough: "
-			"for example smp_wmb() orders only stores, smp_rmb() only loads, and "
-			"only a full barrier orders a store before a later load.\n");
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could "
+			"not happen, and each program-order pair it needs reordered has some "
+			"ordering in the test, but not one strong enough: for example smp_wmb() "
+			"orders only stores, smp_rmb() only loads, and only a full barrier orders "
+			"a store before a later load.\n");
 		return;
 	}
 	if (n == 1)
-		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen: it needs "
-			"these accesses to take effect out of program order, and nothing in the test "
-			"orders them (no fence, acquire, release or dependency between them):\n");
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could "
+			"not happen: it needs these accesses to take effect out of program order, "
+			"and nothing in the test orders them (no fence, acquire, release or "
+			"dependency between them):\n");
 	else
-		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not happen: any one of "
-			"these pairs taking effect out of program order is enough, and nothing in "
-			"the test orders any of them (no fence, acquire, release or dependency "
-			"between them); so forbidding it takes keeping every pair in order:\n");
+		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
+			"happen: any one of these pairs taking effect out of program order allows "
+			"it, and nothing in the test orders any of them (no fence, acquire, release "
+			"or dependency between them); so a fix must keep every pair in order:\n");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;
@@ -1993,7 +2026,14 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 		sb_addf(out, "\n      then ");
 		name_event(p, s, pairs[2 * i + 1], out);
 		sb_addf(out, "\n      %s\n", told ? "(likewise)" : why);
+		stores_then_loads += s->events[pairs[2 * i]].kind == EV_WRITE &&
+				     s->events[pairs[2 * i + 1]].kind == EV_READ;
 	}
+	/* Store buffering, whatever the shape: the one reason, first. */
+	if (stores_then_loads == n && !point->len)
+		sb_addf(point, "each CPU's store can wait in its store buffer while its later "
+			"load runs, so the load%s can read the old value%s; only a full barrier "
+			"between them keeps them in order", n > 1 ? "s" : "", n > 1 ? "s" : "");
 }
 
 /* Whether process proc takes the lock loc in the witness. */
@@ -2370,7 +2410,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 				others.buf);
 		sb_free(&others);
 		witness_coherence(p, o->witness, &body);
-		witness_reordering(p, o->witness, &body);
+		witness_reordering(p, o->witness, &l.point, &body);
 		locks_not_shared(p, o->witness, &l.point, &body);
 		if (!with_fixes)
 			sb_addf(&body, "  (--suggest lists the cheapest changes that forbid it.)\n");
@@ -2406,6 +2446,8 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	/* What readers found deep in the why and asked to read first. */
 	if (l.point.len)
 		sb_addf(out, "  The point: %s.\n", l.point.buf);
+	if (kernel_note(shape))
+		sb_addf(out, "  In the kernel: %s.\n", kernel_note(shape));
 	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)

@@ -1731,8 +1731,8 @@ static void tell_ends(const struct lines *orig, const struct event *a, const cha
 
 /*
  * The links in words, one a line of items: a lock's hand-offs together
- * ("the lock hand-off from A to B (or, the other way round, from B' to
- * A')": whichever CPU takes it first), "the address dependency of B on A".
+ * ("the lock hand-off from A to B (and, had B's CPU taken the lock first,
+ * the one back from B' to A')"), "the address dependency of B on A".
  */
 static void tell_links(const struct lines *orig, const struct link *links, int n,
 		       struct strbuf *items)
@@ -1761,8 +1761,11 @@ static void tell_links(const struct lines *orig, const struct link *links, int n
 
 			if (strcmp(m->kind, "lock") || m->a->loc != l->a->loc)
 				continue;
-			sb_addf(items, m->a->proc == l->b->proc && m->b->proc == l->a->proc ?
-				" (or, the other way round, from " : " (or from ");
+			if (m->a->proc == l->b->proc && m->b->proc == l->a->proc)
+				sb_addf(items, " (and, had P%d taken the lock first, the one back from ",
+					m->a->proc);
+			else
+				sb_addf(items, " (or from ");
 			tell_ends(orig, m->a, "to", m->b, items);
 			sb_addf(items, ")");
 		}
@@ -2297,11 +2300,10 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		sb_addf(out, ".\n");
 		return;
 	}
-	sb_addf(out, ": still forbidden (cost %d; taking a lock is an atomic RMW%s).  Keep the "
-		"lock where the critical sections must also exclude each other.\n",
-		edit_kinds[ADD_RELEASE].cost +
-		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost),
-		mb ? "" : ", dearer than an acquire");
+	sb_addf(out, ": still forbidden (cost %d, where the lock costs an atomic RMW on each "
+		"CPU).  Keep the lock where the critical sections must also exclude each "
+		"other.\n", edit_kinds[ADD_RELEASE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
 }
 
 /*
@@ -2380,7 +2382,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 				"pointer all the same, under rcu_read_lock(): lockdep and sparse check "
 				"it.  rcu_read_lock() orders nothing here: it keeps the object alive while "
 				"the updater waits for a grace period (synchronize_rcu(), kfree_rcu()) "
-				"before freeing it\n");
+				"before freeing it.\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :

@@ -138,7 +138,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
+		'^  The outcome is forbidden; of its fences, acquires, releases and ordered RMWs, it relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);`\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
@@ -153,10 +153,10 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
-		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(or, the other way round, from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2; taking a lock is an atomic RMW, dearer than an acquire\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2, where the lock costs an atomic RMW on each CPU\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
 		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25 are not enough: the outcome becomes possible \(after an acquire, a store that is not a release carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
@@ -175,7 +175,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4; taking a lock is an atomic RMW\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4, where the lock costs an atomic RMW on each CPU\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
@@ -186,7 +186,7 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
 	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
-		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too\.  Keep rcu_dereference\(\) for an RCU-protected pointer all the same, under rcu_read_lock\(\): lockdep and sparse check it\.  rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it$' \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too\.  Keep rcu_dereference\(\) for an RCU-protected pointer all the same, under rcu_read_lock\(\): lockdep and sparse check it\.  rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# Four CPUs, each a store then a load: the cheapest-first search runs
 	# out of variants long before four smp_mb() (cost 12); the fix found by
