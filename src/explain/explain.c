@@ -99,7 +99,8 @@ static const struct {
 	  "always keeps", "THE PROGRAM ORDER RELATION: po AND po-loc" },
 	{ "rf", "reads-from: a load takes the value a store wrote",
 	  "THE READS-FROM RELATION: rf, rfi, and rfe" },
-	{ "co", "coherence order: the order the stores to one variable reach memory",
+	{ "co", "coherence order: the one order in which every CPU sees the stores to a "
+	  "variable",
 	  "CACHE COHERENCE AND THE COHERENCE ORDER RELATION: co, coi, and coe" },
 	{ "fr", "from-reads: a load reads a value older than a store's: it ran before "
 	  "that store reached its CPU", "THE FROM-READS RELATION: fr, fri, and fre" },
@@ -162,11 +163,11 @@ static const struct {
 	{ "po rf po fr", "MP (message passing)", "data published behind a flag or a pointer: "
 	  "smp_store_release() and smp_load_acquire(), or rcu_assign_pointer() and "
 	  "rcu_dereference()" },
-	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern: the sleeper's "
-	  "set_current_state(), which is smp_store_mb(), then its test of the condition, "
-	  "against the waker's store to the condition then wake_up(), which has a full barrier "
-	  "only when it wakes a task; a waker that tests waitqueue_active() first needs smp_mb() "
-	  "before it, as wq_has_sleeper() has" },
+	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
+	  "calls set_current_state(), which is smp_store_mb(), then tests the condition.  The "
+	  "waker stores the condition, then calls wake_up(), which has a full barrier only when "
+	  "it wakes a task.  A waker that tests waitqueue_active() first needs smp_mb() before "
+	  "it: use wq_has_sleeper()" },
 	{ "po rf po rf", "LB (load buffering)", NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL },
 	{ "po rf po co", "S (a message whose flag store is overwritten)", NULL },
@@ -175,8 +176,9 @@ static const struct {
 	{ "- rf po fr po fr", "RWC (read-to-write causality)", NULL },
 	{ "- rf po rf po co", "WWC (write-to-write causality)", NULL },
 	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)", NULL },
-	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, which learns "
-	  "of the second CPU's store by overwriting it, not by reading it)", NULL },
+	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, whose own store "
+	  "comes after the second CPU's in that variable's order, instead of reading it)",
+	  NULL },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL },
@@ -607,7 +609,8 @@ static const char *hop_sentence(const struct program *p, const struct snapshot *
 		sb_addf(out, " overwrites ");
 		name_event(p, s, from, out);
 		if (kind)
-			sb_addf(out, ": the stores reach memory in that order");
+			sb_addf(out, ": every CPU sees the stores to %s in that order",
+				p->loc_names[s->events[to].loc]);
 		else
 			sb_addf(out, s->events[from].proc < 0 ? ": initial values come first" :
 				": %s ends with the value it stores, so it is the last store",
@@ -1218,6 +1221,10 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		return;
 	sb_addf(out, ", P%d's too, which is after P%d wrote ", over->proc, over->proc);
 	access_value(p, over, out);
+	sb_addf(out, " (");
+	access_value(p, &s->events[ev[i]], out);
+	sb_addf(out, " comes after it in %s's order, so it cannot reach P%d first)",
+		p->loc_names[over->loc], over->proc);
 	if (k >= 0 && k < i - 1) {
 		sb_addf(out, ", so after ");
 		access_value(p, &s->events[ev[0]], out);
@@ -1367,8 +1374,12 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	handed = lock_hand_off(s, c, arrive);
 	hb_timeline(p, s, c, handed ? handed : 1, out);
 	/* The timeline told the rest: what makes the missed store a step in time. */
-	sb_addf(out, "  Why it cannot happen: reading an older value (step %d, fr) orders "
-		"nothing by itself; here it does, because ", n);
+	sb_addf(out, "  Why it cannot happen: P%d line %d could read ", s->events[load].proc,
+		s->events[load].line);
+	access_value(p, &s->events[load], out);
+	sb_addf(out, " only if ");
+	access_value(p, sent, out);
+	sb_addf(out, " had not yet reached P%d's CPU (step %d, fr), but ", s->events[load].proc, n);
 	if (handed) {
 		/* What carries the store on is the lock, which a release and an acquire are not. */
 		step_range(1, handed, out);
@@ -1384,7 +1395,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		sb_addf(out, ") does, such as ");
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
-			"explanation.txt).  (The model's 'happens-before' check.)\n");
+			"explanation.txt).\n");
 		if (!point->len) {
 			sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc,
 				s->events[ev[handed]].proc);
@@ -1409,7 +1420,7 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			arrive == 2 ? "" : ", directly or through CPUs that pass it on with a "
 			"release or a strong fence,");
 		access_value(p, sent, out);
-		sb_addf(out, " too.  (The model's 'happens-before' check.)\n");
+		sb_addf(out, " too.\n");
 		if (!point->len) {
 			sb_addf(point, strcmp(labels[0], "release") ? "the %s ordering before P%d "
 				"line %d makes " : "the %s at P%d line %d makes ", labels[0],
@@ -1417,9 +1428,9 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			access_value(p, sent, point);
 			sb_addf(point, " reach every CPU before ");
 			access_value(p, ahead, point);
-			sb_addf(point, " does, and P%d learns of ", s->events[load].proc);
+			sb_addf(point, " does, and P%d loads %s only after it has read ",
+				s->events[load].proc, p->loc_names[s->events[load].loc]);
 			access_value(p, ahead, point);
-			sb_addf(point, " before it loads %s", p->loc_names[s->events[load].loc]);
 		}
 	}
 	return true;
@@ -1477,7 +1488,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 				"or dependency keeps; a load after the store it reads; a load before "
 				"a store it missed, where a release or fence after that store brings "
 				"it back to the load's CPU in order), and time cannot lead back to "
-				"where it started (the model's 'happens-before' check).\n");
+				"where it started.\n");
 		l->told_hb = true;
 		return;
 	}
@@ -1546,7 +1557,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	if (overwrite && i < n)
 		sb_addf(out, "  That is what smp_mb__after_spinlock() is for: with it, a CPU that "
 			"does not take the lock sees the critical sections in order.");
-	sb_addf(out, "  (The model's 'propagation' check, not 'happens-before'.)\n");
+	sb_addf(out, "\n");
 }
 
 /*
@@ -1610,7 +1621,7 @@ static void witness_handoffs(const struct program *p, const struct snapshot *s, 
 	}
 }
 
-/* The order in which the stores to each variable with several reach memory. */
+/* The order in which every CPU sees the stores to each variable with several. */
 static void witness_coherence(const struct program *p, const struct snapshot *s,
 			      struct strbuf *out)
 {
@@ -1626,7 +1637,7 @@ static void witness_coherence(const struct program *p, const struct snapshot *s,
 				  s->events[w].proc >= 0;
 		if (stores < 2)
 			continue;
-		sb_addf(out, "    The stores to %s reach memory in this order:", p->loc_names[loc]);
+		sb_addf(out, "    Every CPU sees the stores to %s in this order:", p->loc_names[loc]);
 		/* A write's place is how many writes to loc come before it. */
 		for (v = 0; v <= stores; v++) {
 			for (w = 0; w < s->nevents; w++) {
@@ -2143,8 +2154,9 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			sb_addf(out, " orders nothing P%d does here", proc);
 			if (chain_stores(s, cycle, len, lk->proc))
 				sb_addf(out, ", and P%d may see the stores P%d makes under it in "
-					"either order (the unlock orders them before itself, not one "
-					"before the other)", proc, lk->proc);
+					"either order (the unlock keeps them before itself, but not one "
+					"before the other for a CPU that does not take the lock)", proc,
+					lk->proc);
 			sb_addf(out, ".");
 			if (branch && !point->len)
 				sb_addf(point, "P%d's first check, at line %d, runs without %s, so the "

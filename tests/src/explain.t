@@ -211,7 +211,7 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
 	   grep "^  Why the lock hand-off is not enough here: " "$work/z6" > "$work/z6-why" &&
 	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why the lock hand-off is not enough here: it makes x=1 reach each CPU before z=1 does, so a CPU that reads z=1 has x=1 too; P2 does not read z=1, it overwrites it (step 3, co), so nothing z=1 carried is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.  (The model's 'propagation' check, not 'happens-before'.)
+	  Why the lock hand-off is not enough here: it makes x=1 reach each CPU before z=1 does, so a CPU that reads z=1 has x=1 too; P2 does not read z=1, it overwrites it (step 3, co), so nothing z=1 carried is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
 	EOF
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
@@ -247,7 +247,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock orders them before itself, not one before the other\)\.  ' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock keeps them before itself, but not one before the other for a CPU that does not take the lock\)\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
 		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
@@ -279,10 +279,10 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
 	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why it cannot happen: reading an older value \(step 4, fr\) orders nothing by itself; here it does, because step 1.s release sends P0 line 18 \(writes x=1\) ahead of P0 line 19 \(writes p=&x\): a CPU that has learned of line 19 has x=1 too\.  \(The model.s .happens-before. check\.\)$" \
+		"^  Why it cannot happen: P1 line 29 could read x=0 only if x=1 had not yet reached P1.s CPU \(step 4, fr\), but step 1.s release sends P0 line 18 \(writes x=1\) ahead of P0 line 19 \(writes p=&x\): a CPU that has learned of line 19 has x=1 too\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  Why it cannot happen: reading an older value \(step 4, fr\) orders nothing by itself; here it does, because step 1 hands a lock on from P0 to P1\.  A lock.s hand-off guarantees that every store before the unlock \(P0 line 17\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \(P1 line 24\) does, such as P1 line 26 \(z=1\); a release and an acquire alone would not \(LOCKING in explanation\.txt\)\.  \(The model.s .happens-before. check\.\)$" \
+		"^  Why it cannot happen: P2 line 37 could read x=0 only if x=1 had not yet reached P2.s CPU \(step 4, fr\), but step 1 hands a lock on from P0 to P1\.  A lock.s hand-off guarantees that every store before the unlock \(P0 line 17\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \(P1 line 24\) does, such as P1 line 26 \(z=1\); a release and an acquire alone would not \(LOCKING in explanation\.txt\)\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -311,11 +311,11 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/z6" 2>&1
 	if grep -q '^  Step by step:$' "$work/z6" &&
-	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too, which is after P1 wrote z=1, so after x=1 had reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
+	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too, which is after P1 wrote z=1 (z=2 comes after it in z's order, so it cannot reach P1 first), so after x=1 had reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
 	   ! grep -q 'each event must come' "$work/z6" &&
 	   grep -q '^  Why the lock hand-off is not enough here: .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
 	   "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus" |
-		grep -q "^  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, .*  (The model.s .propagation. check, not .happens-before.\.)$"; then
+		grep -q "^  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, "; then
 		ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
 	else
 		not_ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
