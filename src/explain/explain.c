@@ -175,10 +175,16 @@ static const struct {
 	{ "- rf po rf po fr", "WRC (write-to-read causality)", NULL },
 	{ "- rf po fr po fr", "RWC (read-to-write causality)", NULL },
 	{ "- rf po rf po co", "WWC (write-to-write causality)", NULL },
-	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)", NULL },
-	{ "po rf po co po fr", "Z6.0 (a message passed on through a third CPU, whose own store "
-	  "comes after the second CPU's in that variable's order, instead of reading it)",
-	  NULL },
+	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)", "a message passed "
+	  "along a chain of CPUs: each CPU passes it on with a release or a lock hand-off, "
+	  "which carry on what their CPU has seen, and the last reads it with an acquire or "
+	  "orders its loads" },
+	{ "po rf po co po fr", "Z6.0 (like ISA2, a message passed on through a third CPU, but "
+	  "the third CPU overwrites the second CPU's store instead of reading it)",
+	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
+	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
+	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
+	  "so that CPUs see critical sections in order without taking the lock" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL },
