@@ -2025,8 +2025,8 @@ static bool call_argument(const char *code, char arg[48])
 }
 
 /*
- * "P0 and P1 both taking mylock, and P1 line 29 loading through the
- * pointer line 28 read": what links keeps, for "In short", in the code's
+ * "P0 and P1 both taking mylock, and P1 line 29 dereferencing the
+ * pointer line 28 returned": what links keeps, for "In short", in the code's
  * terms (readers found "the lock hand-off" and "the address dependency"
  * gave them nothing to do); after ", and " when out has items already.
  */
