@@ -1610,7 +1610,7 @@ static void witness_reads(const struct program *p, const struct snapshot *s,
  * (inline) as clauses of one sentence.
  */
 static void witness_handoffs(const struct program *p, const struct snapshot *s, const int *ev,
-			     const char *const *labels, int n, bool inline_, struct strbuf *out)
+			     const char *const *labels, int n, bool in_sentence, struct strbuf *out)
 {
 	int i, told = 0;
 
@@ -1620,9 +1620,9 @@ static void witness_handoffs(const struct program *p, const struct snapshot *s, 
 		if (strcmp(labels[i], "rf") || s->events[from].kind != EV_UNLOCK ||
 		    rel_has(s->rf, from, to))
 			continue;
-		sb_addf(out, inline_ ? (told ? " and " : "") : "    ");
+		sb_addf(out, in_sentence ? (told ? " and " : "") : "    ");
 		reads_clause(p, s, to, from, out);
-		sb_addf(out, inline_ ? "" : ".\n");
+		sb_addf(out, in_sentence ? "" : ".\n");
 		told++;
 	}
 }
