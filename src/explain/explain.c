@@ -1442,30 +1442,31 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 	return true;
 }
 
-/* "the lock hand-off" of passer()'s "the lock hand-off is". */
-static const char *passed_what(const char *passed)
-{
-	return !strcmp(passed, "the lock hand-off is") ? "the lock hand-off" :
-	       "what releases and acquires pass on";
-}
+/* What passes ordering on from CPU to CPU in a chain, as the why says it. */
+struct passer {
+	const char *is;		/* "the lock hand-off is" (not enough here) */
+	const char *then;	/* "it makes" */
+	const char *what;	/* "the lock hand-off" (orders nothing for ...) */
+};
 
-/*
- * "the lock hand-off is": what passes ordering on from CPU to CPU in a
- * chain, or NULL; *then: how a sentence after it goes on ("it makes").
- */
-static const char *passer(const char *const *labels, int n, const char **then)
+/* The passer of a chain's links: its lock hand-off, else its releases; NULL for neither. */
+static const struct passer *passer(const char *const *labels, int n)
 {
-	int i, releases = 0;
+	static const struct passer lock = {
+		"the lock hand-off is", "it makes", "the lock hand-off"
+	}, releases = {
+		"releases and acquires are", "they make", "what releases and acquires pass on"
+	};
+	const struct passer *found = NULL;
+	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(labels[i], "unlock-lock")) {
-			*then = "it makes";
-			return "the lock hand-off is";
-		}
-		releases += !strcmp(labels[i], "release") || !strcmp(labels[i], "acquire");
+		if (!strcmp(labels[i], "unlock-lock"))
+			return &lock;
+		if (!strcmp(labels[i], "release") || !strcmp(labels[i], "acquire"))
+			found = &releases;
 	}
-	*then = "they make";
-	return releases ? "releases and acquires are" : NULL;
+	return found;
 }
 
 /*
@@ -1511,11 +1512,11 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	overwrite = i < n - 1 && s->events[ev[i + 1]].proc >= 0;
 	if (overwrite) {
 		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
-		const char *then, *passed = passer(labels, n, &then);
+		const struct passer *passed = passer(labels, n);
 
 		/* What a reader of the lock, or of a release, asks first: why not it. */
 		if (passed) {
-			sb_addf(out, "  Why %s not enough here: %s ", passed, then);
+			sb_addf(out, "  Why %s not enough here: %s ", passed->is, passed->then);
 			access_value(p, &s->events[ev[0]], out);
 			sb_addf(out, " reach each CPU before ");
 			access_value(p, over, out);
@@ -1532,7 +1533,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 				sb_addf(&l->point, "P%d overwrites ", by->proc);
 				access_value(p, over, &l->point);
 				sb_addf(&l->point, " instead of reading it, so %s orders nothing for "
-					"P%d: only strong fences on both sides forbid it", passed_what(passed),
+					"P%d: only strong fences on both sides forbid it", passed->what,
 					by->proc);
 			}
 		} else {
@@ -1750,8 +1751,8 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 			      struct strbuf *out)
 {
 	struct chain c;
-	int ev[MAX_HOPS], i, n, reads;
-	const char *labels[MAX_HOPS], *shape = NULL;
+	int i, reads, handed;
+	const char *shape = NULL;
 	struct strbuf reads_told = { 0 }, order = { 0 }, handoffs = { 0 }, taken = { 0 };
 	bool same_loads, same_order, hb = !strcmp(s->check, "happens-before");
 
@@ -1762,16 +1763,14 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	if (!s->pair)
 		rotate_cycle(s);
 	build_chain(p, s, &c);
-	/* The links as the model has them, for the shape and the lock hand-offs. */
-	n = c.n;
-	memcpy(ev, c.ev, n * sizeof(*ev));
-	memcpy(labels, c.labels, n * sizeof(*labels));
+	/* The shape and the lock hand-offs from the links as the model has them. */
 	if (!s->pair) {
-		shape = shape_name(s, ev, labels, n);
-		witness_handoffs(p, s, ev, labels, n, false, &handoffs);
-		witness_handoffs(p, s, ev, labels, n, true, &taken);
+		shape = shape_name(s, c.ev, c.labels, c.n);
+		witness_handoffs(p, s, c.ev, c.labels, c.n, false, &handoffs);
+		witness_handoffs(p, s, c.ev, c.labels, c.n, true, &taken);
 	}
 	merge_hand_offs(p, s, &c);
+	handed = hand_off_link(&c);
 	witness_reads(p, s, &reads_told);
 	witness_coherence(p, s, &order);
 	same_loads = l->first_reads.buf &&
@@ -1783,10 +1782,10 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	 * Way 1's loads, another lock taken first, and a load that would run
 	 * too early: one sentence, which readers asked for over a chain.
 	 */
-	if (reads >= 0 && taken.buf && hand_off_link(&c) >= 0) {
+	if (reads >= 0 && taken.buf && handed >= 0) {
 		sb_addf(out, "  The same loads%s as Way 1, but with P%d's critical section first "
 			"(%s): then ", same_order && order.buf ? " and store order" : "",
-			s->events[c.unlock[hand_off_link(&c)]].proc, taken.buf);
+			s->events[c.unlock[handed]].proc, taken.buf);
 		read_too_early(p, s, &c, reads, true, out);
 		legend_add(l, s->check);
 		goto done;
@@ -1817,9 +1816,9 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 		/* A missed store is no step in time, even in happens-before's chain. */
 		for (i = 0; i < c.n; i++)
 			in_time &= strcmp(c.labels[i], "fr") != 0;
-		sb_addf(out, s->pair ? "  Step by step:\n" : !in_time ?
-			"  Step by step:\n" :
-			"  Step by step, each event must come after the one before:\n");
+		sb_addf(out, in_time && !s->pair ?
+			"  Step by step, each event must come after the one before:\n" :
+			"  Step by step:\n");
 		for (i = 0; i < c.n; i++)
 			sb_addf(out, "  %d. %s [%s].\n", i + 1, c.said[i].buf, c.labels[i]);
 	}
