@@ -482,11 +482,12 @@ onmessage = (e) => ready.then(() => {
 			box.append(div);
 		});
 		// A dearer alternative: its numbered line and the changed lines quoted
-		// under it ("    P1 line 24: `smp_rmb();` then ..."), no diff.
+		// under it ("    P1 line 24: `smp_rmb();` then ..."), no diff; the same
+		// fix with a fence elsewhere ("    or the same with ... instead:") too.
 		const lines = r.suggestion.split('\n'), rest = [];
-		const quoted = /^ {4}P\d+ line \d+(?: and P\d+ line \d+)*: /;
+		const quoted = /^ {4}(?:P\d+ line \d+(?: and P\d+ line \d+)*: |or the same with .* instead:$)/;
 		lines.forEach((l, i) => {
-			if (/^ {2}\d+\. \(cost \d+\) .*:$/.test(l) && quoted.test(lines[i + 1] || ''))
+			if (/^ {2}\d+\. \(cost \d+\b.*:$/.test(l) && quoted.test(lines[i + 1] || ''))
 				for (let j = i; j === i || quoted.test(lines[j] || ''); j++)
 					rest.push(lines[j]);
 		});

@@ -32,29 +32,32 @@
 static const struct {
 	const char *check;
 	const char *meaning;
+	const char *rule;	/* the same as a rule, said where the check is named */
 } check_meanings[] = {
 	{ "coherence", "the accesses to a single variable would have to be seen in an "
-	  "order that contradicts program order (coherence)" },
+	  "order that contradicts program order (coherence)",
+	  "every CPU sees one order of the accesses to a variable" },
 	{ "atomic", "another CPU's store would land between the read and the write of "
-	  "an atomic read-modify-write" },
+	  "an atomic read-modify-write", "no store lands inside an atomic read-modify-write" },
 	{ "happens-before", "the order in time.  Program order counts where a dependency, "
 	  "a fence, an acquire or a release keeps it; a load comes after the store it reads "
 	  "(rf); a load that read an older value comes before a store that a release or "
 	  "fence carried to its CPU (fr).  The check fails when some event would have to "
-	  "happen before itself" },
+	  "happen before itself", "no event happens before itself" },
 	{ "propagation", "a store would have to reach a CPU later than a strong fence "
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
 	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
-	  "waits until every store its CPU has seen has reached every CPU" },
+	  "waits until every store its CPU has seen has reached every CPU",
+	  "no store reaches a CPU later than a strong fence lets it" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
-	  "must wait for it" },
-	{ "plain-coherence", "plain accesses would be seen out of order" },
+	  "must wait for it", "a grace period waits for the readers that started before it" },
+	{ "plain-coherence", "plain accesses would be seen out of order", NULL },
 	{ "ConsCo", "the stores to one variable cannot be put in any single order "
-	  "that agrees with what the reads observed" },
-	{ "lock-nest", "a CPU would take a spinlock it already holds" },
+	  "that agrees with what the reads observed", NULL },
+	{ "lock-nest", "a CPU would take a spinlock it already holds", NULL },
 	{ "nested-is-locked", "spin_is_locked() would report an unlocked lock held by "
-	  "the CPU asking" },
-	{ "unmatched-locks", "a lock would be held by two CPUs at once" },
+	  "the CPU asking", NULL },
+	{ "unmatched-locks", "a lock would be held by two CPUs at once", NULL },
 };
 
 /*
@@ -200,6 +203,20 @@ static const char *meaning_of(const char *check)
 	return NULL;
 }
 
+/*
+ * "the model's 'happens-before' check (no event happens before itself)":
+ * readers took a check's name alone for jargon.
+ */
+static void name_check(const char *check, struct strbuf *out)
+{
+	size_t i;
+
+	sb_addf(out, "the model's '%s' check", check);
+	for (i = 0; i < sizeof(check_meanings) / sizeof(*check_meanings); i++)
+		if (!strcmp(check_meanings[i].check, check) && check_meanings[i].rule)
+			sb_addf(out, " (%s)", check_meanings[i].rule);
+}
+
 static const char *tag_order(const char *tag)
 {
 	size_t i;
@@ -229,55 +246,6 @@ static void source_line(const struct litmus *t, int line, struct strbuf *out)
 	sb_addf(out, "%.*s", (int)len, p);
 }
 
-/* Whether a trimmed line of a body says nothing a step names: blank, a brace, a declaration. */
-static bool silent_line(const char *line, size_t len)
-{
-	return !len || (len == 1 && (*line == '{' || *line == '}')) ||
-	       ((!strncmp(line, "int ", 4) || !strncmp(line, "unsigned ", 9) ||
-		 !strncmp(line, "long ", 5)) && !memchr(line, '(', len) && !memchr(line, '=', len));
-}
-
-/*
- * Each process's statements on a line of their own, numbered as the
- * steps name them: a reader of the explanation alone can follow it.
- */
-static void tell_code(const struct program *p, struct strbuf *out)
-{
-	const struct litmus *t = p->test;
-	int i;
-
-	if (!t->text)
-		return;
-	sb_addf(out, "  The code, by line:\n");
-	for (i = 0; i < t->nprocs; i++) {
-		const char *c = t->text;
-		int depth = 0, line = 1;
-
-		/* From the process's header to its body's brace, in the text kept with the test. */
-		for (; *c && line < t->procs[i].pos.line; c++)
-			line += *c == '\n';
-		for (; *c && *c != '{'; c++)
-			line += *c == '\n';
-		sb_addf(out, "    P%d:", t->procs[i].id);
-		do {
-			const char *start = c;
-			size_t len;
-
-			while (*c && *c != '\n')
-				depth += (*c == '{') - (*c == '}'), c++;
-			while (*start == ' ' || *start == '\t')
-				start++;
-			for (len = c - start; len && isspace((unsigned char)start[len - 1]); len--)
-				;
-			/* A closing brace inside the body shows what the if or lock held. */
-			if (!silent_line(start, len) || (len == 1 && *start == '}' && depth > 0))
-				sb_addf(out, " %d `%.*s`", line, (int)len, start);
-			line++;
-		} while (*c++ && depth > 0);
-		sb_addf(out, "\n");
-	}
-}
-
 /* A value as C says it: a pointer to x is "&x" (herd7's output says "x"). */
 static void explained_value(const struct program *p, struct value v, struct strbuf *out)
 {
@@ -288,9 +256,9 @@ static void explained_value(const struct program *p, struct value v, struct strb
 
 /*
  * "P0 line 11 (writes buf=1)", or "the initial value of buf (0)".  An
- * access's statement is not quoted: tell_code() lists each line once
- * above, and readers found every step quoting its two statements again
- * the output's main noise.
+ * access's statement is not quoted: readers have the test beside them,
+ * and found every step quoting its two statements the output's main
+ * noise.
  */
 static void name_event(const struct program *p, const struct snapshot *s, int id,
 		       struct strbuf *out)
@@ -1193,30 +1161,56 @@ static int strong_fence_step(const struct snapshot *s, const int *ev, const char
 }
 
 /*
- * The event a timeline step arrives at: the chain's last, the load that
- * missed the store, said without the value it cannot read.
+ * The event a timeline moment arrives at, as a sentence: "P1 line 29
+ * writes z=1"; the chain's last, the load that missed the store, without
+ * the value it cannot read.
  */
 static void timeline_event(const struct program *p, const struct snapshot *s, int id, bool last,
 			   struct strbuf *out)
 {
 	const struct event *e = &s->events[id];
 
-	if (last)
-		sb_addf(out, "P%d line %d reads %s", e->proc, e->line, p->loc_names[e->loc]);
-	else
+	if (e->proc < 0 || (e->kind != EV_WRITE && e->kind != EV_READ)) {
 		chain_event(p, s, id, out);
+		return;
+	}
+	sb_addf(out, "P%d line %d %s ", e->proc, e->line, e->kind == EV_WRITE ? "writes" : "reads");
+	if (last)
+		sb_addf(out, "%s", p->loc_names[e->loc]);
+	else
+		access_value(p, e, out);
 }
 
 /*
- * ", P1's too, which is after P1 wrote z=1, so after x=1 had reached
- * every CPU": where the store a fence (link i) waits for overwrote
- * another CPU's (link i - 1), the wait reaches that CPU too, after its
- * store, and so after what the chain's first fence (link k) waited for.
- * Readers found the argument broken without it.
+ * A timeline being told: its numbered lines so far, and the line at
+ * which each event of the chain (by its index) and the first strong
+ * fence's wait were told, for a later line to point back to.
+ */
+struct timeline {
+	int moment;
+	int fence_wait;
+	int at[MAX_HOPS];
+};
+
+/* The next numbered line of a timeline ("In time:" ends the line before the first). */
+static void next_moment(struct timeline *tl, struct strbuf *out)
+{
+	sb_addf(out, "%s    %d. ", tl->moment ? ".\n" : "\n", tl->moment + 1);
+	tl->moment++;
+}
+
+/*
+ * "P1's too.  6. z=2 comes after z=1 in z's order, so it reached P1's
+ * CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached
+ * every CPU (see 2)": where the store a fence (link i) waits for
+ * overwrote another CPU's (link i - 1), the wait reaches that CPU too,
+ * after its store, and so after what the chain's first fence (link k)
+ * waited for.  Readers found the argument broken without it, and one
+ * line too dense with it.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
-				struct strbuf *out)
+				struct timeline *tl, struct strbuf *out)
 {
 	const struct event *over;
 
@@ -1225,59 +1219,63 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	over = &s->events[ev[i - 1]];
 	if (over->proc < 0 || over->proc == s->events[ev[i]].proc)
 		return;
-	sb_addf(out, ", P%d's too, which is after P%d wrote ", over->proc, over->proc);
-	access_value(p, over, out);
-	sb_addf(out, " (");
+	sb_addf(out, ", P%d's too", over->proc);
+	next_moment(tl, out);
 	access_value(p, &s->events[ev[i]], out);
-	sb_addf(out, " comes after it in %s's order, so it cannot reach P%d first)",
-		p->loc_names[over->loc], over->proc);
+	sb_addf(out, " comes after ");
+	access_value(p, over, out);
+	sb_addf(out, " in %s's order, so it reached P%d's CPU only after P%d wrote ",
+		p->loc_names[over->loc], over->proc, over->proc);
+	access_value(p, over, out);
+	if (tl->at[i - 1])
+		sb_addf(out, " (see %d)", tl->at[i - 1]);
 	if (k >= 0 && k < i - 1) {
-		sb_addf(out, ", so after ");
+		sb_addf(out, ", which was after ");
 		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU");
+		sb_addf(out, " had reached every CPU (see %d)", tl->fence_wait);
 	}
 }
 
 /*
  * Step i of a chain from its strong fence on (ev[k] is the fence's), as
- * one moment of fence_timeline(): how the chain gets to its next event.
+ * the moments of a timeline: how the chain gets to its next event.
  */
 static void timeline_step(const struct program *p, const struct snapshot *s, const int *ev,
-			  const char *const *labels, int i, int k, int n, struct strbuf *out)
+			  const char *const *labels, int i, int k, int n, struct timeline *tl,
+			  struct strbuf *out)
 {
 	const struct event *from = &s->events[ev[i]];
 	int waited = i == k ? ev[0] : from->kind == EV_READ ? store_read(s, ev[i]) : ev[i];
 	bool last = i + 1 == n - 1;
 
-	sb_addf(out, " -> ");
+	next_moment(tl, out);
 	/* In happens-before's timeline (k < 0) a fence only keeps program order. */
 	if (k >= 0 && is_strong_fence(labels[i])) {
+		if (i == k)
+			tl->fence_wait = tl->moment;
 		sb_addf(out, "P%d waits at its fence (step %d)", from->proc, i + 1);
 		/* A store it made or read: what it holds the rest back for. */
 		if (waited >= 0 && s->events[waited].proc >= 0) {
 			sb_addf(out, " until ");
 			access_value(p, &s->events[waited], out);
 			sb_addf(out, " has reached every CPU");
-			overwritten_reached(p, s, ev, labels, i, k, out);
+			overwritten_reached(p, s, ev, labels, i, k, tl, out);
 		}
-		sb_addf(out, " -> ");
+		next_moment(tl, out);
+		tl->at[i + 1] = tl->moment;
 		timeline_event(p, s, ev[i + 1], last, out);
 		return;
 	}
-	/* "P2 line 35 reads z=1": "P2 line 35 (z=1) reads it" read as ambiguous. */
-	if (!strcmp(labels[i], "rf") && !last && s->events[ev[i + 1]].proc >= 0) {
-		const struct event *to = &s->events[ev[i + 1]];
-
-		sb_addf(out, "P%d line %d reads ", to->proc, to->line);
-		access_value(p, to, out);
-		sb_addf(out, " (step %d)", i + 1);
-		return;
-	}
+	tl->at[i + 1] = tl->moment;
 	timeline_event(p, s, ev[i + 1], last, out);
 	if (!strcmp(labels[i], "co")) {
-		sb_addf(out, " overwrites it (step %d)", i + 1);
+		sb_addf(out, " over ");
+		access_value(p, from, out);
+		sb_addf(out, " (step %d)", i + 1);
+	} else if (!strcmp(labels[i], "rf") && (last || s->events[ev[i + 1]].proc < 0)) {
+		sb_addf(out, ", reading it (step %d)", i + 1);
 	} else if (!strcmp(labels[i], "rf")) {
-		sb_addf(out, " reads it (step %d)", i + 1);
+		sb_addf(out, " (step %d)", i + 1);
 	} else if (!strcmp(labels[i], "fr")) {
 		sb_addf(out, ", which reaches P%d's CPU only after line %d read the older value "
 			"(step %d)", from->proc, from->line, i + 1);
@@ -1286,57 +1284,70 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 	}
 }
 
+/* A timeline's last words: the load that missed the store ev[0] cannot have missed it. */
+static void timeline_end(const struct program *p, const struct snapshot *s, const int *ev, int n,
+			 struct strbuf *out)
+{
+	sb_addf(out, ", where ");
+	access_value(p, &s->events[ev[0]], out);
+	sb_addf(out, " already is: it cannot read ");
+	access_value(p, &s->events[ev[n - 1]], out);
+	sb_addf(out, ".\n");
+}
+
 /*
  * A propagation chain that starts at a store and ends in a load reading
- * an older value, told through its first strong fence as a timeline,
- * before its why: "In time: x=1 reaches P1's CPU (steps 1 and 2) -> P1
- * waits at its fence (step 3) until x=1 has reached every CPU -> P1 line
- * 29 (z=1) -> P2 line 37 (z=2) overwrites it, ... -> P2 line 39 reads x,
- * where x=1 already is: it cannot read x=0."  Readers of the lettered
- * sub-steps this replaced asked for this picture, and found the
- * sub-steps after it the same argument again.  Whether the chain has
- * that form.
+ * an older value, told through its first strong fence as a timeline, a
+ * numbered line a moment:
+ *   1. x=1 reaches P1's CPU (step 1).
+ *   2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
+ *   3. P1 line 29 writes z=1.
+ *   4. P2 line 37 writes z=2 over z=1 (step 3).  ...
+ *   6. P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+ * Readers of the lettered sub-steps this replaced asked for this
+ * picture, and of the arrows before the numbers for lines.  Whether the
+ * chain has that form.
  */
 static bool fence_timeline(const struct program *p, const struct snapshot *s, const int *ev,
 			   const char *const *labels, int n, struct strbuf *out)
 {
-	int i, k = strong_fence_step(s, ev, labels, n), store = ev[0], load = ev[n - 1];
+	int i, k = strong_fence_step(s, ev, labels, n);
+	struct timeline tl = { 0 };
 
 	if (k < 0)
 		return false;
-	sb_addf(out, "  In time: ");
+	sb_addf(out, "  In time:");
+	next_moment(&tl, out);
 	if (k) {
-		access_value(p, &s->events[store], out);
+		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " reaches P%d's CPU (", s->events[ev[k]].proc);
 		step_range(1, k, out);
 		sb_addf(out, ")");
 	} else {
-		chain_event(p, s, store, out);
+		timeline_event(p, s, ev[0], false, out);
 	}
 	for (i = k; i < n - 1; i++)
-		timeline_step(p, s, ev, labels, i, k, n, out);
-	sb_addf(out, ", where ");
-	access_value(p, &s->events[store], out);
-	sb_addf(out, " already is: it cannot read ");
-	access_value(p, &s->events[load], out);
-	sb_addf(out, ".\n");
+		timeline_step(p, s, ev, labels, i, k, n, &tl, out);
+	timeline_end(p, s, ev, n, out);
 	return true;
 }
 
 /*
- * A happens-before chain from a store to a load that missed it, as one
- * line in time order, as fence_timeline() tells a propagation chain:
- * "In time: buf=1 reaches each CPU before P0 line 16 (flag=1) does (step
- * 1) -> P1 line 24 (flag=1) reads it (step 2) -> P1 line 25 reads buf
- * (step 3, acquire), where buf=1 already is: it cannot read buf=0."
- * Links 1 to ahead send the store out before ev[ahead].
+ * A happens-before chain from a store to a load that missed it, told in
+ * time order as fence_timeline() tells a propagation chain: "1. buf=1
+ * reaches each CPU before P0 line 16 (flag=1) does (step 1).  2. P1 line
+ * 24 reads flag=1 (step 2).  3. P1 line 25 reads buf (step 3, acquire),
+ * where buf=1 already is: it cannot read buf=0."  Links 1 to ahead send
+ * the store out before ev[ahead].
  */
 static void hb_timeline(const struct program *p, const struct snapshot *s,
 			const struct chain *c, int ahead, struct strbuf *out)
 {
 	int i, n = c->n;
+	struct timeline tl = { 0 };
 
-	sb_addf(out, "  In time: ");
+	sb_addf(out, "  In time:");
+	next_moment(&tl, out);
 	access_value(p, &s->events[c->ev[0]], out);
 	sb_addf(out, " reaches each CPU before ");
 	chain_event(p, s, c->ev[ahead], out);
@@ -1344,20 +1355,59 @@ static void hb_timeline(const struct program *p, const struct snapshot *s,
 	step_range(1, ahead, out);
 	sb_addf(out, ")");
 	for (i = ahead; i < n - 1; i++)
-		timeline_step(p, s, c->ev, c->labels, i, -1, n, out);
-	sb_addf(out, ", where ");
-	access_value(p, &s->events[c->ev[0]], out);
-	sb_addf(out, " already is: it cannot read ");
-	access_value(p, &s->events[c->ev[n - 1]], out);
-	sb_addf(out, ".\n");
+		timeline_step(p, s, c->ev, c->labels, i, -1, n, &tl, out);
+	timeline_end(p, s, c->ev, n, out);
+}
+
+/*
+ * The crux of a happens-before chain through a lock hand-off (links 1 to
+ * handed) from a store to a load that missed it, for "The point:".
+ */
+static void hand_off_point(const struct program *p, const struct snapshot *s,
+			   const struct chain *c, int handed, int arrive, struct strbuf *point)
+{
+	const struct event *sent = &s->events[c->ev[0]], *load = &s->events[c->ev[c->n - 1]];
+	const struct event *passed = &s->events[c->ev[handed]];
+
+	sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc, passed->proc);
+	access_value(p, sent, point);
+	sb_addf(point, " reach every CPU before ");
+	access_value(p, passed, point);
+	sb_addf(point, " does, and P%d %s ", load->proc,
+		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
+	access_value(p, passed, point);
+	sb_addf(point, "; a release and an acquire alone would not carry ");
+	access_value(p, sent, point);
+	sb_addf(point, " on to P%d (after an acquire, a store that is not a release passes "
+		"nothing on)", load->proc);
+}
+
+/* The same where the chain's first link (a release, a fence) sends the store out first. */
+static void sent_first_point(const struct program *p, const struct snapshot *s,
+			     const struct chain *c, struct strbuf *point)
+{
+	const struct event *sent = &s->events[c->ev[0]], *ahead = &s->events[c->ev[1]];
+	const struct event *load = &s->events[c->ev[c->n - 1]];
+
+	sb_addf(point, strcmp(c->labels[0], "release") ? "the %s ordering before P%d line %d "
+		"makes " : "the %s at P%d line %d makes ", c->labels[0], ahead->proc, ahead->line);
+	access_value(p, sent, point);
+	sb_addf(point, " reach every CPU before ");
+	access_value(p, ahead, point);
+	sb_addf(point, " does, and P%d loads %s only after it has read ", load->proc,
+		p->loc_names[load->loc]);
+	access_value(p, ahead, point);
 }
 
 /*
  * The why of a happens-before chain that starts at a store and ends in a
  * load that missed it, told by the chain's first step when it makes the
  * store count: a release or fence sends the store out before what follows
- * it, and the steps between lead from there to the load.  Whether the
- * chain has that form.
+ * it, and the steps between lead from there to the load.  The timeline
+ * tells it; the first such chain's crux goes to "The point:" (readers
+ * found a paragraph after the timeline the same argument a third time),
+ * a later one's to a paragraph of its own.  Whether the chain has that
+ * form.
  */
 static bool missed_store_story(const struct program *p, const struct snapshot *s,
 			       const struct chain *c, struct strbuf *point, struct strbuf *out)
@@ -1379,6 +1429,13 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		return false;
 	handed = lock_hand_off(s, c, arrive);
 	hb_timeline(p, s, c, handed ? handed : 1, out);
+	if (!point->len) {
+		if (handed)
+			hand_off_point(p, s, c, handed, arrive, point);
+		else
+			sent_first_point(p, s, c, point);
+		return true;
+	}
 	/* The timeline told the rest: what makes the missed store a step in time. */
 	sb_addf(out, "  Why it cannot happen: P%d line %d could read ", s->events[load].proc,
 		s->events[load].line);
@@ -1402,21 +1459,6 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 		chain_event(p, s, ev[handed], out);
 		sb_addf(out, "; a release and an acquire alone would not (LOCKING in "
 			"explanation.txt).\n");
-		if (!point->len) {
-			sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc,
-				s->events[ev[handed]].proc);
-			access_value(p, sent, point);
-			sb_addf(point, " reach every CPU before ");
-			access_value(p, &s->events[ev[handed]], point);
-			sb_addf(point, " does, and P%d %s ", s->events[load].proc,
-				handed + 1 == arrive && !strcmp(labels[handed], "rf") ? "reads" :
-				"learns of");
-			access_value(p, &s->events[ev[handed]], point);
-			sb_addf(point, "; a release and an acquire alone would not carry ");
-			access_value(p, sent, point);
-			sb_addf(point, " on to P%d (after an acquire, a store that is not a release "
-				"passes nothing on)", s->events[load].proc);
-		}
 	} else {
 		sb_addf(out, "step 1's %s sends ", labels[0]);
 		name_event(p, s, store, out);
@@ -1427,17 +1469,6 @@ static bool missed_store_story(const struct program *p, const struct snapshot *s
 			"release or a strong fence,");
 		access_value(p, sent, out);
 		sb_addf(out, " too.\n");
-		if (!point->len) {
-			sb_addf(point, strcmp(labels[0], "release") ? "the %s ordering before P%d "
-				"line %d makes " : "the %s at P%d line %d makes ", labels[0],
-				ahead->proc, ahead->line);
-			access_value(p, sent, point);
-			sb_addf(point, " reach every CPU before ");
-			access_value(p, ahead, point);
-			sb_addf(point, " does, and P%d loads %s only after it has read ",
-				s->events[load].proc, p->loc_names[s->events[load].loc]);
-			access_value(p, ahead, point);
-		}
 	}
 	return true;
 }
@@ -1481,7 +1512,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 {
 	const int *ev = c->ev;
 	const char *const *labels = c->labels, *check = s->check;
-	int i, n = c->n, fences = 0;
+	int i, n = c->n, fences = 0, told;
 	bool overwrite, timeline;
 
 	for (i = 0; i < n; i++)
@@ -1514,7 +1545,27 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		const struct event *over = &s->events[ev[i]], *by = &s->events[ev[i + 1]];
 		const struct passer *passed = passer(labels, n);
 
-		/* What a reader of the lock, or of a release, asks first: why not it. */
+		/*
+		 * What a reader of the lock, or of a release, asks first: why not
+		 * it.  Where the timeline told the rest, the answer is the crux.
+		 */
+		if (passed && timeline && !l->point.len) {
+			sb_addf(&l->point, "%s carries ", passed->what);
+			access_value(p, &s->events[ev[0]], &l->point);
+			sb_addf(&l->point, " only as far as P%d: P%d overwrites ", over->proc,
+				by->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, " instead of reading it, so nothing reaches P%d that "
+				"way; the strong fence%s", by->proc, fences > 1 ? "s" : "");
+			/* Named by CPU: the steps, which have the numbers, come later. */
+			for (i = 0, told = 0; i < n; i++)
+				if (is_strong_fence(labels[i]))
+					sb_addf(&l->point, "%s P%d", told++ ? " and on" : " on",
+						s->events[ev[i]].proc);
+			sb_addf(&l->point, "%s", fences > 1 ? ", on both sides of that overwrite, "
+				"forbid it" : " forbids it");
+			return;
+		}
 		if (passed) {
 			sb_addf(out, "  Why %s not enough here: %s ", passed->is, passed->then);
 			access_value(p, &s->events[ev[0]], out);
@@ -1529,13 +1580,6 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			sb_addf(out, ", it overwrites it (step %d, co), so nothing ", i + 1);
 			access_value(p, over, out);
 			sb_addf(out, " carried is sure to have reached P%d.  ", by->proc);
-			if (!l->point.len) {
-				sb_addf(&l->point, "P%d overwrites ", by->proc);
-				access_value(p, over, &l->point);
-				sb_addf(&l->point, " instead of reading it, so %s orders nothing for "
-					"P%d: only strong fences on both sides forbid it", passed->what,
-					by->proc);
-			}
 		} else {
 			sb_addf(out, "  Why it cannot happen: P%d does not read ", by->proc);
 			access_value(p, over, out);
@@ -1557,7 +1601,7 @@ static void why_check(const struct program *p, const struct snapshot *s,
 	}
 	sb_addf(out, " forbid%s it%s: a CPU at a strong fence waits until every store it has "
 		"seen has reached every CPU.",
-		fences > 1 ? "" : "s", timeline ? ", as the line \"In time\" above shows" : "");
+		fences > 1 ? "" : "s", timeline ? ", as \"In time\" above shows" : "");
 	/* The rule a reader takes away (include/linux/spinlock.h says it too). */
 	for (i = 0; overwrite && i < n && strcmp(labels[i], "after-spinlock"); i++)
 		;
@@ -1727,7 +1771,9 @@ static void read_too_early(const struct program *p, const struct snapshot *s,
 	name_event(p, s, load, out);
 	sb_addf(out, " would run before ");
 	name_event(p, s, store, out);
-	sb_addf(out, ", the store it reads, which the model's '%s' check forbids.\n", s->check);
+	sb_addf(out, ", the store it reads, which ");
+	name_check(s->check, out);
+	sb_addf(out, " forbids.\n");
 }
 
 /* The words of the links of c into the legend: those a reader has met. */
@@ -1834,8 +1880,9 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	}
 	sb_addf(out, "  That leads back to ");
 	name_event(p, s, c.ev[0], out);
-	sb_addf(out, ": it would have to come after itself, which the model's '%s' check "
-		"forbids.\n", s->check);
+	sb_addf(out, ": it would have to come after itself, which ");
+	name_check(s->check, out);
+	sb_addf(out, " forbids.\n");
 	why_check(p, s, &c, l, out);
 done:
 	free_chain(&c);
@@ -2119,6 +2166,28 @@ static bool chain_stores(const struct snapshot *s, const int *cycle, int len, in
 }
 
 /*
+ * "(Here line 43 does not run at all: in herd7's states, 1:r1 is r1's
+ * initial value, not a value read.)": readers took a skipped load's register in
+ * herd7's states for a value it read.  The register is the one the
+ * line's text assigns, "r1 = ...".
+ */
+static void skipped_load(const struct program *p, int proc, int line, struct strbuf *out)
+{
+	struct strbuf text = { 0 };
+	size_t len;
+
+	source_line(p->test, line, &text);
+	len = text.buf ? strspn(text.buf, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+	if (len && text.buf[len + strspn(text.buf + len, " ")] == '=' &&
+	    text.buf[len + strspn(text.buf + len, " ") + 1] != '=')
+		sb_addf(out, "  (Here line %d does not run at all: in herd7's states, %d:%.*s is "
+			"%.*s's initial value, not a value read.)", line, proc, (int)len, text.buf,
+			(int)len, text.buf);
+	sb_free(&text);
+}
+
+/*
  * A lock some CPU takes orders nothing for a CPU of the chain that does
  * not take it: say so, and why it does not, for each such pair.
  */
@@ -2174,6 +2243,7 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 					"after the critical section of whoever held it before, stores "
 					"included; only the first check, at line %d, runs without the "
 					"lock, and nothing orders what P%d does after it.", branch, proc);
+				skipped_load(p, proc, recheck, out);
 			}
 			sb_addf(out, "\n");
 		}
@@ -2291,12 +2361,16 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 		return;
 	}
 	sb_addf(out, "  The processes could reach it in %ld ways (candidate executions), and the "
-		"model rules out every one (", total);
+		"model rules out every one", total);
+	/* Each way told names its check: the tally only where some are not told. */
+	if (o->ncounterexamples > 1 && o->ncounterexamples == total) {
+		sb_addf(out, ", each told below:\n");
+		return;
+	}
+	sb_addf(out, " (");
 	for (i = 0; i < o->nreasons; i++)
 		sb_addf(out, "%s%ld by '%s'", i ? ", " : "", o->reason_counts[i], o->reasons[i]);
-	if (o->ncounterexamples > 1 && o->ncounterexamples == total)
-		sb_addf(out, "), each told below:\n");
-	else if (o->ncounterexamples > 1)
+	if (o->ncounterexamples > 1)
 		sb_addf(out, "), in %d kinds, each told below:\n", o->ncounterexamples);
 	else
 		sb_addf(out, "), all alike:\n");
@@ -2465,7 +2539,6 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 		sb_addf(out, "  The point: %s.\n", l.point.buf);
 	if (kernel_note(shape))
 		sb_addf(out, "  In the kernel: %s.\n", kernel_note(shape));
-	tell_code(p, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],

@@ -880,6 +880,12 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 	}
 }
 
+/* The name an edit's price goes by: what it adds, or the call it makes. */
+static const char *priced_name(const struct edit *e)
+{
+	return edit_kinds[e->kind].what ? edit_kinds[e->kind].what : e->to;
+}
+
 /*
  * The price of each edit of set not yet in prices, as ", name N": what a
  * fix list's costs are made of, said beside it.
@@ -892,10 +898,8 @@ static void add_prices(const struct edits *all, const int *set, int n, struct st
 	for (i = 0; i < n; i++) {
 		const struct edit *e = &all->items[set[i]];
 
-		if (edit_kinds[e->kind].what)
-			snprintf(entry, sizeof(entry), ", %s ", edit_kinds[e->kind].what);
-		else
-			snprintf(entry, sizeof(entry), ", %s() ", e->to);
+		snprintf(entry, sizeof(entry), ", %s%s ", priced_name(e),
+			 edit_kinds[e->kind].what ? "" : "()");
 		if (!prices->buf || !strstr(prices->buf, entry))
 			sb_addf(prices, "%s%d", entry, edit_kinds[e->kind].cost);
 	}
@@ -1244,6 +1248,96 @@ static int set_cost(const struct litmus *t, const struct edits *all, const int *
 	return cost;
 }
 
+/* The prices of the fences, acquires and releases, as the costs above use them. */
+static void price_list(struct strbuf *out)
+{
+	static const enum edit_kind kinds[] = { ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB,
+						ADD_MB };
+	size_t i;
+
+	sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (");
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[kinds[i]].what,
+			edit_kinds[kinds[i]].cost);
+	sb_addf(out, "; on x86 only smp_mb() costs anything).\n");
+}
+
+/*
+ * A change's cost as its sum, "3: smp_store_release() 1 + smp_rmb() 2",
+ * in the order the change names its edits: readers asked what "cost 3"
+ * was made of.  An edit that repeats one in
+ * an earlier process of the same code is not counted (set_cost()).
+ */
+static void cost_sum(const struct litmus *t, const struct edits *all, const int *set, int n,
+		     struct strbuf *out)
+{
+	const struct edit *sorted[n + 1];
+	int i, terms = 0;
+
+	sb_addf(out, "%d", set_cost(t, all, set, n));
+	for (i = 0; i < n; i++)
+		terms += !has_earlier_twin(t, all, set, n, &all->items[set[i]]);
+	/* One edit's price is the heading's: no sum to show. */
+	if (terms < 2)
+		return;
+	sort_set(all, set, n, sorted);
+	for (i = 0, terms = 0; i < n; i++)
+		if (!has_earlier_twin(t, all, set, n, sorted[i]))
+			sb_addf(out, "%s %s%s %d", terms++ ? " +" : ":", priced_name(sorted[i]),
+				edit_kinds[sorted[i]->kind].what ? "" : "()",
+				edit_kinds[sorted[i]->kind].cost);
+}
+
+/* Whether the sorted set of n edits holds edit index e. */
+static bool in_set(const int *set, int n, int e)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == e)
+			return true;
+	return false;
+}
+
+/*
+ * Whether set differs from the fix before it (both n edits) only in
+ * where fences of one kind stand, in the same processes: DCL's smp_rmb()
+ * after the first check or before the last load is one fix, and readers
+ * asked for it once.  The edits of set that differ go to moved[].
+ */
+static bool moved_fence(const struct edits *all, const int *before, const int *set, int n,
+			int *moved, int *nmoved)
+{
+	int i, j, kind = -1, balance;
+
+	*nmoved = 0;
+	for (i = 0; i < n; i++) {
+		const struct edit *e = &all->items[set[i]], *o = &all->items[before[i]];
+
+		if (!in_set(before, n, set[i])) {
+			if (!is_fence_insertion(e->kind) || (kind >= 0 && (int)e->kind != kind))
+				return false;
+			kind = e->kind;
+			moved[(*nmoved)++] = set[i];
+		}
+		if (!in_set(set, n, before[i]) &&
+		    (!is_fence_insertion(o->kind) || (kind >= 0 && (int)o->kind != kind)))
+			return false;
+	}
+	/* As many fences leave each process as come to it. */
+	for (i = 0; i < *nmoved; i++) {
+		int proc = all->items[moved[i]].proc;
+
+		for (balance = 0, j = 0; j < n; j++) {
+			balance += !in_set(before, n, set[j]) && all->items[set[j]].proc == proc;
+			balance -= !in_set(set, n, before[j]) && all->items[before[j]].proc == proc;
+		}
+		if (balance)
+			return false;
+	}
+	return *nmoved > 0;
+}
+
 /* How many edits of set repeat one in an earlier process of the same code. */
 static int repeats(const struct litmus *t, const struct edits *all, const int *set, int n)
 {
@@ -1384,7 +1478,9 @@ static void tell_stripped(const char *path, const char *text, const struct litmu
 
 	sb_addf(out, "  A fix found by putting smp_mb() before every statement and taking "
 		"away each one the outcome does not need (the search for cheaper ones ran "
-		"out of time):\n  1. (cost %d) ", set_cost(t, fences, set, n));
+		"out of time):\n  1. (cost ");
+	cost_sum(t, fences, set, n, out);
+	sb_addf(out, ") ");
 	describe_set(fences, set, n, out);
 	sb_addf(out, ":\n");
 	if (apply(text, fences, set, n, &edited))
@@ -1407,8 +1503,9 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			  struct strbuf *out)
 {
 	int max_set = c->opts->suggest_edits ? c->opts->suggest_edits : t->nprocs + 2;
-	int cost, k, shown = 0, fixes = 0, cheapest = 0;
-	int *set = xmalloc(max_set * sizeof(*set));
+	int cost, k, shown = 0, entries = 0, fixes = 0, cheapest = 0, last_k = 0, nmoved;
+	int *set = xmalloc(max_set * sizeof(*set)), *last = xmalloc(max_set * sizeof(*last));
+	int *moved = xmalloc(max_set * sizeof(*moved));
 	bool twins = has_twins(t), cheapest_full = true;
 	struct vec found = { 0 };
 	long tried = 0;
@@ -1463,12 +1560,25 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						cheapest_full &= all->items[set[i]].kind == ADD_MB ||
 								 all->items[set[i]].kind == FULLY_ORDER_CALL;
 				}
-				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
+				if (ok && !reachable && fixes > shown && shown < MAX_SHOWN &&
+				    cost != cheapest && k == last_k &&
+				    moved_fence(all, last, set, k, moved, &nmoved)) {
+					/* One fix whose fence may stand in either place: said once. */
+					shown++;
+					sb_addf(&list, "    or the same with ");
+					describe_set(all, moved, nmoved, &list);
+					sb_addf(&list, " instead:\n");
+					quote_set(t, all, moved, nmoved, &edited, &list);
+				} else if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					int repeated = repeats(t, all, set, k);
 
-					sb_addf(&list, "  %d. (cost %d", ++shown, cost);
-					if (shown == 1 && repeated)
-						sb_addf(&list, ": the same %d edits in each of "
+					shown++;
+					sb_addf(&list, "  %d. (cost ", ++entries);
+					cost_sum(t, all, set, k, &list);
+					memcpy(last, set, k * sizeof(*set));
+					last_k = k;
+					if (entries == 1 && repeated)
+						sb_addf(&list, "; the same %d edits in each of "
 							"the processes that share this code",
 							k - repeated);
 					sb_addf(&list, ") ");
@@ -1479,15 +1589,15 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						unified_diff(path, text, &edited, &list);
 					else
 						quote_set(t, all, set, k, &edited, &list);
-					if (shown == 1) {
+					if (entries == 1) {
 						bool usual = tell_why_fix(witness, all, set, k,
 									  twins, &list);
 
 						sb_addf(in_short, "to forbid it, ");
 						describe_once(t, all, set, k, in_short);
-						sb_addf(in_short, "%s (change 1 below, cost %d)",
+						sb_addf(in_short, "%s (change 1 below)",
 							usual ? ", the usual way to publish "
-							"data" : "", cost);
+							"data" : "");
 					}
 					add_prices(all, set, k, &prices);
 				}
@@ -1495,8 +1605,11 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 			} while (next_set(set, k, all->n));
 		}
 	}
+	/* The prices where the first cost is read: readers met "cost 2" with no unit. */
 	if (shown)
-		sb_addf(out, "  Changes that forbid it, cheapest first:\n%s", list.buf);
+		sb_addf(out, "  Changes that forbid it, cheapest first (cost: each edit's rough "
+			"relative price on arm64 and PowerPC, %s; on x86 only smp_mb() costs "
+			"anything):\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -1535,11 +1648,6 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (!fixes)
 		sb_addf(in_short, stop ? "no change that forbids it was found in the time given "
 			"(below)" : "no set of up to %d edits forbids it (below)", max_set);
-	/* Said last, where a reader who wants the prices' basis looks for it. */
-	if (shown)
-		sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (%s; on x86 "
-			"only smp_mb() costs anything), added up over a change's edits.\n",
-			prices.buf + 2);
 	sb_free(&prices);
 	if (fixes)
 		sb_addf(out, "Suggestion: fixed %d\n", fixes);
@@ -1551,6 +1659,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		free(found.items[k]);
 	vec_free(&found);
 	free(set);
+	free(last);
+	free(moved);
 }
 
 /*
@@ -1913,7 +2023,7 @@ enum { MAX_CHEAPER = 4 };
 
 struct cheaper {
 	struct strbuf statement;	/* the needed one, quoted; empty if not needed */
-	int n, against;			/* replacements found, cheapest first; its cost */
+	int n;				/* replacements found, cheapest first */
 	int cost[MAX_CHEAPER];
 	struct strbuf what[MAX_CHEAPER];	/* "smp_rmb()", "smp_load_acquire() at line 35" */
 	bool removable;			/* removing it lets the outcome happen */
@@ -1921,11 +2031,11 @@ struct cheaper {
 	struct strbuf short_of;		/* "smp_rmb()\nsmp_wmb()\n": what cannot replace it */
 };
 
-static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Each replacement found, in order of cost: readers asked for all of them, not the cheapest. */
-static void offer_cheaper(struct cheaper *c, int cost, int against, const char *fmt, ...)
+static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
 {
 	va_list ap;
 	int i;
@@ -1938,7 +2048,6 @@ static void offer_cheaper(struct cheaper *c, int cost, int against, const char *
 	}
 	c->cost[i] = cost;
 	c->what[i] = (struct strbuf){ 0 };
-	c->against = against;
 	c->n++;
 	va_start(ap, fmt);
 	sb_vaddf(&c->what[i], fmt, ap);
@@ -1956,9 +2065,9 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 
 	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
-		sb_addf(weaker, "%s (cost %d) could become ", c->statement.buf, c->against);
+		sb_addf(weaker, "%s could become the cheaper ", c->statement.buf);
 		for (i = 0; i < c->n; i++)
-			sb_addf(weaker, "%s%s (cost %d)", i ? " or " : "", c->what[i].buf, c->cost[i]);
+			sb_addf(weaker, "%s%s", i ? " or " : "", c->what[i].buf);
 		sb_addf(weaker, ": enough for these accesses, though other code around it may "
 			"need more\n");
 	} else if (c->statement.buf) {
@@ -1980,7 +2089,7 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	for (i = 0; i < c->n; i++)
 		sb_free(&c->what[i]);
 	sb_free(&c->short_of);
-	c->n = c->against = 0;
+	c->n = 0;
 	c->removable = false;
 }
 
@@ -2006,7 +2115,7 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (cheaper && dearer)
 			sb_addf(out, ", cost %d against %d", cheaper, dearer);
-		offer_cheaper(cheapest, cheaper, dearer, "%s()", e->to);
+		offer_cheaper(cheapest, cheaper, "%s()", e->to);
 		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
 			sb_addf(out, " (for these accesses)");
 		sb_addf(out, "\n");
@@ -2134,7 +2243,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			"these accesses)\n", e->proc, e->line, code_at(orig, e->line), load->line,
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 	if (ok && !reachable)
-		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost, price,
+		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost,
 			      "smp_load_acquire() at line %d", load->line);
 }
 
@@ -2383,6 +2492,13 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 				"it.  rcu_read_lock() orders nothing here: it keeps the object alive while "
 				"the updater waits for a grace period (synchronize_rcu(), kfree_rcu()) "
 				"before freeing it.\n");
+		else if (reachable[i] && !strcmp(e->from, "rcu_assign_pointer"))
+			/* What readers asked: may smp_store_release() stand in for it? */
+			sb_addf(&tried, ": the outcome becomes possible, so this ordering is "
+				"needed.  rcu_assign_pointer() is a release store (the kernel "
+				"defines it with smp_store_release(), but stores a constant NULL "
+				"with WRITE_ONCE(): nothing to publish then): keep it for an "
+				"RCU-protected pointer, as sparse checks it.\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
@@ -2418,9 +2534,13 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (chains.buf)
 		sb_addf(out, "  It %srelies on %s.", needed.buf ? "also " : "", chains.buf);
 	sb_addf(out, "\n");
-	sb_addf(out, "  Each ordering of the test, removed or weakened in turn (what holds for "
-		"these accesses only: other code around an ordering may still need it):\n%s%s",
+	sb_addf(out, "  Each ordering of the test, removed or weakened in turn, the rest of the "
+		"test as it is (what holds for these accesses only: other code around an "
+		"ordering may still need it):\n%s%s",
 		tried.buf, swaps.buf ? swaps.buf : "");
+	/* The costs quoted above, said where a reader who wants their basis looks. */
+	if (strstr(tried.buf, "cost ") || (swaps.buf && strstr(swaps.buf, "cost ")))
+		price_list(out);
 	if (advice.buf || weaker.buf) {
 		if (advice.buf)
 			join_items(advice.buf, &keep);

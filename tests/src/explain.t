@@ -188,7 +188,17 @@ for lkmm in $LKMM_BINARIES; do
 	# A load that missed a store is told in time as the store arriving later.
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/SB+fencembonceonces.litmus" > "$work/sb-time" 2>&1
-	if grep -q "^  In time: P0 line 18 (x=1) -> P0 waits at its fence (step 1) until x=1 has reached every CPU -> P0 line 20 (y=0) -> P1 line 27 (y=1), which reaches P0's CPU only after line 20 read the older value (step 2) -> P1 waits at its fence (step 3) until y=1 has reached every CPU -> P1 line 29 reads x, where x=1 already is: it cannot read x=0\.$" "$work/sb-time"; then
+	if sed -n '/^  In time:$/,/^  Why/p' "$work/sb-time" | diff - <(cat <<-'EOF'
+	  In time:
+	    1. P0 line 18 writes x=1.
+	    2. P0 waits at its fence (step 1) until x=1 has reached every CPU.
+	    3. P0 line 20 reads y=0.
+	    4. P1 line 27 writes y=1, which reaches P0's CPU only after line 20 read the older value (step 2).
+	    5. P1 waits at its fence (step 3) until y=1 has reached every CPU.
+	    6. P1 line 29 reads x, where x=1 already is: it cannot read x=0.
+	  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 1 (mb) and 3 (mb) forbid it, as "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.
+	EOF
+	) > /dev/null; then
 		ok "$tag: a missed store in a timeline reaches the load's CPU later"
 	else
 		not_ok "$tag: a missed store in a timeline reaches the load's CPU later"
@@ -199,7 +209,7 @@ for lkmm in $LKMM_BINARIES; do
 	if sed -n '/^  Way 1 of 2/,/^  Way 2 of 2/p' "$work/isa2" |
 		grep -q '^    P1 line 24 `spin_lock(mylock);` takes the lock P0 line 17 `spin_unlock(mylock);` released\.$' &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" |
-		grep -q '^  The same loads as Way 1, but with P1.s critical section first (P0 line 14 `spin_lock(mylock);` takes the lock P1 line 27 `spin_unlock(mylock);` released): then P1 line 25 (reads y=1) would run before P0 line 16 (writes y=1), the store it reads, which the model.s .happens-before. check forbids\.$'; then
+		grep -q '^  The same loads as Way 1, but with P1.s critical section first (P0 line 14 `spin_lock(mylock);` takes the lock P1 line 27 `spin_unlock(mylock);` released): then P1 line 25 (reads y=1) would run before P0 line 16 (writes y=1), the store it reads, which the model.s .happens-before. check (no event happens before itself) forbids\.$'; then
 		ok "$tag: two ways with the same loads are told apart by their lock hand-offs"
 	else
 		not_ok "$tag: two ways with the same loads are told apart by their lock hand-offs"
@@ -207,23 +217,22 @@ for lkmm in $LKMM_BINARIES; do
 	fi
 	z6=$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
-	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one (1 by 'propagation', 1 by 'happens-before'), each told below:$" "$work/z6" &&
+	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one, each told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
-	   grep "^  Why the lock hand-off is not enough here: " "$work/z6" > "$work/z6-why" &&
-	   diff - "$work/z6-why" <<-'EOF' &&
-	  Why the lock hand-off is not enough here: it makes x=1 reach each CPU before z=1 does, so a CPU that reads z=1 has x=1 too; P2 does not read z=1, it overwrites it (step 3, co), so nothing z=1 carried is sure to have reached P2.  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it, as the line "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.  That is what smp_mb__after_spinlock() is for: with it, a CPU that does not take the lock sees the critical sections in order.
-	EOF
+	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (no store reaches a CPU later than a strong fence lets it) forbids\.$" "$work/z6" &&
+	   ! grep -q "^  Why " "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
-		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check forbids\.$"; then
+		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check (no event happens before itself) forbids\.$"; then
 		ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
 	else
 		not_ok "$tag: a forbidden outcome: every way it dies, and why propagation and not happens-before"
 		diag < "$work/z6"
 	fi
-	expect "$tag: each process's statements, numbered as the steps name them" 0 \
-		'^    P2: 37 `WRITE_ONCE\(\*z, 2\);` 38 `smp_mb\(\);` 39 `r1 = READ_ONCE\(\*x\);`$' cat "$work/z6"
+	# Readers have the test beside them: no listing of its code.
+	expect "$tag: the test's code is not listed again" 1 \
+		'^$' bash -c "grep -E '^    P[0-9]+: [0-9]+ \`' '$work/z6'"
 	expect "$tag: a strong fence after a load waits for the store it read, in the timeline" 0 \
-		"^  In time: x=1 reaches P1.s CPU \(step 1\) -> P1 waits at its fence \(step 2\) until x=1 has reached every CPU -> P1 line 27 \(y=0\) -> P2 line 32 \(y=1\), which reaches P1.s CPU only after line 27 read the older value \(step 3\) -> P3 line 40 reads y=1 \(step 4\) -> P3 waits at its fence \(step 5\) until y=1 has reached every CPU -> P3 line 42 reads x, where x=1 already is: it cannot read x=0\.$" \
+		"^    6\. P3 waits at its fence \(step 5\) until y=1 has reached every CPU\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
 	# The crux in one sentence, right after the answer: what readers found
 	# deep in the why and asked to read first.
@@ -234,7 +243,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; a release and an acquire alone would not carry x=1 on to P2 \(after an acquire, a store that is not a release passes nothing on\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: P2 overwrites z=1 instead of reading it, so the lock hand-off orders nothing for P2: only strong fences on both sides forbid it\.$' \
+		'^  The point: the lock hand-off carries x=1 only as far as P1: P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the strong fences on P1 and on P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
@@ -247,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock keeps them before itself, but not one before the other for a CPU that does not take the lock\)\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock keeps them before itself, but not one before the other for a CPU that does not take the lock\)\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  \(Here line 43 does not run at all: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.\)$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
-		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
+		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  ' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
@@ -278,17 +287,20 @@ for lkmm in $LKMM_BINARIES; do
 
 	# A load that missed a store is a step in time through the release
 	# after that store, and the why says which.
-	expect "$tag: happens-before's why names the release that makes the missed store count" 0 \
-		"^  Why it cannot happen: P1 line 29 could read x=0 only if x=1 had not yet reached P1.s CPU \(step 4, fr\), but step 1.s release sends P0 line 18 \(writes x=1\) ahead of P0 line 19 \(writes p=&x\): a CPU that has learned of line 19 has x=1 too\.$" \
+	# The timeline tells it; the crux is "The point", not a paragraph after it.
+	expect "$tag: happens-before's crux names the release that makes the missed store count" 0 \
+		"^  The point: the release at P0 line 19 makes x=1 reach every CPU before p=&x does, and P1 loads x only after it has read p=&x\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
+	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
+		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  Why it cannot happen: P2 line 37 could read x=0 only if x=1 had not yet reached P2.s CPU \(step 4, fr\), but step 1 hands a lock on from P0 to P1\.  A lock.s hand-off guarantees that every store before the unlock \(P0 line 17\), x=1 too, reaches every CPU before any store P1 makes after taking the lock \(P1 line 24\) does, such as P1 line 26 \(z=1\); a release and an acquire alone would not \(LOCKING in explanation\.txt\)\.$" \
+		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; a release and an acquire alone would not carry x=1 on to P2 " \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/short" 2>&1
 	if grep -A2 '^Explanation:$' "$work/short" | tail -1 |
-	   grep -qx '  In short: to forbid it, smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below, cost 2)\.'; then
+	   grep -qx '  In short: to forbid it, smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below)\.'; then
 		ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
 	else
 		not_ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
@@ -311,9 +323,19 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/z6" 2>&1
 	if grep -q '^  Step by step:$' "$work/z6" &&
-	   grep -B1 "^  Why the lock hand-off" "$work/z6" | grep -q "^  In time: x=1 reaches P1's CPU (step 1) -> P1 waits at its fence (step 2) until x=1 has reached every CPU -> P1 line 29 (z=1) -> P2 line 37 (z=2) overwrites it (step 3) -> P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too, which is after P1 wrote z=1 (z=2 comes after it in z's order, so it cannot reach P1 first), so after x=1 had reached every CPU -> P2 line 39 reads x, where x=1 already is: it cannot read x=0\.$" &&
+	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/z6" | diff - <(cat <<-'EOF'
+	  In time:
+	    1. x=1 reaches P1's CPU (step 1).
+	    2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
+	    3. P1 line 29 writes z=1.
+	    4. P2 line 37 writes z=2 over z=1 (step 3).
+	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
+	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached every CPU (see 2).
+	    7. P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+	  Way 2 of 2:
+	EOF
+	) > /dev/null &&
 	   ! grep -q 'each event must come' "$work/z6" &&
-	   grep -q '^  Why the lock hand-off is not enough here: .*  Only the strong fences of steps 2 (after-spinlock) and 4 (mb) forbid it' "$work/z6" &&
 	   "$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+fencembonceonces.litmus" |
 		grep -q "^  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, "; then
 		ok "$tag: a 'propagation' chain's steps are not called an order in time; its argument as a timeline first"
@@ -328,7 +350,14 @@ for lkmm in $LKMM_BINARIES; do
 	   grep -A1 '^  Chain: ' "$work/isa2" | sed -n 2p | grep -q '^  (Left to right, ' &&
 	   [ "$(sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -c '^  Chain: ')" = 0 ] &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
-	   grep -q "^  In time: x=1 reaches each CPU before P1 line 26 (z=1) does (step 1) -> P2 line 35 reads z=1 (step 2) -> P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0\.$" "$work/isa2"; then
+	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/isa2" | diff - <(cat <<-'EOF'
+	  In time:
+	    1. x=1 reaches each CPU before P1 line 26 (z=1) does (step 1).
+	    2. P2 line 35 reads z=1 (step 2).
+	    3. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
+	  Way 2 of 2:
+	EOF
+	) > /dev/null; then
 		ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"
 	else
 		not_ok "$tag: a way with Way 1's loads is one sentence, no chain or steps again; how to read a chain, once, under the first"
@@ -402,7 +431,7 @@ for lkmm in $LKMM_BINARIES; do
 		'rcu_assign_pointer\(\) weakened to WRITE_ONCE\(\): the outcome becomes possible' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: --suggest orders a relaxed RMW by its fully ordered form" 0 \
-		'^  [0-9]\. \(cost 6\) atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P0 line 19, atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P1 line 29:$' \
+		'^  [0-9]\. \(cost 6: atomic_add_return\(\) 3 \+ atomic_add_return\(\) 3\) atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P0 line 19, atomic_add_return_relaxed\(\) made atomic_add_return\(\) at P1 line 29:$' \
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$top/tests/src/corpus/rmw-tags/litmus/SB+relaxedaddreturn.litmus"
 	expect "$tag: for a Never test, --suggest says which orderings it needs" 0 \
