@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 47) ))
+plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 48) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
