@@ -2409,8 +2409,8 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		sb_addf(out, ".\n");
 		return;
 	}
-	sb_addf(out, ": still forbidden (cost %d, where the lock costs an atomic RMW on each "
-		"CPU).  Keep the lock where the critical sections must also exclude each "
+	sb_addf(out, ": still forbidden (cost %d on the price list below; the lock costs an "
+		"atomic RMW on each CPU instead).  Keep the lock where the critical sections must also exclude each "
 		"other.\n", edit_kinds[ADD_RELEASE].cost +
 		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
 }
@@ -2523,8 +2523,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	}
 	advise(&cheapest, &advice, &weaker);
 	if (needed.buf) {
-		sb_addf(out, "  The outcome is forbidden; of its fences, acquires, releases and "
-			"ordered RMWs, it relies on ");
+		sb_addf(out, "  The outcome is forbidden.  It depends on these of the test's fences, "
+			"acquires, releases and ordered RMWs: ");
 		join_items(needed.buf, out);
 		sb_addf(out, ".");
 	} else {
