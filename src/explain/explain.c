@@ -48,7 +48,8 @@ static const struct {
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
 	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
 	  "waits until every store its CPU has seen has reached every CPU",
-	  "no store reaches a CPU later than a strong fence lets it" },
+	  "what a CPU has seen before a full barrier reaches every CPU before anything after "
+	  "that barrier does" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it", "a grace period waits for the readers that started before it" },
 	{ "plain-coherence", "plain accesses would be seen out of order", NULL },
@@ -163,7 +164,7 @@ static const struct {
 	const char *name;
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing)", "data published behind a flag or a pointer: "
+	{ "po rf po fr", "MP (message passing: data published behind a flag)", "data published behind a flag or a pointer: "
 	  "smp_store_release() and smp_load_acquire(), or rcu_assign_pointer() and "
 	  "rcu_dereference()" },
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
@@ -742,7 +743,7 @@ static void legend_sections(const struct legend *l, struct strbuf *out)
 	const char *gloss;
 	int i, j, groups = 0;
 
-	sb_addf(out, "  Where the words in brackets are explained "
+	sb_addf(out, "  Where the model's words used here are explained "
 		"(tools/memory-model/Documentation/explanation.txt): ");
 	for (i = 0; i < l->n; i++) {
 		const char *section = section_of(l->words[i], &gloss);
@@ -1232,7 +1233,10 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	if (k >= 0 && k < i - 1) {
 		sb_addf(out, ", which was after ");
 		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU (see %d)", tl->fence_wait);
+		sb_addf(out, " had reached every CPU (see %d): so when P%d's wait ends, ",
+			tl->fence_wait, s->events[ev[i]].proc);
+		access_value(p, &s->events[ev[0]], out);
+		sb_addf(out, " has reached every CPU");
 	}
 }
 
@@ -1263,6 +1267,7 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 		}
 		next_moment(tl, out);
 		tl->at[i + 1] = tl->moment;
+		sb_addf(out, "After the fence, ");
 		timeline_event(p, s, ev[i + 1], last, out);
 		return;
 	}
@@ -1556,11 +1561,11 @@ static void why_check(const struct program *p, const struct snapshot *s,
 				by->proc);
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " instead of reading it, so nothing reaches P%d that "
-				"way; the strong fence%s", by->proc, fences > 1 ? "s" : "");
+				"way; the full barrier%s", by->proc, fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
-					sb_addf(&l->point, "%s P%d", told++ ? " and on" : " on",
+					sb_addf(&l->point, "%s P%d", told++ ? " and" : " on",
 						s->events[ev[i]].proc);
 			sb_addf(&l->point, "%s", fences > 1 ? ", on both sides of that overwrite, "
 				"forbid it" : " forbids it");
@@ -2356,15 +2361,15 @@ static void rejections(const struct outcomes *o, struct strbuf *out)
 	for (i = 0; i < o->nreasons; i++)
 		total += o->reason_counts[i];
 	if (total == 1) {
-		sb_addf(out, "  The processes could reach it in one way (a candidate execution), "
-			"and the model's '%s' check rules that out.\n", o->reasons[0]);
+		sb_addf(out, "  The code can give these values in only one way (a candidate "
+			"execution), and the model's '%s' check rules it out:\n", o->reasons[0]);
 		return;
 	}
-	sb_addf(out, "  The processes could reach it in %ld ways (candidate executions), and the "
-		"model rules out every one", total);
+	sb_addf(out, "  The code can give these values in %ld ways (candidate executions), and "
+		"the model rules out each one", total);
 	/* Each way told names its check: the tally only where some are not told. */
 	if (o->ncounterexamples > 1 && o->ncounterexamples == total) {
-		sb_addf(out, ", each told below:\n");
+		sb_addf(out, ", as told below:\n");
 		return;
 	}
 	sb_addf(out, " (");

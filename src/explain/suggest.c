@@ -1945,9 +1945,9 @@ struct findings {
  * explanation's chains: on one of them it stands between two accesses
  * of the kind the weaker fence keeps in order, and the rest of that
  * chain holds by the test's other needed orderings on it and its kept
- * links.  Whether a chain shows it.
+ * links, where a chain shows it.
  */
-static bool tell_safe(const struct findings *f, const struct edit *e, int w, struct strbuf *out)
+static void tell_safe(const struct findings *f, const struct edit *e, int w, struct strbuf *out)
 {
 	int k, i, a, b, x, y;
 
@@ -1961,7 +1961,7 @@ static bool tell_safe(const struct findings *f, const struct edit *e, int w, str
 		if (a < 0 || b < 0 || s->events[a].line == e->line || s->events[a].kind != weaker[w].pair ||
 		    s->events[b].kind != weaker[w].pair)
 			continue;
-		sb_addf(out, " (for these accesses: on the explanation's chain it stands between %s, "
+		sb_addf(out, " (on the explanation's chain it stands between %s, "
 			"P%d line %d `%s` and line %d `%s`, which %s() keeps in order", weaker[w].pair_name,
 			e->proc, s->events[a].line, code_at(f->orig, s->events[a].line),
 			s->events[b].line, code_at(f->orig, s->events[b].line), e->to);
@@ -1984,9 +1984,8 @@ static bool tell_safe(const struct findings *f, const struct edit *e, int w, str
 		}
 		sb_addf(out, ")");
 		sb_free(&rest);
-		return true;
+		return;
 	}
-	return false;
 }
 
 /*
@@ -2116,8 +2115,8 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		if (cheaper && dearer)
 			sb_addf(out, ", cost %d against %d", cheaper, dearer);
 		offer_cheaper(cheapest, cheaper, "%s()", e->to);
-		if (w < 0 || !weaker[w].pair_name || !tell_safe(f, e, w, out))
-			sb_addf(out, " (for these accesses)");
+		if (w >= 0 && weaker[w].pair_name)
+			tell_safe(f, e, w, out);
 		sb_addf(out, "\n");
 	}
 }
@@ -2239,8 +2238,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	free_lines(&edited);
 	if (ok && !reachable)
 		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
-			"still forbidden, so that is enough, and cheaper (cost %d against %d; for "
-			"these accesses)\n", e->proc, e->line, code_at(orig, e->line), load->line,
+			"still forbidden, so that is enough, and cheaper (cost %d against %d)\n", e->proc, e->line, code_at(orig, e->line), load->line,
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 	if (ok && !reachable)
 		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost,
@@ -2523,10 +2521,10 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	}
 	advise(&cheapest, &advice, &weaker);
 	if (needed.buf) {
-		sb_addf(out, "  The outcome is forbidden.  It depends on these of the test's fences, "
-			"acquires, releases and ordered RMWs: ");
+		sb_addf(out, "  The outcome is forbidden.  It relies on ");
 		join_items(needed.buf, out);
-		sb_addf(out, ".");
+		sb_addf(out, " (of the test's fences, acquires, releases and ordered RMWs, those it "
+			"cannot do without).");
 	} else {
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
 			"alone (each can go while the others stay).");

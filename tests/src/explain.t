@@ -48,7 +48,7 @@ explained() {
 	if [ -n "$glossary" ]; then
 		listed=$(sed -n '/^  Words used/,$s/^    \([^ :]*\)[:. ].*/\1/p' "$out" | sort -u)
 	else
-		listed=$(sed -n 's/^  Where the words in brackets are explained ([^)]*): \(.*\)\.  (--glossary defines each here\.)$/\1/p' "$out" |
+		listed=$(sed -n 's/^  Where the model.s words used here are explained ([^)]*): \(.*\)\.  (--glossary defines each here\.)$/\1/p' "$out" |
 			 sed 's/; /\n/g' | sed 's/: .*//; s/, /\n/g' | sort -u)
 	fi
 	[ "$used" = "$listed" ] ||
@@ -147,7 +147,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/mp"
 	fi
 	expect "$tag: the first line: the verdict, the test's Result: comment, the shape" 0 \
-		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing\)\.$' \
+		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing: data published behind a flag\)\.$' \
 		cat "$work/mp"
 	expect "$tag: the chain in one line, each link labelled" 0 \
 		'^  Chain: P0:Wbuf=1 ->release Wflag=1 ->rf P1:Rflag=1 ->acquire Rbuf=0 ->fr P0:Wbuf=1$' \
@@ -192,10 +192,10 @@ for lkmm in $LKMM_BINARIES; do
 	  In time:
 	    1. P0 line 18 writes x=1.
 	    2. P0 waits at its fence (step 1) until x=1 has reached every CPU.
-	    3. P0 line 20 reads y=0.
+	    3. After the fence, P0 line 20 reads y=0.
 	    4. P1 line 27 writes y=1, which reaches P0's CPU only after line 20 read the older value (step 2).
 	    5. P1 waits at its fence (step 3) until y=1 has reached every CPU.
-	    6. P1 line 29 reads x, where x=1 already is: it cannot read x=0.
+	    6. After the fence, P1 line 29 reads x, where x=1 already is: it cannot read x=0.
 	  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 1 (mb) and 3 (mb) forbid it, as "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.
 	EOF
 	) > /dev/null; then
@@ -217,9 +217,9 @@ for lkmm in $LKMM_BINARIES; do
 	fi
 	z6=$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
-	if grep -q "^  The processes could reach it in 2 ways (candidate executions), and the model rules out every one, each told below:$" "$work/z6" &&
+	if grep -q "^  The code can give these values in 2 ways (candidate executions), and the model rules out each one, as told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
-	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (no store reaches a CPU later than a strong fence lets it) forbids\.$" "$work/z6" &&
+	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (what a CPU has seen before a full barrier reaches every CPU before anything after that barrier does) forbids\.$" "$work/z6" &&
 	   ! grep -q "^  Why " "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check (no event happens before itself) forbids\.$"; then
@@ -243,7 +243,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; a release and an acquire alone would not carry x=1 on to P2 \(after an acquire, a store that is not a release passes nothing on\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off carries x=1 only as far as P1: P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the strong fences on P1 and on P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off carries x=1 only as far as P1: P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
@@ -253,7 +253,7 @@ for lkmm in $LKMM_BINARIES; do
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
-		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing\)\.$' \
+		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
 		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock keeps them before itself, but not one before the other for a CPU that does not take the lock\)\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  \(Here line 43 does not run at all: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.\)$' \
@@ -273,8 +273,8 @@ for lkmm in $LKMM_BINARIES; do
 	sed -i 's/ as happens-before$/ as causality/' "$work/edited/linux-kernel.cat"
 	"$lkmm" check -I "$work/edited" --explain "$mp" > "$work/edited.out" 2>&1
 	"$lkmm" check -I "$work/edited" --glossary "$mp" > "$work/edited.words" 2>&1
-	if grep -q "^  The processes could reach it in one way .* the model's 'causality' check rules that out\.$" "$work/edited.out" &&
-	   grep -q '^  Where the words in brackets are explained .*; causality\.  (--glossary defines each here\.)$' "$work/edited.out" &&
+	if grep -q "^  The code can give these values in only one way .* the model's 'causality' check rules it out:$" "$work/edited.out" &&
+	   grep -q '^  Where the model.s words used here are explained .*; causality\.  (--glossary defines each here\.)$' "$work/edited.out" &&
 	   grep -qx '    causality\.' "$work/edited.words" && ! grep -q "^  Why " "$work/edited.out"; then
 		ok "$tag: an edited model's check is in the legend without a gloss"
 	else
@@ -327,11 +327,11 @@ for lkmm in $LKMM_BINARIES; do
 	  In time:
 	    1. x=1 reaches P1's CPU (step 1).
 	    2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
-	    3. P1 line 29 writes z=1.
+	    3. After the fence, P1 line 29 writes z=1.
 	    4. P2 line 37 writes z=2 over z=1 (step 3).
 	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached every CPU (see 2).
-	    7. P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached every CPU (see 2): so when P2's wait ends, x=1 has reached every CPU.
+	    7. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
 	) > /dev/null &&
