@@ -1381,10 +1381,11 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 	sb_addf(point, " does, and P%d %s ", load->proc,
 		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
 	access_value(p, passed, point);
-	sb_addf(point, "; a release and an acquire alone would not carry ");
+	sb_addf(point, "; with a release and an acquire in place of the lock, ");
+	chain_event(p, s, c->ev[handed], point);
+	sb_addf(point, " would have to be a release too, to carry ");
 	access_value(p, sent, point);
-	sb_addf(point, " on to P%d (after an acquire, a store that is not a release passes "
-		"nothing on)", load->proc);
+	sb_addf(point, " on to P%d", load->proc);
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1555,10 +1556,13 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 * it.  Where the timeline told the rest, the answer is the crux.
 		 */
 		if (passed && timeline && !l->point.len) {
-			sb_addf(&l->point, "%s carries ", passed->what);
+			sb_addf(&l->point, "%s makes ", passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " only as far as P%d: P%d overwrites ", over->proc,
-				by->proc);
+			sb_addf(&l->point, " reach a CPU that reads ");
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, " before ");
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, " does, but P%d overwrites ", by->proc);
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " instead of reading it, so nothing reaches P%d that "
 				"way; the full barrier%s", by->proc, fences > 1 ? "s" : "");
@@ -2227,16 +2231,17 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			} else {
 				sb_addf(out, "  P%d never takes %s", proc, p->loc_names[lk->loc]);
 			}
-			sb_addf(out, ".  A lock orders a critical section against the next one "
-				"to take it, not for a CPU that skips it: ");
-			name_statement(p, lk, out);
-			sb_addf(out, " orders nothing P%d does here", proc);
-			if (chain_stores(s, cycle, len, lk->proc))
-				sb_addf(out, ", and P%d may see the stores P%d makes under it in "
-					"either order (the unlock keeps them before itself, but not one "
-					"before the other for a CPU that does not take the lock)", proc,
-					lk->proc);
 			sb_addf(out, ".");
+			/* The crux first, as readers asked: the stores seen out of order. */
+			if (chain_stores(s, cycle, len, lk->proc))
+				sb_addf(out, "  So P%d may see the stores P%d makes under the lock in "
+					"either order: the unlock keeps them inside the critical section, "
+					"not in order for a CPU that does not take the lock.", proc,
+					lk->proc);
+			sb_addf(out, "  A lock orders a critical section only against the next one "
+				"to take it: ");
+			name_statement(p, lk, out);
+			sb_addf(out, " orders nothing P%d does here.", proc);
 			if (branch && !point->len)
 				sb_addf(point, "P%d's first check, at line %d, runs without %s, so the "
 					"lock orders nothing for what P%d does after it", proc, branch,

@@ -861,6 +861,16 @@ static void sort_set(const struct edits *all, const int *set, int n, const struc
 }
 
 /* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
+/* " at P0 line 21", " before P1 line 24", " after P0 line 21": where an edit goes. */
+static void edit_place(const struct edit *e, struct strbuf *out)
+{
+	if (e->after)
+		sb_addf(out, " after P%d line %d", e->proc, e->after);
+	else
+		sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
+			e->proc, e->line);
+}
+
 static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
 {
 	const struct edit *sorted[n + 1];
@@ -868,15 +878,9 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 
 	sort_set(all, set, n, sorted);
 	for (i = 0; i < n; i++) {
-		const struct edit *e = sorted[i];
-
 		sb_addf(out, "%s", i ? ", " : "");
-		edit_what(e, out);
-		if (e->after)
-			sb_addf(out, " after P%d line %d", e->proc, e->after);
-		else
-			sb_addf(out, " %s P%d line %d", is_fence_insertion(e->kind) ? "before" : "at",
-				e->proc, e->line);
+		edit_what(sorted[i], out);
+		edit_place(sorted[i], out);
 	}
 }
 
@@ -1213,28 +1217,30 @@ static bool has_earlier_twin(const struct litmus *t, const struct edits *all, co
 
 /*
  * describe_set() with an edit made alike in processes that are the same
- * code said once, at its first process: "... at P0 line 27 (and the same
- * in P1)".
+ * code said once, with each line it goes to: "smp_store_release() at P0
+ * line 27 and P1 line 46" (readers of "(and the same in P1)" looked for
+ * P1's edit in P0).
  */
 static void describe_once(const struct litmus *t, const struct edits *all, const int *set, int n,
 			  struct strbuf *out)
 {
-	int once[n + 1], alike[n + 1], nonce = 0, nalike = 0, i;
+	const struct edit *sorted[n + 1];
+	int i, q, told = 0;
 
+	sort_set(all, set, n, sorted);
 	for (i = 0; i < n; i++) {
-		const struct edit *e = &all->items[set[i]];
+		const struct edit *e = sorted[i];
 
-		if (!has_earlier_twin(t, all, set, n, e))
-			once[nonce++] = set[i];
-		else if (!nalike || alike[nalike - 1] != e->proc)
-			alike[nalike++] = e->proc;
+		if (has_earlier_twin(t, all, set, n, e))
+			continue;
+		sb_addf(out, "%s", told++ ? ", " : "");
+		edit_what(e, out);
+		edit_place(e, out);
+		for (q = e->proc + 1; q < t->nprocs; q++)
+			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
+				sb_addf(out, " and P%d line %d", q, (e->after ? e->after : e->line) +
+					t->procs[q].pos.line - t->procs[e->proc].pos.line);
 	}
-	describe_set(all, once, nonce, out);
-	for (i = 0; i < nalike; i++)
-		sb_addf(out, "%sP%d", !i ? " (and the same in " : i == nalike - 1 ? " and " : ", ",
-			alike[i]);
-	if (nalike)
-		sb_addf(out, ")");
 }
 
 /* What the edits of set cost: the sum of their prices, twins' edits counted once. */
@@ -1259,7 +1265,8 @@ static void price_list(struct strbuf *out)
 	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[kinds[i]].what,
 			edit_kinds[kinds[i]].cost);
-	sb_addf(out, "; on x86 only smp_mb() costs anything).\n");
+	sb_addf(out, "; on x86 only smp_mb() costs anything: x86 keeps every order but a store "
+		"before a later load).\n");
 }
 
 /*
@@ -1609,7 +1616,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	if (shown)
 		sb_addf(out, "  Changes that forbid it, cheapest first (cost: each edit's rough "
 			"relative price on arm64 and PowerPC, %s; on x86 only smp_mb() costs "
-			"anything):\n%s", prices.buf + 2, list.buf);
+			"anything: x86 keeps every order but a store before a later load):\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -2452,8 +2459,6 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
-		sb_addf(&chains, ": %s of the explanation's chain%s",
-			nlinks > 1 ? "steps" : "a step", o->ncounterexamples > 1 ? "s" : "");
 		tell_dependency(links, nlinks, &chains);
 	}
 	if (!all->n) {
@@ -2521,10 +2526,10 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	}
 	advise(&cheapest, &advice, &weaker);
 	if (needed.buf) {
-		sb_addf(out, "  The outcome is forbidden.  It relies on ");
+		sb_addf(out, "  The outcome is forbidden.  It needs ");
 		join_items(needed.buf, out);
-		sb_addf(out, " (of the test's fences, acquires, releases and ordered RMWs, those it "
-			"cannot do without).");
+		sb_addf(out, " (removing %s lets it happen, below).",
+			count_items(needed.buf) > 1 ? "any one" : "it");
 	} else {
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
 			"alone (each can go while the others stay).");

@@ -240,10 +240,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; a release and an acquire alone would not carry x=1 on to P2 \(after an acquire, a store that is not a release passes nothing on\)\.$' \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off carries x=1 only as far as P1: P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off makes x=1 reach a CPU that reads z=1 before z=1 does, but P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
@@ -256,7 +256,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  A lock orders a critical section against the next one to take it, not for a CPU that skips it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here, and P1 may see the stores P0 makes under it in either order \(the unlock keeps them before itself, but not one before the other for a CPU that does not take the lock\)\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  \(Here line 43 does not run at all: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.\)$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders a critical section only against the next one to take it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  \(Here line 43 does not run at all: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.\)$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
 		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  ' \
@@ -294,7 +294,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; a release and an acquire alone would not carry x=1 on to P2 " \
+		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \

@@ -63,7 +63,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes, where the first cost is read" 0 \
-		'^  Changes that forbid it, cheapest first \(cost: each edit.s rough relative price on arm64 and PowerPC, smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything\):$' \
+		'^  Changes that forbid it, cheapest first \(cost: each edit.s rough relative price on arm64 and PowerPC, smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\):$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough, and what makes it safe" 0 \
@@ -139,14 +139,14 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden\.  It relies on P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(of the test.s fences, acquires, releases and ordered RMWs, those it cannot do without\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
+		'^  The outcome is forbidden\.  It needs P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(removing any one lets it happen, below\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden\.  It relies on P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(of the test.s fences, acquires, releases and ordered RMWs, those it cannot do without\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`: a step of the explanation.s chain; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
+		'^  The outcome is forbidden\.  It needs P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(removing it lets it happen, below\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
-	if grep -q '^  The outcome is forbidden\.  It relies on P0 line 18 `smp_store_release(flag, 1);` and P1 line 26 `r0 = smp_load_acquire(flag);` (of the test.s fences, acquires, releases and ordered RMWs, those it cannot do without)\.$' "$work/w" &&
+	if grep -qE '^  The outcome is forbidden\.  It needs P0 line 18 `smp_store_release\(flag, 1\);` and P1 line 26 `r0 = smp_load_acquire\(flag\);` \(removing any one lets it happen, below\)\.$' "$work/w" &&
 	   ! grep -q 'hand-off' "$work/w"; then
 		ok "$tag: ... but not a lock that no chain hands on"
 	else
@@ -154,7 +154,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: ... a test with no ordering to vary, only a lock" 0 \
-		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\): steps of the explanation.s chains\.$' \
+		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
 		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2 on the price list below; the lock costs an atomic RMW on each CPU instead\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
