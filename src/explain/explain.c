@@ -164,7 +164,7 @@ static const struct {
 	const char *name;
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing: data published behind a flag)", "data published behind a flag or a pointer: "
+	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)", "data published behind a flag or a pointer: "
 	  "smp_store_release() and smp_load_acquire(), or rcu_assign_pointer() and "
 	  "rcu_dereference()" },
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
@@ -1231,7 +1231,10 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	if (tl->at[i - 1])
 		sb_addf(out, " (see %d)", tl->at[i - 1]);
 	if (k >= 0 && k < i - 1) {
-		sb_addf(out, ", which was after ");
+		next_moment(tl, out);
+		sb_addf(out, "P%d wrote ", over->proc);
+		access_value(p, over, out);
+		sb_addf(out, " after ");
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " had reached every CPU (see %d): so when P%d's wait ends, ",
 			tl->fence_wait, s->events[ev[i]].proc);
@@ -1354,7 +1357,7 @@ static void hb_timeline(const struct program *p, const struct snapshot *s,
 	sb_addf(out, "  In time:");
 	next_moment(&tl, out);
 	access_value(p, &s->events[c->ev[0]], out);
-	sb_addf(out, " reaches each CPU before ");
+	sb_addf(out, " reaches every CPU before ");
 	chain_event(p, s, c->ev[ahead], out);
 	sb_addf(out, " does (");
 	step_range(1, ahead, out);
@@ -1381,7 +1384,8 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 	sb_addf(point, " does, and P%d %s ", load->proc,
 		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
 	access_value(p, passed, point);
-	sb_addf(point, "; with a release and an acquire in place of the lock, ");
+	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
+		"on keeps; with a release and an acquire in place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
 	sb_addf(point, " would have to be a release too, to carry ");
 	access_value(p, sent, point);
@@ -1558,14 +1562,14 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		if (passed && timeline && !l->point.len) {
 			sb_addf(&l->point, "%s makes ", passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " reach a CPU that reads ");
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, " before ");
+			sb_addf(&l->point, " reach every CPU before ");
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " does, but P%d overwrites ", by->proc);
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " instead of reading it, so nothing reaches P%d that "
-				"way; the full barrier%s", by->proc, fences > 1 ? "s" : "");
+			sb_addf(&l->point, " without having to see it, so ");
+			access_value(p, &s->events[ev[0]], &l->point);
+			sb_addf(&l->point, " may not have reached P%d yet; the full barrier%s",
+				by->proc, fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
@@ -1648,6 +1652,57 @@ static int loads_on_chain(const struct program *p, const struct snapshot *s, con
 		}
 	}
 	return told;
+}
+
+/* Whether s has a load of process proc made by the statement at line. */
+static bool runs_load(const struct snapshot *s, int proc, int line)
+{
+	int e;
+
+	for (e = 0; e < s->nevents; e++)
+		if (s->events[e].proc == proc && s->events[e].line == line &&
+		    s->events[e].kind == EV_READ)
+			return true;
+	return false;
+}
+
+/*
+ * "P1 line 43 does not run here: in herd7's states, 1:r1 is r1's initial
+ * value, not a value read.": a load the execution's branches skip,
+ * whose register readers took for a value it read.  The register is
+ * the one the line's text assigns, "r1 = ...".
+ */
+static void loads_not_run(const struct program *p, const struct snapshot *s, struct strbuf *out)
+{
+	int proc, t, i;
+
+	for (proc = 0; proc < p->nprocs; proc++) {
+		const struct proc_info *pi = &p->procs[proc];
+
+		for (t = 0; t < pi->ntraces; t++)
+			for (i = 0; i < pi->traces[t].nevents; i++) {
+				const struct trace_event *te = &pi->traces[t].events[i];
+				struct strbuf text = { 0 };
+				size_t len, eq;
+
+				char said[64];
+
+				snprintf(said, sizeof(said), "P%d line %d does not run", proc,
+					 te->pos.line);
+				if (te->kind != EV_READ || runs_load(s, proc, te->pos.line) ||
+				    (out->buf && strstr(out->buf, said)))
+					continue;
+				source_line(p->test, te->pos.line, &text);
+				len = text.buf ? strspn(text.buf, "abcdefghijklmnopqrstuvwxyz"
+							"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+				eq = len + (text.buf ? strspn(text.buf + len, " ") : 0);
+				if (len && text.buf[eq] == '=' && text.buf[eq + 1] != '=')
+					sb_addf(out, "  %s here: in herd7's states, %d:%.*s is %.*s's "
+						"initial value, not a value read.\n", said, proc, (int)len,
+						text.buf, (int)len, text.buf);
+				sb_free(&text);
+			}
+	}
 }
 
 /* "P0 line 12 `r0 = READ_ONCE(*y);` reads the initial value of y (0)." */
@@ -2175,28 +2230,6 @@ static bool chain_stores(const struct snapshot *s, const int *cycle, int len, in
 }
 
 /*
- * "(Here line 43 does not run at all: in herd7's states, 1:r1 is r1's
- * initial value, not a value read.)": readers took a skipped load's register in
- * herd7's states for a value it read.  The register is the one the
- * line's text assigns, "r1 = ...".
- */
-static void skipped_load(const struct program *p, int proc, int line, struct strbuf *out)
-{
-	struct strbuf text = { 0 };
-	size_t len;
-
-	source_line(p->test, line, &text);
-	len = text.buf ? strspn(text.buf, "abcdefghijklmnopqrstuvwxyz"
-				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
-	if (len && text.buf[len + strspn(text.buf + len, " ")] == '=' &&
-	    text.buf[len + strspn(text.buf + len, " ") + 1] != '=')
-		sb_addf(out, "  (Here line %d does not run at all: in herd7's states, %d:%.*s is "
-			"%.*s's initial value, not a value read.)", line, proc, (int)len, text.buf,
-			(int)len, text.buf);
-	sb_free(&text);
-}
-
-/*
  * A lock some CPU takes orders nothing for a CPU of the chain that does
  * not take it: say so, and why it does not, for each such pair.
  */
@@ -2253,7 +2286,6 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 					"after the critical section of whoever held it before, stores "
 					"included; only the first check, at line %d, runs without the "
 					"lock, and nothing orders what P%d does after it.", branch, proc);
-				skipped_load(p, proc, recheck, out);
 			}
 			sb_addf(out, "\n");
 		}
@@ -2510,6 +2542,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 			sb_addf(&body, "  The other loads of this execution, off the chain:\n%s",
 				others.buf);
 		sb_free(&others);
+		loads_not_run(p, o->witness, &body);
 		witness_coherence(p, o->witness, &body);
 		witness_reordering(p, o->witness, &l.point, &body);
 		locks_not_shared(p, o->witness, &l.point, &body);

@@ -2528,8 +2528,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden.  It needs ");
 		join_items(needed.buf, out);
-		sb_addf(out, " (removing %s lets it happen, below).",
-			count_items(needed.buf) > 1 ? "any one" : "it");
+		sb_addf(out, " (without %s, it can happen: below).",
+			count_items(needed.buf) > 1 ? "any one of them" : "it");
 	} else {
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "
 			"alone (each can go while the others stay).");

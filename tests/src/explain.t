@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 48) ))
+plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 49) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -147,7 +147,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/mp"
 	fi
 	expect "$tag: the first line: the verdict, the test's Result: comment, the shape" 0 \
-		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing: data published behind a flag\)\.$' \
+		'^  Forbidden: the outcome \(1:r0=1 /\\ 1:r1=0\) never happens \(Never\), as the test.s "Result: Never" says; the shape is MP \(message passing: data published behind a flag or a pointer\)\.$' \
 		cat "$work/mp"
 	expect "$tag: the chain in one line, each link labelled" 0 \
 		'^  Chain: P0:Wbuf=1 ->release Wflag=1 ->rf P1:Rflag=1 ->acquire Rbuf=0 ->fr P0:Wbuf=1$' \
@@ -240,10 +240,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes x=1 reach a CPU that reads z=1 before z=1 does, but P2 overwrites z=1 instead of reading it, so nothing reaches P2 that way; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off makes x=1 reach every CPU before z=1 does, but P2 overwrites z=1 without having to see it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
@@ -253,13 +253,17 @@ for lkmm in $LKMM_BINARIES; do
 	dcl=$kernel_tree/Documentation/litmus-tests/locking/DCL-broken.litmus
 	"$lkmm" check -I "$model_dir" --explain "$dcl" > "$work/dcl" 2>&1
 	expect "$tag: double-checked locking is recognised, with the shape under it" 0 \
-		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag\)\.$' \
+		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag or a pointer\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders a critical section only against the next one to take it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  \(Here line 43 does not run at all: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.\)$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders a critical section only against the next one to take it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
+		cat "$work/dcl"
+	# A load its branch skips: its register in herd7's states was never loaded.
+	expect "$tag: a load the execution skips is said not to run, its register its initial value" 0 \
+		'^  P1 line 43 does not run here: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
-		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  ' \
+		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
@@ -294,7 +298,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
+		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -330,8 +334,9 @@ for lkmm in $LKMM_BINARIES; do
 	    3. After the fence, P1 line 29 writes z=1.
 	    4. P2 line 37 writes z=2 over z=1 (step 3).
 	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached every CPU (see 2): so when P2's wait ends, x=1 has reached every CPU.
-	    7. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3).
+	    7. P1 wrote z=1 after x=1 had reached every CPU (see 2): so when P2's wait ends, x=1 has reached every CPU.
+	    8. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
 	) > /dev/null &&
@@ -352,7 +357,7 @@ for lkmm in $LKMM_BINARIES; do
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/isa2" | diff - <(cat <<-'EOF'
 	  In time:
-	    1. x=1 reaches each CPU before P1 line 26 (z=1) does (step 1).
+	    1. x=1 reaches every CPU before P1 line 26 (z=1) does (step 1).
 	    2. P2 line 35 reads z=1 (step 2).
 	    3. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:

@@ -139,14 +139,14 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
-		'^  The outcome is forbidden\.  It needs P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(removing any one lets it happen, below\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\)\.$' \
+		'^  The outcome is forbidden\.  It needs P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(without any one of them, it can happen: below\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden\.  It needs P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(removing it lets it happen, below\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
+		'^  The outcome is forbidden\.  It needs P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(without it, it can happen: below\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it \(after comparing it with a known pointer, say\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
-	if grep -qE '^  The outcome is forbidden\.  It needs P0 line 18 `smp_store_release\(flag, 1\);` and P1 line 26 `r0 = smp_load_acquire\(flag\);` \(removing any one lets it happen, below\)\.$' "$work/w" &&
+	if grep -qE '^  The outcome is forbidden\.  It needs P0 line 18 `smp_store_release\(flag, 1\);` and P1 line 26 `r0 = smp_load_acquire\(flag\);` \(without any one of them, it can happen: below\)\.$' "$work/w" &&
 	   ! grep -q 'hand-off' "$work/w"; then
 		ok "$tag: ... but not a lock that no chain hands on"
 	else
