@@ -48,8 +48,8 @@ static const struct {
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
 	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
 	  "waits until every store its CPU has seen has reached every CPU",
-	  "what a CPU has seen before a full barrier reaches every CPU before anything after "
-	  "that barrier does" },
+	  "stores a CPU has seen before a full barrier reach every CPU before anything after "
+	  "the barrier does" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it", "a grace period waits for the readers that started before it" },
 	{ "plain-coherence", "plain accesses would be seen out of order", NULL },
@@ -763,7 +763,7 @@ static void legend_sections(const struct legend *l, struct strbuf *out)
 		if (section)
 			sb_addf(out, ": %.*s", heading, section);
 	}
-	sb_addf(out, ".  (--glossary defines each here.)\n");
+	sb_addf(out, ".  (Run with --glossary to have each defined here.)\n");
 }
 
 /*
@@ -1225,8 +1225,8 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	access_value(p, &s->events[ev[i]], out);
 	sb_addf(out, " comes after ");
 	access_value(p, over, out);
-	sb_addf(out, " in %s's order, so it reached P%d's CPU only after P%d wrote ",
-		p->loc_names[over->loc], over->proc, over->proc);
+	sb_addf(out, " in %s's order, which every CPU sees alike, so it reached P%d's CPU only "
+		"after P%d wrote ", p->loc_names[over->loc], over->proc, over->proc);
 	access_value(p, over, out);
 	if (tl->at[i - 1])
 		sb_addf(out, " (see %d)", tl->at[i - 1]);
@@ -1357,9 +1357,9 @@ static void hb_timeline(const struct program *p, const struct snapshot *s,
 	sb_addf(out, "  In time:");
 	next_moment(&tl, out);
 	access_value(p, &s->events[c->ev[0]], out);
-	sb_addf(out, " reaches every CPU before ");
+	sb_addf(out, " reaches each CPU before ");
 	chain_event(p, s, c->ev[ahead], out);
-	sb_addf(out, " does (");
+	sb_addf(out, " reaches it (");
 	step_range(1, ahead, out);
 	sb_addf(out, ")");
 	for (i = ahead; i < n - 1; i++)
@@ -1379,9 +1379,9 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 
 	sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc, passed->proc);
 	access_value(p, sent, point);
-	sb_addf(point, " reach every CPU before ");
+	sb_addf(point, " reach each CPU before ");
 	access_value(p, passed, point);
-	sb_addf(point, " does, and P%d %s ", load->proc,
+	sb_addf(point, " reaches that CPU, and P%d %s ", load->proc,
 		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
 	access_value(p, passed, point);
 	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
@@ -1402,9 +1402,9 @@ static void sent_first_point(const struct program *p, const struct snapshot *s,
 	sb_addf(point, strcmp(c->labels[0], "release") ? "the %s ordering before P%d line %d "
 		"makes " : "the %s at P%d line %d makes ", c->labels[0], ahead->proc, ahead->line);
 	access_value(p, sent, point);
-	sb_addf(point, " reach every CPU before ");
+	sb_addf(point, " reach each CPU before ");
 	access_value(p, ahead, point);
-	sb_addf(point, " does, and P%d loads %s only after it has read ", load->proc,
+	sb_addf(point, " reaches that CPU, and P%d loads %s only after it has read ", load->proc,
 		p->loc_names[load->loc]);
 	access_value(p, ahead, point);
 }
@@ -1562,11 +1562,12 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		if (passed && timeline && !l->point.len) {
 			sb_addf(&l->point, "%s makes ", passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " reach every CPU before ");
+			sb_addf(&l->point, " reach each CPU before ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " does, but P%d overwrites ", by->proc);
+			sb_addf(&l->point, " reaches that CPU, but P%d never has to receive ",
+				by->proc);
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " without having to see it, so ");
+			sb_addf(&l->point, ": it overwrites it, so ");
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " may not have reached P%d yet; the full barrier%s",
 				by->proc, fences > 1 ? "s" : "");

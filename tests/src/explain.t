@@ -48,7 +48,7 @@ explained() {
 	if [ -n "$glossary" ]; then
 		listed=$(sed -n '/^  Words used/,$s/^    \([^ :]*\)[:. ].*/\1/p' "$out" | sort -u)
 	else
-		listed=$(sed -n 's/^  Where the model.s words used here are explained ([^)]*): \(.*\)\.  (--glossary defines each here\.)$/\1/p' "$out" |
+		listed=$(sed -n 's/^  Where the model.s words used here are explained ([^)]*): \(.*\)\.  (Run with --glossary to have each defined here\.)$/\1/p' "$out" |
 			 sed 's/; /\n/g' | sed 's/: .*//; s/, /\n/g' | sort -u)
 	fi
 	[ "$used" = "$listed" ] ||
@@ -219,7 +219,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  The code can give these values in 2 ways (candidate executions), and the model rules out each one, as told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
-	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (what a CPU has seen before a full barrier reaches every CPU before anything after that barrier does) forbids\.$" "$work/z6" &&
+	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (stores a CPU has seen before a full barrier reach every CPU before anything after the barrier does) forbids\.$" "$work/z6" &&
 	   ! grep -q "^  Why " "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check (no event happens before itself) forbids\.$"; then
@@ -240,10 +240,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes x=1 reach every CPU before z=1 does, but P2 overwrites z=1 without having to see it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
@@ -278,7 +278,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$work/edited" --explain "$mp" > "$work/edited.out" 2>&1
 	"$lkmm" check -I "$work/edited" --glossary "$mp" > "$work/edited.words" 2>&1
 	if grep -q "^  The code can give these values in only one way .* the model's 'causality' check rules it out:$" "$work/edited.out" &&
-	   grep -q '^  Where the model.s words used here are explained .*; causality\.  (--glossary defines each here\.)$' "$work/edited.out" &&
+	   grep -q '^  Where the model.s words used here are explained .*; causality\.  (Run with --glossary to have each defined here\.)$' "$work/edited.out" &&
 	   grep -qx '    causality\.' "$work/edited.words" && ! grep -q "^  Why " "$work/edited.out"; then
 		ok "$tag: an edited model's check is in the legend without a gloss"
 	else
@@ -293,12 +293,12 @@ for lkmm in $LKMM_BINARIES; do
 	# after that store, and the why says which.
 	# The timeline tells it; the crux is "The point", not a paragraph after it.
 	expect "$tag: happens-before's crux names the release that makes the missed store count" 0 \
-		"^  The point: the release at P0 line 19 makes x=1 reach every CPU before p=&x does, and P1 loads x only after it has read p=&x\.$" \
+		"^  The point: the release at P0 line 19 makes x=1 reach each CPU before p=&x reaches that CPU, and P1 loads x only after it has read p=&x\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach every CPU before z=1 does, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
+		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -334,7 +334,7 @@ for lkmm in $LKMM_BINARIES; do
 	    3. After the fence, P1 line 29 writes z=1.
 	    4. P2 line 37 writes z=2 over z=1 (step 3).
 	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    6. z=2 comes after z=1 in z's order, so it reached P1's CPU only after P1 wrote z=1 (see 3).
+	    6. z=2 comes after z=1 in z's order, which every CPU sees alike, so it reached P1's CPU only after P1 wrote z=1 (see 3).
 	    7. P1 wrote z=1 after x=1 had reached every CPU (see 2): so when P2's wait ends, x=1 has reached every CPU.
 	    8. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
@@ -357,7 +357,7 @@ for lkmm in $LKMM_BINARIES; do
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/isa2" | diff - <(cat <<-'EOF'
 	  In time:
-	    1. x=1 reaches every CPU before P1 line 26 (z=1) does (step 1).
+	    1. x=1 reaches each CPU before P1 line 26 (z=1) reaches it (step 1).
 	    2. P2 line 35 reads z=1 (step 2).
 	    3. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
