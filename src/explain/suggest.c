@@ -1358,12 +1358,14 @@ static int repeats(const struct litmus *t, const struct edits *all, const int *s
 /*
  * The lines a set of edits changes, as they would read: a dearer
  * alternative shown as code without a whole diff.  "P1 line 24:
- * `smp_rmb();` then `r1 = READ_ONCE(*buf);`" for a fence put before it;
- * a line of processes that are the same code once, "P0 line 27 and P1
- * line 46: ...".
+ * `smp_rmb();` inserted before `r1 = READ_ONCE(*buf);`" for a fence put
+ * before it, "P0 line 16: `smp_store_release(flag, 1);` in place of
+ * `WRITE_ONCE(*flag, 1);`" for a line changed (readers of "`smp_rmb();`
+ * then `if (...) {`" took it for a riddle); a line of processes that are
+ * the same code once, "P0 line 27 and P1 line 46: ...".
  */
 static void quote_set(const struct litmus *t, const struct edits *all, const int *set, int n,
-		      const struct lines *edited, struct strbuf *out)
+		      const struct lines *orig, const struct lines *edited, struct strbuf *out)
 {
 	const struct edit *sorted[n + 1];
 	int i, q;
@@ -1382,9 +1384,16 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
 				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q));
 		sb_addf(out, ": ");
-		if (before)
-			sb_addf(out, "`%s` then ", before + strspn(before, " \t"));
-		sb_addf(out, "`%s`\n", code_at(edited, e->line));
+		if (before && !strcmp(code_at(edited, e->line), code_at(orig, e->line)))
+			sb_addf(out, "`%s` inserted before `%s`\n", before + strspn(before, " \t"),
+				code_at(orig, e->line));
+		else if (before)
+			sb_addf(out, "`%s` inserted before `%s`, which becomes `%s`\n",
+				before + strspn(before, " \t"), code_at(orig, e->line),
+				code_at(edited, e->line));
+		else
+			sb_addf(out, "`%s` in place of `%s`\n", code_at(edited, e->line),
+				code_at(orig, e->line));
 	}
 }
 
@@ -1523,6 +1532,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	bool has_stripped = strip_fences(c, path, text, t, &tried, start, &fences, &stripped,
 					 &nstripped);
 	struct strbuf list = { 0 }, prices = { 0 };
+	struct lines orig = split_lines(text);
 
 	if (twins)
 		sb_addf(out, "  (Processes that are the same code are changed alike: in the "
@@ -1575,7 +1585,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 					sb_addf(&list, "    or the same with ");
 					describe_set(all, moved, nmoved, &list);
 					sb_addf(&list, " instead:\n");
-					quote_set(t, all, moved, nmoved, &edited, &list);
+					quote_set(t, all, moved, nmoved, &orig, &edited, &list);
 				} else if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					int repeated = repeats(t, all, set, k);
 
@@ -1595,7 +1605,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 					if (cost == cheapest)
 						unified_diff(path, text, &edited, &list);
 					else
-						quote_set(t, all, set, k, &edited, &list);
+						quote_set(t, all, set, k, &orig, &edited, &list);
 					if (entries == 1) {
 						bool usual = tell_why_fix(witness, all, set, k,
 									  twins, &list);
@@ -1668,6 +1678,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	free(set);
 	free(last);
 	free(moved);
+	free_lines(&orig);
 }
 
 /*
