@@ -164,8 +164,8 @@ static const struct {
 	const char *name;
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)", "data published behind a flag or a pointer: "
-	  "smp_store_release() and smp_load_acquire(), or rcu_assign_pointer() and "
+	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)", "publish with smp_store_release() and check "
+	  "with smp_load_acquire(), or, for a pointer, rcu_assign_pointer() and "
 	  "rcu_dereference()" },
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
 	  "calls set_current_state(), which is smp_store_mb(), then tests the condition.  The "
@@ -1229,14 +1229,14 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		"after P%d wrote ", p->loc_names[over->loc], over->proc, over->proc);
 	access_value(p, over, out);
 	if (tl->at[i - 1])
-		sb_addf(out, " (see %d)", tl->at[i - 1]);
+		sb_addf(out, " (see %d above)", tl->at[i - 1]);
 	if (k >= 0 && k < i - 1) {
 		next_moment(tl, out);
 		sb_addf(out, "P%d wrote ", over->proc);
 		access_value(p, over, out);
 		sb_addf(out, " after ");
 		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU (see %d): so when P%d's wait ends, ",
+		sb_addf(out, " had reached every CPU (see %d above): so when P%d's wait ends, ",
 			tl->fence_wait, s->events[ev[i]].proc);
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " has reached every CPU");
@@ -2383,8 +2383,9 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 static void herd7_gloss(const struct program *p, const struct outcomes *o, struct strbuf *out)
 {
 	if (p->test->quantifier == Q_EXISTS && !o->positive)
-		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" is the test's question, "
-			"whether the outcome is allowed, and \"No\" answers it.)\n", p->test->name);
+		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" only names the question, "
+			"whether the outcome is allowed; the \"No\" under it is the answer.)\n",
+			p->test->name);
 	else if (p->test->quantifier == Q_NOT_EXISTS && o->positive)
 		sb_addf(out, "  (herd7's block above: \"Test %s Forbidden\" is what the test "
 			"claims, and \"No\" says the claim fails.)\n", p->test->name);

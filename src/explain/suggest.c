@@ -1254,17 +1254,25 @@ static int set_cost(const struct litmus *t, const struct edits *all, const int *
 	return cost;
 }
 
-/* The prices of the fences, acquires and releases, as the costs above use them. */
-static void price_list(struct strbuf *out)
+/*
+ * The prices of the acquires, releases and fences, as the costs in said
+ * use them: the common ones, and any other fence said is about.
+ */
+static void price_list(const char *said, struct strbuf *out)
 {
-	static const enum edit_kind kinds[] = { ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB,
-						ADD_MB };
+	static const enum edit_kind common[] = { ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB,
+						 ADD_MB };
 	size_t i;
+	int k;
 
 	sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (");
-	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
-		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[kinds[i]].what,
-			edit_kinds[kinds[i]].cost);
+	for (i = 0; i < sizeof(common) / sizeof(*common); i++)
+		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[common[i]].what,
+			edit_kinds[common[i]].cost);
+	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
+		if (is_fence_insertion(k) && k != ADD_RMB && k != ADD_WMB && k != ADD_MB &&
+		    strstr(said, edit_kinds[k].what))
+			sb_addf(out, ", %s %d", edit_kinds[k].what, edit_kinds[k].cost);
 	sb_addf(out, "; on x86 only smp_mb() costs anything: x86 keeps every order but a store "
 		"before a later load).\n");
 }
@@ -2554,7 +2562,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		tried.buf, swaps.buf ? swaps.buf : "");
 	/* The costs quoted above, said where a reader who wants their basis looks. */
 	if (strstr(tried.buf, "cost ") || (swaps.buf && strstr(swaps.buf, "cost ")))
-		price_list(out);
+		price_list(out->buf, out);
 	if (advice.buf || weaker.buf) {
 		if (advice.buf)
 			join_items(advice.buf, &keep);

@@ -246,7 +246,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
-		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" is the test.s question, whether the outcome is allowed, and "No" answers it\.\)$' \
+		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer\.\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and nothing over an allowed one, where herd7's words agree with ours" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/SB+poonceonces.litmus' | grep herd7.s.block"
@@ -334,8 +334,8 @@ for lkmm in $LKMM_BINARIES; do
 	    3. After the fence, P1 line 29 writes z=1.
 	    4. P2 line 37 writes z=2 over z=1 (step 3).
 	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    6. z=2 comes after z=1 in z's order, which every CPU sees alike, so it reached P1's CPU only after P1 wrote z=1 (see 3).
-	    7. P1 wrote z=1 after x=1 had reached every CPU (see 2): so when P2's wait ends, x=1 has reached every CPU.
+	    6. z=2 comes after z=1 in z's order, which every CPU sees alike, so it reached P1's CPU only after P1 wrote z=1 (see 3 above).
+	    7. P1 wrote z=1 after x=1 had reached every CPU (see 2 above): so when P2's wait ends, x=1 has reached every CPU.
 	    8. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF

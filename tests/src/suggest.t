@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 42 ))
+plan $(( $# * 43 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -177,6 +177,10 @@ for lkmm in $LKMM_BINARIES; do
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
 		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4 on the price list below; the lock costs an atomic RMW on each CPU instead\)\.  Keep the lock where the critical sections must also exclude each other\.$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
+	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
+		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2; ' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
