@@ -860,7 +860,6 @@ static void sort_set(const struct edits *all, const int *set, int n, const struc
 	}
 }
 
-/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
 /* " at P0 line 21", " before P1 line 24", " after P0 line 21": where an edit goes. */
 static void edit_place(const struct edit *e, struct strbuf *out)
 {
@@ -871,6 +870,7 @@ static void edit_place(const struct edit *e, struct strbuf *out)
 			e->proc, e->line);
 }
 
+/* A set of edits in words, in the test's order: "smp_store_release() at P0 line 16". */
 static void describe_set(const struct edits *all, const int *set, int n, struct strbuf *out)
 {
 	const struct edit *sorted[n + 1];
@@ -881,6 +881,25 @@ static void describe_set(const struct edits *all, const int *set, int n, struct 
 		sb_addf(out, "%s", i ? ", " : "");
 		edit_what(sorted[i], out);
 		edit_place(sorted[i], out);
+	}
+}
+
+/*
+ * Why a fence's price is not that of the barrier it is on arm64 and
+ * PowerPC: it is free where the lock or RMW before it orders already
+ * (x86), and the price ranks it below smp_mb(), which x86 pays for too.
+ */
+static const char *price_note(enum edit_kind kind)
+{
+	switch (kind) {
+	case ADD_AFTER_UNLOCK_LOCK:
+		return " (a full barrier on PowerPC alone)";
+	case ADD_BEFORE_ATOMIC:
+	case ADD_AFTER_ATOMIC:
+	case ADD_AFTER_SPINLOCK:
+		return " (a full barrier on arm64 and PowerPC, nothing on x86)";
+	default:
+		return "";
 	}
 }
 
@@ -905,7 +924,8 @@ static void add_prices(const struct edits *all, const int *set, int n, struct st
 		snprintf(entry, sizeof(entry), ", %s%s ", priced_name(e),
 			 edit_kinds[e->kind].what ? "" : "()");
 		if (!prices->buf || !strstr(prices->buf, entry))
-			sb_addf(prices, "%s%d", entry, edit_kinds[e->kind].cost);
+			sb_addf(prices, "%s%d%s", entry, edit_kinds[e->kind].cost,
+				price_note(e->kind));
 	}
 }
 
@@ -1238,8 +1258,8 @@ static void describe_once(const struct litmus *t, const struct edits *all, const
 		edit_place(e, out);
 		for (q = e->proc + 1; q < t->nprocs; q++)
 			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
-				sb_addf(out, " and P%d line %d", q, (e->after ? e->after : e->line) +
-					t->procs[q].pos.line - t->procs[e->proc].pos.line);
+				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q) - e->line +
+					(e->after ? e->after : e->line));
 	}
 }
 
@@ -1262,17 +1282,20 @@ static void price_list(const char *said, struct strbuf *out)
 {
 	static const enum edit_kind common[] = { ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB,
 						 ADD_MB };
-	size_t i;
-	int k;
+	size_t i, k;
 
 	sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (");
 	for (i = 0; i < sizeof(common) / sizeof(*common); i++)
 		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[common[i]].what,
 			edit_kinds[common[i]].cost);
-	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
-		if (is_fence_insertion(k) && k != ADD_RMB && k != ADD_WMB && k != ADD_MB &&
+	for (k = 0; k < sizeof(edit_kinds) / sizeof(*edit_kinds); k++) {
+		for (i = 0; i < sizeof(common) / sizeof(*common) && common[i] != k; i++)
+			;
+		if (is_fence_insertion(k) && i == sizeof(common) / sizeof(*common) &&
 		    strstr(said, edit_kinds[k].what))
-			sb_addf(out, ", %s %d", edit_kinds[k].what, edit_kinds[k].cost);
+			sb_addf(out, ", %s %d%s", edit_kinds[k].what, edit_kinds[k].cost,
+				price_note(k));
+	}
 	sb_addf(out, "; on x86 only smp_mb() costs anything: x86 keeps every order but a store "
 		"before a later load).\n");
 }
@@ -1280,8 +1303,8 @@ static void price_list(const char *said, struct strbuf *out)
 /*
  * A change's cost as its sum, "3: smp_store_release() 1 + smp_rmb() 2",
  * in the order the change names its edits: readers asked what "cost 3"
- * was made of.  An edit that repeats one in
- * an earlier process of the same code is not counted (set_cost()).
+ * was made of.  An edit that repeats one in an earlier process of the
+ * same code is not counted (set_cost()).
  */
 static void cost_sum(const struct litmus *t, const struct edits *all, const int *set, int n,
 		     struct strbuf *out)
@@ -1303,7 +1326,7 @@ static void cost_sum(const struct litmus *t, const struct edits *all, const int 
 				edit_kinds[sorted[i]->kind].cost);
 }
 
-/* Whether the sorted set of n edits holds edit index e. */
+/* Whether the set of n edits holds edit index e. */
 static bool in_set(const int *set, int n, int e)
 {
 	int i;

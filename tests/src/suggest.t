@@ -180,7 +180,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
-		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2; ' \
+		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(a full barrier on arm64 and PowerPC, nothing on x86\); ' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
