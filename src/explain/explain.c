@@ -164,8 +164,9 @@ static const struct {
 	const char *name;
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
 } shapes[] = {
-	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)", "publish with smp_store_release() and check "
-	  "with smp_load_acquire(), or, for a pointer, rcu_assign_pointer() and "
+	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
+	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
+	  "pointer, rcu_assign_pointer() and "
 	  "rcu_dereference()" },
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
 	  "calls set_current_state(), which is smp_store_mb(), then tests the condition.  The "
@@ -1201,13 +1202,14 @@ static void next_moment(struct timeline *tl, struct strbuf *out)
 }
 
 /*
- * "P1's too.  6. z=2 comes after z=1 in z's order, so it reached P1's
- * CPU only after P1 wrote z=1 (see 3), which was after x=1 had reached
- * every CPU (see 2)": where the store a fence (link i) waits for
- * overwrote another CPU's (link i - 1), the wait reaches that CPU too,
- * after its store, and so after what the chain's first fence (link k)
- * waited for.  Readers found the argument broken without it, and one
- * line too dense with it.
+ * "P1's too.  6. z=2 comes after z=1 in z's order, which every CPU sees
+ * alike, so it reached P1's CPU only after P1 wrote z=1 (see 3 above).
+ * 7. P1 wrote z=1 after x=1 had reached every CPU (see 2 above): so when
+ * P2's wait ends, x=1 has reached every CPU": where the store a fence
+ * (link i) waits for overwrote another CPU's (link i - 1), the wait
+ * reaches that CPU too, after its store, and so after what the chain's
+ * first fence (link k) waited for.  Readers found the argument broken
+ * without it, and one line too dense with it.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
