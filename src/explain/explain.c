@@ -166,8 +166,7 @@ static const struct {
 } shapes[] = {
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
-	  "pointer, rcu_assign_pointer() and "
-	  "rcu_dereference()" },
+	  "pointer, rcu_assign_pointer() and rcu_dereference()" },
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
 	  "calls set_current_state(), which is smp_store_mb(), then tests the condition.  The "
 	  "waker stores the condition, then calls wake_up(), which has a full barrier only when "
@@ -412,6 +411,12 @@ static bool is_lock(const struct event *e)
 	return e->kind == EV_LOCK_READ || e->kind == EV_LOCK_WRITE;
 }
 
+/* The length of the C identifier s starts with (0 if none). */
+static size_t ident_len(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+}
+
 /*
  * "`rcu_assign_pointer()` ": the call of a line, where its name does not
  * say what tag it has (readers asked where the release came from).
@@ -431,7 +436,7 @@ static void call_named(const struct program *p, int line, const char *tag, struc
 	if (eq && open && eq < open)
 		call = eq + 1;
 	call += strspn(call, " \t");
-	len = strspn(call, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	len = ident_len(call);
 	if (len && len < sizeof(name) && call[len] == '(') {
 		snprintf(name, sizeof(name), "%.*s", (int)len, call);
 		if (!strstr(name, "_ONCE") && !strstr(name, tag))
@@ -1311,9 +1316,10 @@ static void timeline_end(const struct program *p, const struct snapshot *s, cons
  * numbered line a moment:
  *   1. x=1 reaches P1's CPU (step 1).
  *   2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
- *   3. P1 line 29 writes z=1.
+ *   3. After the fence, P1 line 29 writes z=1.
  *   4. P2 line 37 writes z=2 over z=1 (step 3).  ...
- *   6. P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+ *   8. After the fence, P2 line 39 reads x, where x=1 already is: it
+ *      cannot read x=0.
  * Readers of the lettered sub-steps this replaced asked for this
  * picture, and of the arrows before the numbers for lines.  Whether the
  * chain has that form.
@@ -1345,8 +1351,8 @@ static bool fence_timeline(const struct program *p, const struct snapshot *s, co
 /*
  * A happens-before chain from a store to a load that missed it, told in
  * time order as fence_timeline() tells a propagation chain: "1. buf=1
- * reaches each CPU before P0 line 16 (flag=1) does (step 1).  2. P1 line
- * 24 reads flag=1 (step 2).  3. P1 line 25 reads buf (step 3, acquire),
+ * reaches each CPU before P0 line 16 (flag=1) reaches it (step 1).  2. P1
+ * line 24 reads flag=1 (step 2).  3. P1 line 25 reads buf (step 3, acquire),
  * where buf=1 already is: it cannot read buf=0."  Links 1 to ahead send
  * the store out before ev[ahead].
  */
@@ -1669,6 +1675,19 @@ static bool runs_load(const struct snapshot *s, int proc, int line)
 	return false;
 }
 
+/* Whether the load of trace event i of trace t comes from a line an earlier one did. */
+static bool line_seen(const struct proc_info *pi, int t, int i)
+{
+	int line = pi->traces[t].events[i].pos.line, u, j;
+
+	for (u = 0; u <= t; u++)
+		for (j = 0; j < (u < t ? pi->traces[u].nevents : i); j++)
+			if (pi->traces[u].events[j].kind == EV_READ &&
+			    pi->traces[u].events[j].pos.line == line)
+				return true;
+	return false;
+}
+
 /*
  * "P1 line 43 does not run here: in herd7's states, 1:r1 is r1's initial
  * value, not a value read.": a load the execution's branches skip,
@@ -1684,25 +1703,20 @@ static void loads_not_run(const struct program *p, const struct snapshot *s, str
 
 		for (t = 0; t < pi->ntraces; t++)
 			for (i = 0; i < pi->traces[t].nevents; i++) {
-				const struct trace_event *te = &pi->traces[t].events[i];
+				int line = pi->traces[t].events[i].pos.line;
 				struct strbuf text = { 0 };
 				size_t len, eq;
 
-				char said[64];
-
-				snprintf(said, sizeof(said), "P%d line %d does not run", proc,
-					 te->pos.line);
-				if (te->kind != EV_READ || runs_load(s, proc, te->pos.line) ||
-				    (out->buf && strstr(out->buf, said)))
+				if (pi->traces[t].events[i].kind != EV_READ ||
+				    runs_load(s, proc, line) || line_seen(pi, t, i))
 					continue;
-				source_line(p->test, te->pos.line, &text);
-				len = text.buf ? strspn(text.buf, "abcdefghijklmnopqrstuvwxyz"
-							"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
-				eq = len + (text.buf ? strspn(text.buf + len, " ") : 0);
+				source_line(p->test, line, &text);
+				len = text.buf ? ident_len(text.buf) : 0;
+				eq = len + (len ? strspn(text.buf + len, " ") : 0);
 				if (len && text.buf[eq] == '=' && text.buf[eq + 1] != '=')
-					sb_addf(out, "  %s here: in herd7's states, %d:%.*s is %.*s's "
-						"initial value, not a value read.\n", said, proc, (int)len,
-						text.buf, (int)len, text.buf);
+					sb_addf(out, "  P%d line %d does not run here: in herd7's states, "
+						"%d:%.*s is %.*s's initial value, not a value read.\n",
+						proc, line, proc, (int)len, text.buf, (int)len, text.buf);
 				sb_free(&text);
 			}
 	}

@@ -909,23 +909,36 @@ static const char *priced_name(const struct edit *e)
 	return edit_kinds[e->kind].what ? edit_kinds[e->kind].what : e->to;
 }
 
+/* What the prices are, before and after their list, wherever they are said. */
+#define PRICE_BASIS "each edit's rough relative price on arm64 and PowerPC"
+#define PRICE_X86 "on x86 only smp_mb() costs anything: x86 keeps every order but a store " \
+	"before a later load"
+
+/* The price of an edit of kind, by its name, as ", name N", unless prices has it. */
+static void add_price(const char *name, enum edit_kind kind, struct strbuf *prices)
+{
+	char entry[64];
+
+	snprintf(entry, sizeof(entry), ", %s ", name);
+	if (!prices->buf || !strstr(prices->buf, entry))
+		sb_addf(prices, "%s%d%s", entry, edit_kinds[kind].cost, price_note(kind));
+}
+
 /*
  * The price of each edit of set not yet in prices, as ", name N": what a
  * fix list's costs are made of, said beside it.
  */
 static void add_prices(const struct edits *all, const int *set, int n, struct strbuf *prices)
 {
-	char entry[64];
+	char name[56];
 	int i;
 
 	for (i = 0; i < n; i++) {
 		const struct edit *e = &all->items[set[i]];
 
-		snprintf(entry, sizeof(entry), ", %s%s ", priced_name(e),
+		snprintf(name, sizeof(name), "%s%s", priced_name(e),
 			 edit_kinds[e->kind].what ? "" : "()");
-		if (!prices->buf || !strstr(prices->buf, entry))
-			sb_addf(prices, "%s%d%s", entry, edit_kinds[e->kind].cost,
-				price_note(e->kind));
+		add_price(name, e->kind, prices);
 	}
 }
 
@@ -1282,22 +1295,17 @@ static void price_list(const char *said, struct strbuf *out)
 {
 	static const enum edit_kind common[] = { ADD_ACQUIRE, ADD_RELEASE, ADD_RMB, ADD_WMB,
 						 ADD_MB };
-	size_t i, k;
+	struct strbuf prices = { 0 };
+	size_t i;
+	int k;
 
-	sb_addf(out, "  Cost: each edit's rough relative price on arm64 and PowerPC (");
 	for (i = 0; i < sizeof(common) / sizeof(*common); i++)
-		sb_addf(out, "%s%s %d", i ? ", " : "", edit_kinds[common[i]].what,
-			edit_kinds[common[i]].cost);
-	for (k = 0; k < sizeof(edit_kinds) / sizeof(*edit_kinds); k++) {
-		for (i = 0; i < sizeof(common) / sizeof(*common) && common[i] != k; i++)
-			;
-		if (is_fence_insertion(k) && i == sizeof(common) / sizeof(*common) &&
-		    strstr(said, edit_kinds[k].what))
-			sb_addf(out, ", %s %d%s", edit_kinds[k].what, edit_kinds[k].cost,
-				price_note(k));
-	}
-	sb_addf(out, "; on x86 only smp_mb() costs anything: x86 keeps every order but a store "
-		"before a later load).\n");
+		add_price(edit_kinds[common[i]].what, common[i], &prices);
+	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
+		if (is_fence_insertion(k) && strstr(said, edit_kinds[k].what))
+			add_price(edit_kinds[k].what, k, &prices);
+	sb_addf(out, "  Cost: " PRICE_BASIS " (%s; " PRICE_X86 ").\n", prices.buf + 2);
+	sb_free(&prices);
 }
 
 /*
@@ -1655,9 +1663,8 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 	}
 	/* The prices where the first cost is read: readers met "cost 2" with no unit. */
 	if (shown)
-		sb_addf(out, "  Changes that forbid it, cheapest first (cost: each edit's rough "
-			"relative price on arm64 and PowerPC, %s; on x86 only smp_mb() costs "
-			"anything: x86 keeps every order but a store before a later load):\n%s", prices.buf + 2, list.buf);
+		sb_addf(out, "  Changes that forbid it, cheapest first (cost: " PRICE_BASIS ", %s; "
+			PRICE_X86 "):\n%s", prices.buf + 2, list.buf);
 	if (prices.buf && strstr(prices.buf, ", smp_mb__after_unlock_lock() "))
 		sb_addf(out, "  (%s.)\n", AFTER_UNLOCK_LOCK_NOTE);
 	sb_free(&list);
@@ -2287,7 +2294,8 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	free_lines(&edited);
 	if (ok && !reachable)
 		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
-			"still forbidden, so that is enough, and cheaper (cost %d against %d)\n", e->proc, e->line, code_at(orig, e->line), load->line,
+			"still forbidden, so that is enough, and cheaper (cost %d against %d)\n",
+			e->proc, e->line, code_at(orig, e->line), load->line,
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 	if (ok && !reachable)
 		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost,
@@ -2457,8 +2465,8 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		return;
 	}
 	sb_addf(out, ": still forbidden (cost %d on the price list below; the lock costs an "
-		"atomic RMW on each CPU instead).  Keep the lock where the critical sections must also exclude each "
-		"other.\n", edit_kinds[ADD_RELEASE].cost +
+		"atomic RMW on each CPU instead).  Keep the lock where the critical sections must "
+		"also exclude each other.\n", edit_kinds[ADD_RELEASE].cost +
 		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
 }
 

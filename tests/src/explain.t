@@ -245,7 +245,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
-	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to be the test's question" 0 \
+	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer\.\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and nothing over an allowed one, where herd7's words agree with ours" 1 \
