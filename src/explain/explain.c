@@ -163,35 +163,39 @@ static const struct {
 	const char *shape;
 	const char *name;
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
+	const char *recipe;	/* the section of recipes.txt that shows it */
 } shapes[] = {
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
-	  "pointer, rcu_assign_pointer() and rcu_dereference()" },
-	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  The sleeper "
-	  "calls set_current_state(), which is smp_store_mb(), then tests the condition.  The "
-	  "waker stores the condition, then calls wake_up(), which has a full barrier only when "
-	  "it wakes a task.  A waker that tests waitqueue_active() first needs smp_mb() before "
-	  "it: use wq_has_sleeper()" },
-	{ "po rf po rf", "LB (load buffering)", NULL },
-	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL },
-	{ "po rf po co", "S (a message whose flag store is overwritten)", NULL },
-	{ "po co po co", "2+2W (two CPUs each storing twice)", NULL },
-	{ "- rf po rf po fr", "WRC (write-to-read causality)", NULL },
-	{ "- rf po fr po fr", "RWC (read-to-write causality)", NULL },
-	{ "- rf po rf po co", "WWC (write-to-write causality)", NULL },
+	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
+	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern, one CPU the "
+	  "sleeper and the other the waker.  The sleeper stores its task state, with "
+	  "set_current_state(), which is smp_store_mb(), then loads the condition.  The waker "
+	  "stores the condition, then loads the task state in wake_up(), which has a full "
+	  "barrier only when it wakes a task.  The outcome here is the lost wake-up: the sleeper "
+	  "misses the condition and the waker misses the sleeper.  A waker that tests "
+	  "waitqueue_active() first needs smp_mb() before it: use wq_has_sleeper()",
+	  "Store buffering" },
+	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
+	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
+	{ "po rf po co", "S (a message whose flag store is overwritten)", NULL, NULL },
+	{ "po co po co", "2+2W (two CPUs each storing twice)", NULL, NULL },
+	{ "- rf po rf po fr", "WRC (write-to-read causality)", NULL, NULL },
+	{ "- rf po fr po fr", "RWC (read-to-write causality)", NULL, NULL },
+	{ "- rf po rf po co", "WWC (write-to-write causality)", NULL, NULL },
 	{ "po rf po rf po fr", "ISA2 (message passing through a third CPU)", "a message passed "
 	  "along a chain of CPUs: each CPU passes it on with a release or a lock hand-off, "
 	  "which carry on what their CPU has seen, and the last reads it with an acquire or "
-	  "orders its loads" },
+	  "orders its loads", "Release-acquire chains" },
 	{ "po rf po co po fr", "Z6.0 (like ISA2, a message passed on through a third CPU, but "
 	  "the third CPU overwrites the second CPU's store instead of reading it)",
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
 	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
 	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
-	  "so that CPUs see critical sections in order without taking the lock" },
-	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL },
-	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL },
-	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL },
+	  "so that CPUs see critical sections in order without taking the lock", "Locking" },
+	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL, NULL },
+	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL, NULL },
+	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL, NULL },
 };
 
 static const char *meaning_of(const char *check)
@@ -932,15 +936,18 @@ static const char *shape_name(const struct snapshot *s, const int *ev,
 	return name;
 }
 
-/* Where kernel code meets the shape named name (shape_name()'s), or NULL. */
-static const char *kernel_note(const char *name)
+/*
+ * "In the kernel: ...": where kernel code meets the shape named name
+ * (shape_name()'s), and the section of recipes.txt that shows it.
+ */
+static void kernel_note(const char *name, struct strbuf *out)
 {
 	size_t k;
 
 	for (k = 0; name && k < sizeof(shapes) / sizeof(*shapes); k++)
-		if (shapes[k].name == name)
-			return shapes[k].kernel;
-	return NULL;
+		if (shapes[k].name == name && shapes[k].kernel)
+			sb_addf(out, "  In the kernel: %s (tools/memory-model/Documentation/"
+				"recipes.txt: \"%s\").\n", shapes[k].kernel, shapes[k].recipe);
 }
 
 /* A step of a strong fence: one that makes its CPU's stores reach every CPU first. */
@@ -2357,6 +2364,58 @@ static bool result_comment(const struct litmus *t, char *word, size_t size)
 	return true;
 }
 
+/* The shared locations a condition names, each once. */
+struct final_locs {
+	const char *names[8];
+	int n;
+};
+
+static void add_final_loc(const struct cond_loc *l, void *ctx)
+{
+	struct final_locs *finals = ctx;
+	int i;
+
+	if (l->proc >= 0)
+		return;
+	for (i = 0; i < finals->n; i++)
+		if (!strcmp(finals->names[i], l->name))
+			return;
+	if (finals->n < (int)(sizeof(finals->names) / sizeof(*finals->names)))
+		finals->names[finals->n++] = l->name;
+}
+
+/* "[x], [y] and [z]", or "x, y and z". */
+static void list_finals(const struct final_locs *finals, bool brackets, struct strbuf *out)
+{
+	int i;
+
+	for (i = 0; i < finals->n; i++)
+		sb_addf(out, "%s%s%s%s", i == 0 ? "" : i == finals->n - 1 ? " and " : ", ",
+			brackets ? "[" : "", finals->names[i], brackets ? "]" : "");
+}
+
+/*
+ * ", where [z] is z's final value": herd7 writes a location the
+ * condition reads at the end in brackets, which readers took for
+ * notation they should already know.
+ */
+static void final_values(const struct prop *cond, struct strbuf *out)
+{
+	struct final_locs finals = { { 0 }, 0 };
+
+	prop_each_loc(cond, add_final_loc, &finals);
+	if (!finals.n)
+		return;
+	sb_addf(out, ", where ");
+	list_finals(&finals, true, out);
+	if (finals.n == 1) {
+		sb_addf(out, " is %s's final value", finals.names[0]);
+		return;
+	}
+	sb_addf(out, " are the final values of ");
+	list_finals(&finals, false, out);
+}
+
 /*
  * The first line: the verdict in words, whether the test's Result:
  * comment agrees, and the shape's name when it has one.
@@ -2370,13 +2429,16 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	char result[32];
 
 	prop_print(p->test->cond, &cond);
+	final_values(p->test->cond, &cond);
 	if (!o->positive)
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it, a count of ways and not a likelihood)", cond.buf,
-			o->negative ? "can happen" : "always happens", seen, o->positive, total,
-			o->positive == 1 ? "s" : "");
+			"model accepts end%s in it, herd7's \"%s: %ld\"; a count of ways, not a "
+			"likelihood)", cond.buf, o->negative ? "can happen" : "always happens",
+			seen, o->positive, total, o->positive == 1 ? "s" : "",
+			/* herd7 counts a ~exists test's executions the other way round */
+			p->test->quantifier == Q_NOT_EXISTS ? "Negative" : "Positive", o->positive);
 	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
 	if (result_comment(p->test, result, sizeof(result)) &&
 	    (!strcmp(result, "Never") || !strcmp(result, "Sometimes") || !strcmp(result, "Always")))
@@ -2598,8 +2660,7 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	/* What readers found deep in the why and asked to read first. */
 	if (l.point.len)
 		sb_addf(out, "  The point: %s.\n", l.point.buf);
-	if (kernel_note(shape))
-		sb_addf(out, "  In the kernel: %s.\n", kernel_note(shape));
+	kernel_note(shape, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],

@@ -182,6 +182,19 @@ static void rename_edits(const char *name, int proc, struct srcpos pos, bool wea
 		add_rename(out, FULLY_ORDER_CALL, proc, pos, name, form);
 }
 
+/* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
+static int fence_price(const char *code)
+{
+	size_t len = strcspn(code, "(");
+	int k;
+
+	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
+		if (is_fence_insertion(k) && !strncmp(edit_kinds[k].what, code, len) &&
+		    edit_kinds[k].what[len] == '(')
+			return edit_kinds[k].cost;
+	return 0;
+}
+
 /* What an edit does, as the lists of changes say it. */
 static void edit_what(const struct edit *e, struct strbuf *out)
 {
@@ -189,8 +202,9 @@ static void edit_what(const struct edit *e, struct strbuf *out)
 		sb_addf(out, "%s", edit_kinds[e->kind].what);
 	else
 		sb_addf(out, "%s() %s %s()", e->from,
-			e->kind == WEAKEN_CALL || e->kind == PARTLY_WEAKEN ? "weakened to" : "made",
-			e->to);
+			e->kind == PARTLY_WEAKEN && fence_price(e->to) > fence_price(e->from) ?
+			"replaced by" : e->kind == WEAKEN_CALL || e->kind == PARTLY_WEAKEN ?
+			"weakened to" : "made", e->to);
 }
 
 /* Whether the .def defines name as statements of which one is of kind. */
@@ -311,20 +325,18 @@ static const struct {
 	{ "smp_mb", "smp_rmb", "it orders only loads before later loads", EV_READ, "two loads" },
 	{ "smp_mb", "smp_wmb", "it orders only stores before later stores", EV_WRITE,
 	  "two stores" },
+	/*
+	 * And the other way, a dearer smp_mb() in place of a fence that is a
+	 * full barrier only where the lock or the RMW is not one already:
+	 * readers asked why the test does not simply use smp_mb().
+	 */
+	{ "smp_mb__after_spinlock", "smp_mb", "it orders only what its own CPU does, not the "
+	  "lock taken before it", 0, NULL },
+	{ "smp_mb__before_atomic", "smp_mb", "it does not order the atomic operation's own "
+	  "accesses as their part of a full barrier", 0, NULL },
+	{ "smp_mb__after_atomic", "smp_mb", "it does not order the atomic operation's own "
+	  "accesses as their part of a full barrier", 0, NULL },
 };
-
-/* What a fence of the test, its statement's code, costs; 0 if not one of edit_kinds[]. */
-static int fence_price(const char *code)
-{
-	size_t len = strcspn(code, "(");
-	int k;
-
-	for (k = 0; k < (int)(sizeof(edit_kinds) / sizeof(*edit_kinds)); k++)
-		if (is_fence_insertion(k) && !strncmp(edit_kinds[k].what, code, len) &&
-		    edit_kinds[k].what[len] == '(')
-			return edit_kinds[k].cost;
-	return 0;
-}
 
 /* The entry of weaker[] for fence weakened to to. */
 static int weakening(const char *fence, const char *to)
@@ -1437,6 +1449,99 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 }
 
 /*
+ * Whether line i + 1 of l is a WRITE_ONCE() alone, its arguments then
+ * from *args (up to the closing parenthesis) on.
+ */
+static bool lone_write_once(const struct lines *l, int i, const char **args)
+{
+	const char *code = code_at(l, i + 1), *close;
+
+	if (strncmp(code, "WRITE_ONCE(", strlen("WRITE_ONCE(")))
+		return false;
+	close = closing_paren(code + strlen("WRITE_ONCE"));
+	if (!close || strcmp(close, ");"))
+		return false;
+	*args = code + strlen("WRITE_ONCE");
+	return true;
+}
+
+/* Whether the fence edited puts before line i + 1 is a smp_mb(). */
+static bool mb_before(const struct lines *edited, int i)
+{
+	const char *fence = edited->before[i];
+
+	return fence && !strcmp(fence + strspn(fence, " \t"), "smp_mb();");
+}
+
+/*
+ * The fix in edited with each smp_mb() put right after a WRITE_ONCE()
+ * made one smp_store_mb() (the .def defines it as the two), as a test's
+ * text; NULL if no smp_mb() is so placed.
+ */
+static char *store_mb_text(const struct lines *edited)
+{
+	struct strbuf sb = { 0 };
+	bool merged = false, merge_next = false;
+	int i;
+
+	for (i = 0; i < edited->n; i++) {
+		const char *args;
+		bool merge = i + 1 < edited->n && mb_before(edited, i + 1) &&
+			     !edited->dropped[i] && lone_write_once(edited, i, &args);
+
+		if (edited->before[i] && !merge_next)
+			sb_addf(&sb, "%s\n", edited->before[i]);
+		merge_next = merge;
+		if (edited->dropped[i])
+			continue;
+		if (merge)
+			sb_addf(&sb, "%.*ssmp_store_mb%s\n",
+				(int)strspn(edited->text[i], " \t"), edited->text[i], args);
+		else
+			sb_addf(&sb, "%s\n", edited->text[i]);
+		merged |= merge;
+	}
+	if (!merged) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
+/*
+ * "or the same with smp_store_mb() ...": readers of a fix that puts
+ * smp_mb() after a store asked for the one call the kernel writes
+ * there; said once the checker has the merged text forbid the outcome
+ * too.
+ */
+static void store_mb_form(const struct checker *c, const char *path, const struct edits *all,
+			  const int *set, int n, const struct lines *edited, struct strbuf *out)
+{
+	char *variant = store_mb_text(edited);
+	const char *args;
+	bool ok;
+	int i;
+
+	if (!variant)
+		return;
+	if (!c->reachable(c, path, variant, &ok, NULL) && ok) {
+		sb_addf(out, "    or the same with smp_store_mb(), a store and smp_mb() in one "
+			"call:\n");
+		for (i = 0; i < n; i++) {
+			const struct edit *e = &all->items[set[i]];
+
+			if (e->kind != ADD_MB || e->line < 2 || edited->dropped[e->line - 2] ||
+			    !lone_write_once(edited, e->line - 2, &args))
+				continue;
+			sb_addf(out, "    P%d line %d: `smp_store_mb%s` in place of `%s` and the "
+				"smp_mb() after it\n", e->proc, e->line - 1, args,
+				code_at(edited, e->line - 1));
+		}
+	}
+	free(variant);
+}
+
+/*
  * "smp_store_release(), smp_load_acquire() wherever they fit, and ": the
  * kinds of edit cheaper than a full barrier among the candidates, each
  * once, for a reader who asks whether an acquire or a release would have
@@ -1645,6 +1750,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						unified_diff(path, text, &edited, &list);
 					else
 						quote_set(t, all, set, k, &orig, &edited, &list);
+					store_mb_form(c, path, all, set, k, &edited, &list);
 					if (entries == 1) {
 						bool usual = tell_why_fix(witness, all, set, k,
 									  twins, &list);
@@ -2155,9 +2261,20 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 static void tell_weakening(const struct findings *f, const struct edit *e, bool reachable,
 			   struct strbuf *out, struct cheaper *cheapest)
 {
-	int w = weakening(e->from, e->to), cheaper = fence_price(e->to),
-	    dearer = fence_price(e->from);
+	int w = weakening(e->from, e->to), to_price = fence_price(e->to),
+	    from_price = fence_price(e->from);
 
+	if (to_price > from_price && reachable) {
+		sb_addf(out, ": the outcome becomes possible: %s() cannot stand in for %s() (%s)\n",
+			e->to, e->from, weaker[w].orders);
+		return;
+	}
+	if (to_price > from_price) {
+		sb_addf(out, ": still forbidden, but dearer, cost %d against %d: %s() is a full "
+			"barrier on x86 too, where %s() costs nothing\n", to_price, from_price, e->to,
+			e->from);
+		return;
+	}
 	if (reachable) {
 		sb_addf(out, ": the outcome becomes possible, so %s() is not enough", e->to);
 		if (w >= 0) {
@@ -2168,9 +2285,9 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, "\n");
 	} else {
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
-		if (cheaper && dearer)
-			sb_addf(out, ", cost %d against %d", cheaper, dearer);
-		offer_cheaper(cheapest, cheaper, "%s()", e->to);
+		if (to_price && from_price)
+			sb_addf(out, ", cost %d against %d", to_price, from_price);
+		offer_cheaper(cheapest, to_price, "%s()", e->to);
 		if (w >= 0 && weaker[w].pair_name)
 			tell_safe(f, e, w, out);
 		sb_addf(out, "\n");

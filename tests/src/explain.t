@@ -28,7 +28,7 @@ siblings=(
 )
 
 set -- $LKMM_BINARIES
-plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 49) ))
+plan $(( $# * (2 * ntests + ${#siblings[@]} / 2 + 52) ))
 
 # explained TEST: the verdict in words comes first; every numbered step
 # names a line of a process and no step is of an unknown relation; the
@@ -156,6 +156,16 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and says when the Result: comment disagrees" 0 \
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
+	expect "$tag: herd7's count of the executions that reach an allowed outcome is named" 0 \
+		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1"; a count of ways, not a likelihood\)' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: a final value the condition reads is said to be one" 0 \
+		'^  Forbidden: the outcome \(1:r0=1 /\\ \[z\]=2 /\\ 2:r1=0, where \[z\] is z.s final value\) never happens' \
+		"$lkmm" check -I "$model_dir" --explain \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
+	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
+		'^  In the kernel: the sleep/wake-up pattern, one CPU the sleeper and the other the waker\. .* \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"

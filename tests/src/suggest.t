@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 43 ))
+plan $(( $# * 46 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -126,6 +126,22 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and \"In short\" says so up front" 0 \
 		'^  In short: to forbid it, smp_mb\(\) before P0 line 18, smp_mb\(\) before P1 line 26 \(change 1 below\); nothing cheaper and no fewer barriers forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	# A smp_mb() right after a WRITE_ONCE() is one smp_store_mb(): said
+	# as the same fix, and that text forbids the outcome on its own.
+	"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus" \
+		> "$work/w" 2>&1
+	expect "$tag: SB: the fix also as smp_store_mb(), the call the kernel writes there" 0 \
+		'^    P0 line 17: `smp_store_mb\(\*x, 1\);` in place of `WRITE_ONCE\(\*x, 1\);` and the smp_mb\(\) after it$' \
+		grep -A1 '^    or the same with smp_store_mb(), a store and smp_mb() in one call:$' "$work/w"
+	sed 's/WRITE_ONCE(\*\([xy]\), 1);/smp_store_mb(*\1, 1);/' \
+		"$model_dir/litmus-tests/SB+poonceonces.litmus" > "$work/SB+storemb.litmus"
+	expect "$tag: ... and SB with smp_store_mb() in both processes is forbidden" 0 \
+		'^Observation SB\+poonceonces Never 0 ' \
+		"$lkmm" check -I "$model_dir" "$work/SB+storemb.litmus"
+	expect "$tag: a forbidden outcome: smp_mb() tried in place of smp_mb__after_spinlock(), and found dearer" 0 \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) replaced by smp_mb\(\): still forbidden, but dearer, cost 3 against 2: smp_mb\(\) is a full barrier on x86 too, where smp_mb__after_spinlock\(\) costs nothing$' \
+		"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	# Only RCU uses smp_mb__after_unlock_lock(): it is not offered in
 	# place of smp_mb__after_spinlock(), though the model lets it do.
 	"$lkmm" check -I "$model_dir" --explain --suggest \
