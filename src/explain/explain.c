@@ -78,7 +78,8 @@ static const struct {
 	{ "sync-rcu", "is a grace period: it waits for every RCU reader that started before it" },
 	{ "before-atomic", "makes the atomic operation after it a full barrier" },
 	{ "after-atomic", "makes the atomic operation before it a full barrier" },
-	{ "after-spinlock", "makes the lock acquisition before it a full barrier" },
+	{ "after-spinlock", "is a full barrier placed after the lock is taken: everything "
+	  "before it, the lock included, is ordered before everything after it" },
 	{ "after-unlock-lock", "makes the unlock and lock before it a full barrier" },
 	{ "after-srcu-read-unlock", "makes the srcu_read_unlock() before it a full barrier" },
 	{ "rcu-lock", "starts an RCU read-side critical section" },
@@ -168,13 +169,15 @@ static const struct {
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
 	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
-	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern, one CPU the "
+	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern, either CPU the "
 	  "sleeper and the other the waker.  The sleeper stores its task state, with "
 	  "set_current_state(), which is smp_store_mb(), then loads the condition.  The waker "
-	  "stores the condition, then loads the task state in wake_up(), which has a full "
-	  "barrier only when it wakes a task.  The outcome here is the lost wake-up: the sleeper "
-	  "misses the condition and the waker misses the sleeper.  A waker that tests "
-	  "waitqueue_active() first needs smp_mb() before it: use wq_has_sleeper()",
+	  "stores the condition, then loads the task state, in wake_up().  The outcome here is "
+	  "the lost wake-up: the sleeper misses the condition and the waker misses the "
+	  "sleeper.  wake_up() orders its side itself (the wait queue's lock, then "
+	  "smp_mb__after_spinlock() in try_to_wake_up()), so a plain wake_up() after the store "
+	  "is safe; a waker that tests waitqueue_active() first, to skip wake_up(), needs "
+	  "smp_mb() before the test: use wq_has_sleeper()",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -1196,7 +1199,7 @@ static void timeline_event(const struct program *p, const struct snapshot *s, in
 }
 
 /*
- * A timeline being told: its numbered lines so far, and the line at
+ * A timeline being told: its lettered lines so far, and the line at
  * which each event of the chain (by its index) and the first strong
  * fence's wait were told, for a later line to point back to.
  */
@@ -1206,17 +1209,38 @@ struct timeline {
 	int at[MAX_HOPS];
 };
 
-/* The next numbered line of a timeline ("In time:" ends the line before the first). */
+/*
+ * A timeline's line m (from 1) by letter, "c": readers mixed up "(see 3
+ * above)" with "(step 3)" of the steps above it.  Past z, numbers.
+ */
+static void moment_name(int m, struct strbuf *out)
+{
+	if (m <= 26)
+		sb_addf(out, "%c", 'a' + m - 1);
+	else
+		sb_addf(out, "%d", m);
+}
+
+/* The next line of a timeline ("In time:" ends the line before the first). */
 static void next_moment(struct timeline *tl, struct strbuf *out)
 {
-	sb_addf(out, "%s    %d. ", tl->moment ? ".\n" : "\n", tl->moment + 1);
-	tl->moment++;
+	sb_addf(out, "%s    ", tl->moment ? ".\n" : "\n");
+	moment_name(++tl->moment, out);
+	sb_addf(out, ". ");
+}
+
+/* " (see c above)": a pointer back to line m of the timeline. */
+static void see_moment(int m, struct strbuf *out)
+{
+	sb_addf(out, " (see ");
+	moment_name(m, out);
+	sb_addf(out, " above)");
 }
 
 /*
- * "P1's too.  6. z=2 comes after z=1 in z's order, which every CPU sees
- * alike, so it reached P1's CPU only after P1 wrote z=1 (see 3 above).
- * 7. P1 wrote z=1 after x=1 had reached every CPU (see 2 above): so when
+ * "P1's too.  f. z=2 comes after z=1 in z's order, which every CPU sees
+ * alike, so it reached P1's CPU only after P1 wrote z=1 (see c above).
+ * g. P1 wrote z=1 after x=1 had reached every CPU (see b above): so when
  * P2's wait ends, x=1 has reached every CPU": where the store a fence
  * (link i) waits for overwrote another CPU's (link i - 1), the wait
  * reaches that CPU too, after its store, and so after what the chain's
@@ -1243,15 +1267,16 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		"after P%d wrote ", p->loc_names[over->loc], over->proc, over->proc);
 	access_value(p, over, out);
 	if (tl->at[i - 1])
-		sb_addf(out, " (see %d above)", tl->at[i - 1]);
+		see_moment(tl->at[i - 1], out);
 	if (k >= 0 && k < i - 1) {
 		next_moment(tl, out);
 		sb_addf(out, "P%d wrote ", over->proc);
 		access_value(p, over, out);
 		sb_addf(out, " after ");
 		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU (see %d above): so when P%d's wait ends, ",
-			tl->fence_wait, s->events[ev[i]].proc);
+		sb_addf(out, " had reached every CPU");
+		see_moment(tl->fence_wait, out);
+		sb_addf(out, ": so when P%d's wait ends, ", s->events[ev[i]].proc);
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " has reached every CPU");
 	}
@@ -1320,12 +1345,12 @@ static void timeline_end(const struct program *p, const struct snapshot *s, cons
 /*
  * A propagation chain that starts at a store and ends in a load reading
  * an older value, told through its first strong fence as a timeline, a
- * numbered line a moment:
- *   1. x=1 reaches P1's CPU (step 1).
- *   2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
- *   3. After the fence, P1 line 29 writes z=1.
- *   4. P2 line 37 writes z=2 over z=1 (step 3).  ...
- *   8. After the fence, P2 line 39 reads x, where x=1 already is: it
+ * lettered line a moment:
+ *   a. x=1 reaches P1's CPU (step 1).
+ *   b. P1 waits at its fence (step 2) until x=1 has reached every CPU.
+ *   c. After the fence, P1 line 29 writes z=1.
+ *   d. P2 line 37 writes z=2 over z=1 (step 3).  ...
+ *   h. After the fence, P2 line 39 reads x, where x=1 already is: it
  *      cannot read x=0.
  * Readers of the lettered sub-steps this replaced asked for this
  * picture, and of the arrows before the numbers for lines.  Whether the
@@ -1399,6 +1424,11 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 	sb_addf(point, " reaches that CPU, and P%d %s ", load->proc,
 		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
 	access_value(p, passed, point);
+	/* Readers set this against DCL's "the lock orders nothing" for a CPU without it. */
+	if (load->proc != sent->proc && load->proc != passed->proc)
+		sb_addf(point, ".  P%d sees that order without taking the lock: it holds, for "
+			"every CPU, between stores before an unlock and stores after the next lock "
+			"of it, though not between two stores of one critical section", load->proc);
 	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
 		"on keeps; with a release and an acquire in place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
@@ -1695,11 +1725,24 @@ static bool line_seen(const struct proc_info *pi, int t, int i)
 	return false;
 }
 
+/* The value register name (len bytes) of process proc starts with: 0 unless the test sets it. */
+static long long register_initial(const struct litmus *t, int proc, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < t->ninit; i++)
+		if (t->init[i].proc == proc && strlen(t->init[i].name) == len &&
+		    !strncmp(t->init[i].name, name, len) && t->init[i].has_value &&
+		    !t->init[i].value.is_addr)
+			return t->init[i].value.n;
+	return 0;
+}
+
 /*
- * "P1 line 43 does not run here: in herd7's states, 1:r1 is r1's initial
- * value, not a value read.": a load the execution's branches skip,
- * whose register readers took for a value it read.  The register is
- * the one the line's text assigns, "r1 = ...".
+ * "P1 line 43 does not run here, so 1:r1=0 in this outcome only because
+ * r1 keeps its initial value, not because a load read it.": a load the
+ * execution's branches skip, whose register readers took for a value it
+ * read.  The register is the one the line's text assigns, "r1 = ...".
  */
 static void loads_not_run(const struct program *p, const struct snapshot *s, struct strbuf *out)
 {
@@ -1721,9 +1764,12 @@ static void loads_not_run(const struct program *p, const struct snapshot *s, str
 				len = text.buf ? ident_len(text.buf) : 0;
 				eq = len + (len ? strspn(text.buf + len, " ") : 0);
 				if (len && text.buf[eq] == '=' && text.buf[eq + 1] != '=')
-					sb_addf(out, "  P%d line %d does not run here: in herd7's states, "
-						"%d:%.*s is %.*s's initial value, not a value read.\n",
-						proc, line, proc, (int)len, text.buf, (int)len, text.buf);
+					sb_addf(out, "  P%d line %d does not run here, so %d:%.*s=%lld in "
+						"this outcome only because %.*s keeps its initial value, "
+						"not because a load read it.\n", proc, line, proc,
+						(int)len, text.buf,
+						register_initial(p->test, proc, text.buf, len),
+						(int)len, text.buf);
 				sb_free(&text);
 			}
 	}
@@ -2295,8 +2341,9 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 					"either order: the unlock keeps them inside the critical section, "
 					"not in order for a CPU that does not take the lock.", proc,
 					lk->proc);
-			sb_addf(out, "  A lock orders a critical section only against the next one "
-				"to take it: ");
+			sb_addf(out, "  A lock orders what comes before an unlock against what "
+				"comes after the next lock of it, and only a CPU that takes it "
+				"orders its own accesses by it: ");
 			name_statement(p, lk, out);
 			sb_addf(out, " orders nothing P%d does here.", proc);
 			if (branch && !point->len)
@@ -2309,7 +2356,9 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 				sb_addf(out, "` needs no ordering of its own: it runs under the lock, "
 					"after the critical section of whoever held it before, stores "
 					"included; only the first check, at line %d, runs without the "
-					"lock, and nothing orders what P%d does after it.", branch, proc);
+					"lock, and nothing orders what P%d does after it.  Keep the lock "
+					"all the same: it is what lets only one CPU initialise.", branch,
+					proc);
 			}
 			sb_addf(out, "\n");
 		}
@@ -2434,8 +2483,9 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it, herd7's \"%s: %ld\"; a count of ways, not a "
-			"likelihood)", cond.buf, o->negative ? "can happen" : "always happens",
+			"model accepts end%s in it, herd7's \"%s: %ld\", where its \"States\" "
+			"counts distinct results instead; a count of ways, not a likelihood)",
+			cond.buf, o->negative ? "can happen" : "always happens",
 			seen, o->positive, total, o->positive == 1 ? "s" : "",
 			/* herd7 counts a ~exists test's executions the other way round */
 			p->test->quantifier == Q_NOT_EXISTS ? "Negative" : "Positive", o->positive);

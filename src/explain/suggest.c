@@ -909,7 +909,8 @@ static const char *price_note(enum edit_kind kind)
 	case ADD_BEFORE_ATOMIC:
 	case ADD_AFTER_ATOMIC:
 	case ADD_AFTER_SPINLOCK:
-		return " (a full barrier on arm64 and PowerPC, nothing on x86)";
+		return " (a full barrier on arm64 and PowerPC, like smp_mb(), but nothing on x86, "
+			"whose locks and atomic RMWs are full barriers already)";
 	default:
 		return "";
 	}
@@ -1755,8 +1756,12 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						bool usual = tell_why_fix(witness, all, set, k,
 									  twins, &list);
 
-						sb_addf(in_short, "to forbid it, ");
+						sb_addf(in_short, "to forbid it, use ");
 						describe_once(t, all, set, k, in_short);
+						if (repeated)
+							sb_addf(in_short, " (%d edits to the one "
+								"function the processes share)",
+								k - repeated);
 						sb_addf(in_short, "%s (change 1 below)",
 							usual ? ", the usual way to publish "
 							"data" : "");
@@ -2228,9 +2233,19 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	if (c->statement.buf && c->n) {
 		sb_addf(weaker, "%s could become the cheaper ", c->statement.buf);
 		for (i = 0; i < c->n; i++)
-			sb_addf(weaker, "%s%s", i ? " or " : "", c->what[i].buf);
-		sb_addf(weaker, ": enough for these accesses, though other code around it may "
-			"need more\n");
+			sb_addf(weaker, "%s%s", i ? ", or next " : "", c->what[i].buf);
+		/*
+		 * What a full barrier alone does, the one reason to keep it that
+		 * holds for every cheaper replacement: readers could not act on
+		 * "other code may need more".
+		 */
+		if (strstr(c->statement.buf, "`smp_mb();`"))
+			sb_addf(weaker, ": enough for these accesses; keep it if code around it "
+				"also needs a store before it ordered before a load after it, which "
+				"only a full barrier does\n");
+		else
+			sb_addf(weaker, ": enough for these accesses, though other code around it "
+				"may need more\n");
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
@@ -2370,8 +2385,9 @@ static void tell_dependency(const struct link *links, int n, struct strbuf *out)
 	}
 	if (dependency && !control)
 		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
-			"compiler can know is equal to it (after comparing it with a known pointer, "
-			"say)");
+			"compiler can know is equal to it: after `if (ptr == &obj)`, it may load "
+			"through &obj rather than ptr, and that load no longer waits for the one that "
+			"read ptr");
 	else if (dependency)
 		sb_addf(out, "; keep the dependency: the branch must test the loaded value, and "
 			"the compiler must not be able to tell which way it goes");
@@ -2581,10 +2597,37 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		sb_addf(out, ".\n");
 		return;
 	}
-	sb_addf(out, ": still forbidden (cost %d on the price list below; the lock costs an "
-		"atomic RMW on each CPU instead).  Keep the lock where the critical sections must "
-		"also exclude each other.\n", edit_kinds[ADD_RELEASE].cost +
-		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
+	/* The lock priced on the same scale: readers could not weigh "an atomic RMW". */
+	sb_addf(out, ": still forbidden, at cost %d on the price list below, against about %d "
+		"for the lock on each CPU that takes it (its atomic RMW near a full barrier, %d, "
+		"its unlock a release, %d).  That is only for critical sections that need not "
+		"exclude each other: where they must, keep the lock.\n",
+		edit_kinds[ADD_RELEASE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost),
+		edit_kinds[ADD_MB].cost + edit_kinds[ADD_RELEASE].cost, edit_kinds[ADD_MB].cost,
+		edit_kinds[ADD_RELEASE].cost);
+}
+
+/*
+ * Whether another, cheaper form of edit i's fence keeps the outcome
+ * forbidden: then that i's form does not is noise (readers: "smp_wmb()
+ * is not enough" beside "smp_rmb() is enough").
+ */
+static bool weaker_one_enough(const struct edits *all, const bool *ok, const bool *reachable,
+			      int i)
+{
+	const struct edit *e = &all->items[i];
+	int j;
+
+	for (j = 0; j < all->n; j++) {
+		const struct edit *o = &all->items[j];
+
+		if (j != i && o->kind == PARTLY_WEAKEN && o->proc == e->proc &&
+		    o->line == e->line && ok[j] && !reachable[j] &&
+		    fence_price(o->to) < fence_price(o->from))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -2649,6 +2692,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			advise(&cheapest, &advice, &weaker);
 			needs_it = false;
 		}
+		if (e->kind == PARTLY_WEAKEN && ok[i] && reachable[i] &&
+		    weaker_one_enough(all, ok, reachable, i))
+			goto told;
 		sb_addf(&tried, "  P%d line %d `%s`: ", e->proc, e->line, code);
 		edit_what(e, &tried);
 		if (!ok[i])
@@ -2666,13 +2712,14 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			/* What readers asked: may smp_store_release() stand in for it? */
 			sb_addf(&tried, ": the outcome becomes possible, so this ordering is "
 				"needed.  rcu_assign_pointer() is a release store (the kernel "
-				"defines it with smp_store_release(), but stores a constant NULL "
-				"with WRITE_ONCE(): nothing to publish then): keep it for an "
-				"RCU-protected pointer, as sparse checks it.\n");
+				"defines it with smp_store_release(); assigning NULL is a plain "
+				"WRITE_ONCE(), which is fine, as there is nothing to publish): keep "
+				"it for an RCU-protected pointer, as sparse checks it.\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :
 				"still forbidden, so this ordering is not needed for this outcome");
+told:
 		if (ok[i] && reachable[i]) {
 			if (e->kind == DROP_FENCE)
 				cheapest.removable = true;
@@ -2695,7 +2742,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden.  It needs ");
 		join_items(needed.buf, out);
-		sb_addf(out, " (without %s, it can happen: below).",
+		sb_addf(out, " (weaken or remove %s and it can happen: below).",
 			count_items(needed.buf) > 1 ? "any one of them" : "it");
 	} else {
 		sb_addf(out, "  The outcome is forbidden, and no ordering of the test is needed "

@@ -157,14 +157,14 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: herd7's count of the executions that reach an allowed outcome is named" 0 \
-		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1"; a count of ways, not a likelihood\)' \
+		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1", where its "States" counts distinct results instead; a count of ways, not a likelihood\)' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a final value the condition reads is said to be one" 0 \
 		'^  Forbidden: the outcome \(1:r0=1 /\\ \[z\]=2 /\\ 2:r1=0, where \[z\] is z.s final value\) never happens' \
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: the sleep/wake-up pattern, one CPU the sleeper and the other the waker\. .* \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: the sleep/wake-up pattern, either CPU the sleeper and the other the waker\. .* \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
@@ -200,12 +200,12 @@ for lkmm in $LKMM_BINARIES; do
 		"$model_dir/litmus-tests/SB+fencembonceonces.litmus" > "$work/sb-time" 2>&1
 	if sed -n '/^  In time:$/,/^  Why/p' "$work/sb-time" | diff - <(cat <<-'EOF'
 	  In time:
-	    1. P0 line 18 writes x=1.
-	    2. P0 waits at its fence (step 1) until x=1 has reached every CPU.
-	    3. After the fence, P0 line 20 reads y=0.
-	    4. P1 line 27 writes y=1, which reaches P0's CPU only after line 20 read the older value (step 2).
-	    5. P1 waits at its fence (step 3) until y=1 has reached every CPU.
-	    6. After the fence, P1 line 29 reads x, where x=1 already is: it cannot read x=0.
+	    a. P0 line 18 writes x=1.
+	    b. P0 waits at its fence (step 1) until x=1 has reached every CPU.
+	    c. After the fence, P0 line 20 reads y=0.
+	    d. P1 line 27 writes y=1, which reaches P0's CPU only after line 20 read the older value (step 2).
+	    e. P1 waits at its fence (step 3) until y=1 has reached every CPU.
+	    f. After the fence, P1 line 29 reads x, where x=1 already is: it cannot read x=0.
 	  Why it cannot happen: steps 2 (fr) and 4 (fr) say only that a store reached a CPU late, and a store can reach other CPUs long after its own CPU ran it.  The strong fences of steps 1 (mb) and 3 (mb) forbid it, as "In time" above shows: a CPU at a strong fence waits until every store it has seen has reached every CPU.
 	EOF
 	) > /dev/null; then
@@ -242,7 +242,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: the test's code is not listed again" 1 \
 		'^$' bash -c "grep -E '^    P[0-9]+: [0-9]+ \`' '$work/z6'"
 	expect "$tag: a strong fence after a load waits for the store it read, in the timeline" 0 \
-		"^    6\. P3 waits at its fence \(step 5\) until y=1 has reached every CPU\.$" \
+		"^    f\. P3 waits at its fence \(step 5\) until y=1 has reached every CPU\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/IRIW+fencembonceonces+OnceOnce.litmus"
 	# The crux in one sentence, right after the answer: what readers found
 	# deep in the why and asked to read first.
@@ -250,7 +250,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: it holds, for every CPU, between stores before an unlock and stores after the next lock of it, though not between two stores of one critical section\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
@@ -266,14 +266,14 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag or a pointer\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders a critical section only against the next one to take it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders what comes before an unlock against what comes after the next lock of it, and only a CPU that takes it orders its own accesses by it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
 		cat "$work/dcl"
 	# A load its branch skips: its register in herd7's states was never loaded.
 	expect "$tag: a load the execution skips is said not to run, its register its initial value" 0 \
-		'^  P1 line 43 does not run here: in herd7.s states, 1:r1 is r1.s initial value, not a value read\.$' \
+		'^  P1 line 43 does not run here, so 1:r1=0 in this outcome only because r1 keeps its initial value, not because a load read it\.$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
-		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.$' \
+		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
@@ -308,13 +308,13 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
+		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: it holds, for every CPU, between stores before an unlock and stores after the next lock of it, though not between two stores of one critical section\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/short" 2>&1
 	if grep -A2 '^Explanation:$' "$work/short" | tail -1 |
-	   grep -qx '  In short: to forbid it, smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below)\.'; then
+	   grep -qx '  In short: to forbid it, use smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below)\.'; then
 		ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
 	else
 		not_ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
@@ -339,14 +339,14 @@ for lkmm in $LKMM_BINARIES; do
 	if grep -q '^  Step by step:$' "$work/z6" &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/z6" | diff - <(cat <<-'EOF'
 	  In time:
-	    1. x=1 reaches P1's CPU (step 1).
-	    2. P1 waits at its fence (step 2) until x=1 has reached every CPU.
-	    3. After the fence, P1 line 29 writes z=1.
-	    4. P2 line 37 writes z=2 over z=1 (step 3).
-	    5. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    6. z=2 comes after z=1 in z's order, which every CPU sees alike, so it reached P1's CPU only after P1 wrote z=1 (see 3 above).
-	    7. P1 wrote z=1 after x=1 had reached every CPU (see 2 above): so when P2's wait ends, x=1 has reached every CPU.
-	    8. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+	    a. x=1 reaches P1's CPU (step 1).
+	    b. P1 waits at its fence (step 2) until x=1 has reached every CPU.
+	    c. After the fence, P1 line 29 writes z=1.
+	    d. P2 line 37 writes z=2 over z=1 (step 3).
+	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
+	    f. z=2 comes after z=1 in z's order, which every CPU sees alike, so it reached P1's CPU only after P1 wrote z=1 (see c above).
+	    g. P1 wrote z=1 after x=1 had reached every CPU (see b above): so when P2's wait ends, x=1 has reached every CPU.
+	    h. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
 	) > /dev/null &&
@@ -367,9 +367,9 @@ for lkmm in $LKMM_BINARIES; do
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/isa2" | diff - <(cat <<-'EOF'
 	  In time:
-	    1. x=1 reaches each CPU before P1 line 26 (z=1) reaches it (step 1).
-	    2. P2 line 35 reads z=1 (step 2).
-	    3. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
+	    a. x=1 reaches each CPU before P1 line 26 (z=1) reaches it (step 1).
+	    b. P2 line 35 reads z=1 (step 2).
+	    c. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
 	) > /dev/null; then
