@@ -169,15 +169,11 @@ static const struct {
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
 	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
-	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern, either CPU the "
-	  "sleeper and the other the waker.  The sleeper stores its task state, with "
-	  "set_current_state(), which is smp_store_mb(), then loads the condition.  The waker "
-	  "stores the condition, then loads the task state, in wake_up().  The outcome here is "
-	  "the lost wake-up: the sleeper misses the condition and the waker misses the "
-	  "sleeper.  wake_up() orders its side itself (the wait queue's lock, then "
-	  "smp_mb__after_spinlock() in try_to_wake_up()), so a plain wake_up() after the store "
-	  "is safe; a waker that tests waitqueue_active() first, to skip wake_up(), needs "
-	  "smp_mb() before the test: use wq_has_sleeper()",
+	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  A sleeper stores "
+	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
+	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
+	  "This outcome is the lost wake-up.  A plain wake_up() is safe; if you test "
+	  "waitqueue_active() before wake_up(), use wq_has_sleeper() instead",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -833,7 +829,7 @@ static void short_event(const struct program *p, const struct event *e, struct s
 static void link_words(const char *const *label, int n, struct strbuf *out)
 {
 	static const struct { const char *word, *link; } links[] = {
-		{ "po", "next in program order, nothing keeping them in it" },
+		{ "po", "later in program order, nothing keeping them in that order" },
 		{ "rf", "reads the value it stored" },
 		{ "fr", "the load read a value that this store overwrites" },
 		{ "co", "overwrites it" },
@@ -1426,9 +1422,9 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 	access_value(p, passed, point);
 	/* Readers set this against DCL's "the lock orders nothing" for a CPU without it. */
 	if (load->proc != sent->proc && load->proc != passed->proc)
-		sb_addf(point, ".  P%d sees that order without taking the lock: it holds, for "
-			"every CPU, between stores before an unlock and stores after the next lock "
-			"of it, though not between two stores of one critical section", load->proc);
+		sb_addf(point, ".  P%d sees that order without taking the lock: stores made "
+			"before an unlock reach every CPU, lock holder or not, before stores made "
+			"after the next lock of that lock", load->proc);
 	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
 		"on keeps; with a release and an acquire in place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
@@ -2171,7 +2167,7 @@ static const char *what_orders(const struct event *a, const struct event *b)
 	if (store_first && !store_then)
 		return "(a store, then a load: only a full barrier, smp_mb() or a fully ordered RMW "
 			"such as xchg(), orders these; the "
-		       "store can wait in the CPU's store buffer while the load runs)";
+		       "store can wait in the CPU's store buffer while the load runs, on x86 too)";
 	if (store_first)
 		return "(two stores: smp_wmb() between them, or a release for the second, "
 		       "orders them)";
@@ -2289,14 +2285,15 @@ static int lock_line(const struct program *p, int proc, int loc, int *branch_lin
 }
 
 /* Whether process proc makes a store of the chain cycle[]. */
-static bool chain_stores(const struct snapshot *s, const int *cycle, int len, int proc)
+static int chain_stores(const struct snapshot *s, const int *cycle, int len, int proc,
+			int stores[2])
 {
-	int i;
+	int i, n = 0;
 
-	for (i = 0; i < len; i++)
+	for (i = 0; i < len && n < 2; i++)
 		if (s->events[cycle[i]].proc == proc && s->events[cycle[i]].kind == EV_WRITE)
-			return true;
-	return false;
+			stores[n++] = cycle[i];
+	return n;
 }
 
 /*
@@ -2317,6 +2314,7 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			continue;
 		for (i = 0; i < len; i++) {
 			int proc = s->events[cycle[i]].proc, line, branch = 0, recheck = 0;
+			int stores[2], nstores;
 
 			if (proc < 0 || proc >= 64 || proc == lk->proc || (said >> proc & 1) ||
 			    takes(s, proc, lk->loc))
@@ -2336,16 +2334,19 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			}
 			sb_addf(out, ".");
 			/* The crux first, as readers asked: the stores seen out of order. */
-			if (chain_stores(s, cycle, len, lk->proc))
-				sb_addf(out, "  So P%d may see the stores P%d makes under the lock in "
-					"either order: the unlock keeps them inside the critical section, "
-					"not in order for a CPU that does not take the lock.", proc,
-					lk->proc);
-			sb_addf(out, "  A lock orders what comes before an unlock against what "
-				"comes after the next lock of it, and only a CPU that takes it "
-				"orders its own accesses by it: ");
-			name_statement(p, lk, out);
-			sb_addf(out, " orders nothing P%d does here.", proc);
+			nstores = chain_stores(s, cycle, len, lk->proc, stores);
+			sb_addf(out, "  So the lock gives P%d no ordering", proc);
+			if (nstores) {
+				sb_addf(out, ": it may see the stores P%d makes under the lock in "
+					"either order", lk->proc);
+				if (nstores == 2) {
+					sb_addf(out, ", ");
+					access_value(p, &s->events[stores[1]], out);
+					sb_addf(out, " before ");
+					access_value(p, &s->events[stores[0]], out);
+				}
+			}
+			sb_addf(out, ".");
 			if (branch && !point->len)
 				sb_addf(point, "P%d's first check, at line %d, runs without %s, so the "
 					"lock orders nothing for what P%d does after it", proc, branch,
@@ -2355,10 +2356,8 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 				source_line(p->test, recheck, out);
 				sb_addf(out, "` needs no ordering of its own: it runs under the lock, "
 					"after the critical section of whoever held it before, stores "
-					"included; only the first check, at line %d, runs without the "
-					"lock, and nothing orders what P%d does after it.  Keep the lock "
-					"all the same: it is what lets only one CPU initialise.", branch,
-					proc);
+					"included.  Keep the lock all the same: it is what lets only "
+					"one CPU initialise.");
 			}
 			sb_addf(out, "\n");
 		}
@@ -2483,8 +2482,8 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it, herd7's \"%s: %ld\", where its \"States\" "
-			"counts distinct results instead; a count of ways, not a likelihood)",
+			"model accepts end%s in it, herd7's \"%s: %ld\"; a count of ways, not a "
+			"likelihood)",
 			cond.buf, o->negative ? "can happen" : "always happens",
 			seen, o->positive, total, o->positive == 1 ? "s" : "",
 			/* herd7 counts a ~exists test's executions the other way round */

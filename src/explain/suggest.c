@@ -909,8 +909,8 @@ static const char *price_note(enum edit_kind kind)
 	case ADD_BEFORE_ATOMIC:
 	case ADD_AFTER_ATOMIC:
 	case ADD_AFTER_SPINLOCK:
-		return " (a full barrier on arm64 and PowerPC, like smp_mb(), but nothing on x86, "
-			"whose locks and atomic RMWs are full barriers already)";
+		return " (as smp_mb() on arm64 and PowerPC, but free on x86, whose locks and "
+			"atomic RMWs are full barriers already)";
 	default:
 		return "";
 	}
@@ -923,7 +923,8 @@ static const char *priced_name(const struct edit *e)
 }
 
 /* What the prices are, before and after their list, wherever they are said. */
-#define PRICE_BASIS "each edit's rough relative price on arm64 and PowerPC"
+#define PRICE_BASIS "each edit's rough relative price, weighing arm64 and PowerPC, where " \
+	"ordering costs most, and x86"
 #define PRICE_X86 "on x86 only smp_mb() costs anything: x86 keeps every order but a store " \
 	"before a later load"
 
@@ -2233,7 +2234,7 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	if (c->statement.buf && c->n) {
 		sb_addf(weaker, "%s could become the cheaper ", c->statement.buf);
 		for (i = 0; i < c->n; i++)
-			sb_addf(weaker, "%s%s", i ? ", or next " : "", c->what[i].buf);
+			sb_addf(weaker, "%s%s", i ? ", or, next cheapest, " : "", c->what[i].buf);
 		/*
 		 * What a full barrier alone does, the one reason to keep it that
 		 * holds for every cheaper replacement: readers could not act on
@@ -2285,9 +2286,9 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		return;
 	}
 	if (to_price > from_price) {
-		sb_addf(out, ": still forbidden, but dearer, cost %d against %d: %s() is a full "
-			"barrier on x86 too, where %s() costs nothing\n", to_price, from_price, e->to,
-			e->from);
+		sb_addf(out, ": still forbidden, but dearer (cost %d against %d): the same full "
+			"barrier on arm64 and PowerPC, but %s() costs on x86 too, where %s() is "
+			"free; so keep %s()\n", to_price, from_price, e->to, e->from, e->from);
 		return;
 	}
 	if (reachable) {
@@ -2374,20 +2375,37 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
  * "; keep the dependency: ...": what keeps a dependency of links, which
  * is the code around it, not a barrier.
  */
-static void tell_dependency(const struct link *links, int n, struct strbuf *out)
+static void tell_dependency(const struct lines *orig, const struct link *links, int n,
+			    struct strbuf *out)
 {
+	const struct link *addr = NULL;
 	bool dependency = false, control = false;
 	int i;
 
 	for (i = 0; i < n; i++) {
 		dependency |= strcmp(links[i].kind, "lock") != 0;
 		control |= !strcmp(links[i].kind, "ctrl");
+		if (!strcmp(links[i].kind, "addr") && !addr)
+			addr = &links[i];
 	}
-	if (dependency && !control)
-		sb_addf(out, "; keep the dependency: use the loaded value itself, not one the "
-			"compiler can know is equal to it: after `if (ptr == &obj)`, it may load "
-			"through &obj rather than ptr, and that load no longer waits for the one that "
-			"read ptr");
+	if (dependency && !control) {
+		/* In the test's own names where its line says "r0 = ...": readers asked. */
+		const char *code = addr ? code_at(orig, addr->a->line) : "";
+		int len = (int)strspn(code, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				      "0123456789_");
+		const char *reg = len && code[len + strspn(code + len, " ")] == '=' ? code : "ptr";
+
+		if (reg == code)
+			sb_addf(out, "; keep the dependency: use the loaded value itself, not one "
+				"the compiler can know is equal to it: after `if (%.*s == &obj)`, it "
+				"may load through &obj rather than %.*s, and that load no longer waits "
+				"for line %d", len, reg, len, reg, addr->a->line);
+		else
+			sb_addf(out, "; keep the dependency: use the loaded value itself, not one "
+				"the compiler can know is equal to it: after `if (ptr == &obj)`, it "
+				"may load through &obj rather than ptr, and that load no longer waits "
+				"for the one that read ptr");
+	}
 	else if (dependency)
 		sb_addf(out, "; keep the dependency: the branch must test the loaded value, and "
 			"the compiler must not be able to tell which way it goes");
@@ -2597,15 +2615,12 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		sb_addf(out, ".\n");
 		return;
 	}
-	/* The lock priced on the same scale: readers could not weigh "an atomic RMW". */
-	sb_addf(out, ": still forbidden, at cost %d on the price list below, against about %d "
-		"for the lock on each CPU that takes it (its atomic RMW near a full barrier, %d, "
-		"its unlock a release, %d).  That is only for critical sections that need not "
-		"exclude each other: where they must, keep the lock.\n",
-		edit_kinds[ADD_RELEASE].cost +
-		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost),
-		edit_kinds[ADD_MB].cost + edit_kinds[ADD_RELEASE].cost, edit_kinds[ADD_MB].cost,
-		edit_kinds[ADD_RELEASE].cost);
+	/* What the lock gives, not a nudge to drop it: readers asked for a verdict. */
+	sb_addf(out, ": still forbidden (cost %d on the price list below): that is the ordering "
+		"the lock gives here.  The lock costs more (an atomic RMW and a release on each "
+		"CPU), but it also keeps the critical sections apart: keep it wherever they must "
+		"be.\n", edit_kinds[ADD_RELEASE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
 }
 
 /*
@@ -2669,7 +2684,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	tell_links(&orig, links, nlinks, &kept);
 	if (kept.buf) {
 		join_items(kept.buf, &chains);
-		tell_dependency(links, nlinks, &chains);
+		tell_dependency(&orig, links, nlinks, &chains);
 	}
 	if (!all->n) {
 		sb_addf(out, "  The outcome is forbidden.  The test has no acquire, release, ordered "
@@ -2712,9 +2727,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			/* What readers asked: may smp_store_release() stand in for it? */
 			sb_addf(&tried, ": the outcome becomes possible, so this ordering is "
 				"needed.  rcu_assign_pointer() is a release store (the kernel "
-				"defines it with smp_store_release(); assigning NULL is a plain "
-				"WRITE_ONCE(), which is fine, as there is nothing to publish): keep "
-				"it for an RCU-protected pointer, as sparse checks it.\n");
+				"defines it with smp_store_release()): keep it for an RCU-protected "
+				"pointer, as sparse checks it.\n");
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :

@@ -157,20 +157,20 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: herd7's count of the executions that reach an allowed outcome is named" 0 \
-		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1", where its "States" counts distinct results instead; a count of ways, not a likelihood\)' \
+		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1"; a count of ways, not a likelihood\), as the test.s "Result: Sometimes" says; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a final value the condition reads is said to be one" 0 \
 		'^  Forbidden: the outcome \(1:r0=1 /\\ \[z\]=2 /\\ 2:r1=0, where \[z\] is z.s final value\) never happens' \
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: the sleep/wake-up pattern, either CPU the sleeper and the other the waker\. .* \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: an allowed outcome: what would order each pair it needs reordered" 0 \
-		'^      \(a store, then a load: only a full barrier, smp_mb\(\) or a fully ordered RMW such as xchg\(\), orders these; the store can wait in the CPU.s store buffer while the load runs\)$' \
+		'^      \(a store, then a load: only a full barrier, smp_mb\(\) or a fully ordered RMW such as xchg\(\), orders these; the store can wait in the CPU.s store buffer while the load runs, on x86 too\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	# A lock handed from one CPU to another is one link, unlock-lock,
 	# whichever relation of the model the cycle went through (hb's
@@ -250,7 +250,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: it holds, for every CPU, between stores before an unlock and stores after the next lock of it, though not between two stores of one critical section\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: stores made before an unlock reach every CPU, lock holder or not, before stores made after the next lock of that lock\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
@@ -266,14 +266,14 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Allowed: .*; this is double-checked locking, and underneath, MP \(message passing: data published behind a flag or a pointer\)\.$' \
 		cat "$work/dcl"
 	expect "$tag: why the lock does not help: the other CPU skips it" 0 \
-		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So P1 may see the stores P0 makes under the lock in either order: the unlock keeps them inside the critical section, not in order for a CPU that does not take the lock\.  A lock orders what comes before an unlock against what comes after the next lock of it, and only a CPU that takes it orders its own accesses by it: P0 line 23 `spin_lock\(lck\);` orders nothing P1 does here\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
+		'^  P1 does not take lck here: it skips line 42 `spin_lock\(lck\);`, as the branch on what line 40 read goes around it\.  So the lock gives P1 no ordering: it may see the stores P0 makes under the lock in either order, flag=1 before data=1\.  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
 		cat "$work/dcl"
 	# A load its branch skips: its register in herd7's states was never loaded.
 	expect "$tag: a load the execution skips is said not to run, its register its initial value" 0 \
 		'^  P1 line 43 does not run here, so 1:r1=0 in this outcome only because r1 keeps its initial value, not because a load read it\.$' \
 		cat "$work/dcl"
-	expect "$tag: ... and why its recheck under the lock needs no ordering, the first check does" 0 \
-		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included; only the first check, at line 40, runs without the lock, and nothing orders what P1 does after it\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
+	expect "$tag: ... and why its recheck under the lock needs no ordering, and the lock stays" 0 \
+		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
 		cat "$work/dcl"
 	if grep -qi 'violate\|reject' "$work/dcl"; then
 		not_ok "$tag: an allowed outcome tells the execution that reaches it, not the ones rejected"
@@ -308,7 +308,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		"^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: it holds, for every CPU, between stores before an unlock and stores after the next lock of it, though not between two stores of one critical section\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$" \
+		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: stores made before an unlock reach every CPU, lock holder or not, before stores made after the next lock of that lock\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \

@@ -63,7 +63,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: the prices of the edits shown head the fixes, where the first cost is read" 0 \
-		'^  Changes that forbid it, cheapest first \(cost: each edit.s rough relative price on arm64 and PowerPC, smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\):$' \
+		'^  Changes that forbid it, cheapest first \(cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86, smp_store_release\(\) 1, rcu_assign_pointer\(\) 1, smp_wmb\(\) 2; on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\):$' \
 		cat "$work/w"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+fencemb+fencermb.litmus" > "$work/w" 2>&1
 	expect "$tag: a forbidden outcome: a smp_mb() where smp_wmb() is enough, and what makes it safe" 0 \
@@ -139,7 +139,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^Observation SB\+poonceonces Never 0 ' \
 		"$lkmm" check -I "$model_dir" "$work/SB+storemb.litmus"
 	expect "$tag: a forbidden outcome: smp_mb() tried in place of smp_mb__after_spinlock(), and found dearer" 0 \
-		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) replaced by smp_mb\(\): still forbidden, but dearer, cost 3 against 2: smp_mb\(\) is a full barrier on x86 too, where smp_mb__after_spinlock\(\) costs nothing$' \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: smp_mb__after_spinlock\(\) replaced by smp_mb\(\): still forbidden, but dearer \(cost 3 against 2\): the same full barrier on arm64 and PowerPC, but smp_mb\(\) costs on x86 too, where smp_mb__after_spinlock\(\) is free; so keep smp_mb__after_spinlock\(\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	# Only RCU uses smp_mb__after_unlock_lock(): it is not offered in
@@ -159,7 +159,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... an address dependency of the chain" 0 \
-		'^  The outcome is forbidden\.  It needs P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(weaken or remove it and it can happen: below\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it: after `if \(ptr == &obj\)`, it may load through &obj rather than ptr, and that load no longer waits for the one that read ptr\.$' \
+		'^  The outcome is forbidden\.  It needs P0 line 19 `rcu_assign_pointer\(\*p, x\);` \(weaken or remove it and it can happen: below\)\.  It also relies on the address dependency of P1 line 29 `r1 = READ_ONCE\(\*r0\);` on P1 line 28 `r0 = rcu_dereference\(\*p\);`; keep the dependency: use the loaded value itself, not one the compiler can know is equal to it: after `if \(r0 == &obj\)`, it may load through &obj rather than r0, and that load no longer waits for line 28\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	"$lkmm" check -I "$model_dir" --suggest "$here/MP+lock-alone.litmus" > "$work/w" 2>&1
 	if grep -qE '^  The outcome is forbidden\.  It needs P0 line 18 `smp_store_release\(flag, 1\);` and P1 line 26 `r0 = smp_load_acquire\(flag\);` \(weaken or remove any one of them and it can happen: below\)\.$' "$work/w" &&
@@ -173,7 +173,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden, at cost 2 on the price list below, against about 4 for the lock on each CPU that takes it \(its atomic RMW near a full barrier, 3, its unlock a release, 1\)\.  That is only for critical sections that need not exclude each other: where they must, keep the lock\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2 on the price list below\): that is the ordering the lock gives here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
 		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25 are not enough: the outcome becomes possible \(after an acquire, a store that is not a release carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
@@ -188,15 +188,15 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" names each cheaper replacement, apart from what must stay" 0 \
-		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock; P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or next smp_rmb\(\): enough for these accesses; keep it if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
+		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock; P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or, next cheapest, smp_rmb\(\): enough for these accesses; keep it if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden, at cost 4 on the price list below, against about 4 for the lock on each CPU that takes it \(its atomic RMW near a full barrier, 3, its unlock a release, 1\)\.  That is only for critical sections that need not exclude each other: where they must, keep the lock\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4 on the price list below\): that is the ordering the lock gives here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
-		'^  Cost: each edit.s rough relative price on arm64 and PowerPC \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(a full barrier on arm64 and PowerPC, like smp_mb\(\), but nothing on x86, whose locks and atomic RMWs are full barriers already\); ' \
+		'^  Cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86 \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(as smp_mb\(\) on arm64 and PowerPC, but free on x86, whose locks and atomic RMWs are full barriers already\); on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
