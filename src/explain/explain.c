@@ -172,8 +172,9 @@ static const struct {
 	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  A sleeper stores "
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
-	  "This outcome is the lost wake-up.  A plain wake_up() is safe; if you test "
-	  "waitqueue_active() before wake_up(), use wq_has_sleeper() instead",
+	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as it takes the wait "
+	  "queue's lock the sleeper took to queue itself; if you test waitqueue_active() before "
+	  "wake_up(), use wq_has_sleeper() instead",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -2349,7 +2350,7 @@ static void locks_not_shared(const struct program *p, const struct snapshot *s,
 			sb_addf(out, ".");
 			if (branch && !point->len)
 				sb_addf(point, "P%d's first check, at line %d, runs without %s, so the "
-					"lock orders nothing for what P%d does after it", proc, branch,
+					"lock orders nothing for what P%d does after that check", proc, branch,
 					p->loc_names[lk->loc], proc);
 			if (branch && recheck) {
 				sb_addf(out, "  The recheck at line %d `", recheck);
@@ -2474,6 +2475,7 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	const char *seen = observation(o);
 	struct strbuf cond = { 0 };
 	long total = o->positive + o->negative;
+	bool swap = p->test->quantifier == Q_NOT_EXISTS;
 	char result[32];
 
 	prop_print(p->test->cond, &cond);
@@ -2481,13 +2483,14 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	if (!o->positive)
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
+		/* herd7's own line, where the reader's eye goes: "States" counts results. */
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it, herd7's \"%s: %ld\"; a count of ways, not a "
-			"likelihood)",
+			"model accepts end%s in it, herd7's \"Positive: %ld Negative: %ld\"%s; a "
+			"count of ways, not a likelihood)",
 			cond.buf, o->negative ? "can happen" : "always happens",
 			seen, o->positive, total, o->positive == 1 ? "s" : "",
-			/* herd7 counts a ~exists test's executions the other way round */
-			p->test->quantifier == Q_NOT_EXISTS ? "Negative" : "Positive", o->positive);
+			swap ? o->negative : o->positive, swap ? o->positive : o->negative,
+			swap ? ", counted the other way round for a ~exists test" : "");
 	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
 	if (result_comment(p->test, result, sizeof(result)) &&
 	    (!strcmp(result, "Never") || !strcmp(result, "Sometimes") || !strcmp(result, "Always")))
@@ -2511,7 +2514,8 @@ static void herd7_gloss(const struct program *p, const struct outcomes *o, struc
 {
 	if (p->test->quantifier == Q_EXISTS && !o->positive)
 		sb_addf(out, "  (herd7's block above: \"Test %s Allowed\" only names the question, "
-			"whether the outcome is allowed; the \"No\" under it is the answer.)\n",
+			"whether the outcome is allowed; the \"No\" under it is the answer, and its "
+			"States are the outcomes that can happen.)\n",
 			p->test->name);
 	else if (p->test->quantifier == Q_NOT_EXISTS && o->positive)
 		sb_addf(out, "  (herd7's block above: \"Test %s Forbidden\" is what the test "

@@ -1567,6 +1567,31 @@ static void tried_cheaper(const struct edits *all, struct strbuf *out)
 }
 
 /* Whether some two processes of t are the same code. */
+/*
+ * " (P0 and P1 run one function: 2 edits to it)", for "In short", of the
+ * first process that has twins.
+ */
+static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
+{
+	int a, b;
+
+	for (a = 0; a < t->nprocs; a++) {
+		bool twinned = false;
+
+		for (b = a + 1; b < t->nprocs; b++)
+			if (same_code(t, a, b)) {
+				if (!twinned)
+					sb_addf(out, " (P%d", a);
+				sb_addf(out, " and P%d", b);
+				twinned = true;
+			}
+		if (twinned) {
+			sb_addf(out, " run one function: %d edits to it)", edits);
+			return;
+		}
+	}
+}
+
 static bool has_twins(const struct litmus *t)
 {
 	int a, b;
@@ -1760,9 +1785,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 						sb_addf(in_short, "to forbid it, use ");
 						describe_once(t, all, set, k, in_short);
 						if (repeated)
-							sb_addf(in_short, " (%d edits to the one "
-								"function the processes share)",
-								k - repeated);
+							twin_note(t, k - repeated, in_short);
 						sb_addf(in_short, "%s (change 1 below)",
 							usual ? ", the usual way to publish "
 							"data" : "");
@@ -2106,6 +2129,7 @@ struct findings {
 	const struct edits *all;
 	const bool *needed;		/* all's edits whose removal lets the outcome happen */
 	const struct lines *orig;
+	const char *path, *text;	/* the test, for a cheaper form's diff */
 };
 
 /*
@@ -2196,13 +2220,17 @@ struct cheaper {
 	bool removable;			/* removing it lets the outcome happen */
 	bool told_removal;		/* an item before said so: later ones say "needed too" */
 	struct strbuf short_of;		/* "smp_rmb()\nsmp_wmb()\n": what cannot replace it */
+	struct strbuf diff;		/* the cheapest replacement, as a diff of the test */
 };
 
-static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void offer_cheaper(struct cheaper *c, int cost, struct strbuf *diff, const char *fmt,
+			  ...) __attribute__((format(printf, 4, 5)));
 
-/* Each replacement found, in order of cost: readers asked for all of them, not the cheapest. */
-static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
+/*
+ * Each replacement found, in order of cost: readers asked for all of
+ * them, not the cheapest.  The cheapest's diff, if given, is taken.
+ */
+static void offer_cheaper(struct cheaper *c, int cost, struct strbuf *diff, const char *fmt, ...)
 {
 	va_list ap;
 	int i;
@@ -2212,6 +2240,11 @@ static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
 	for (i = c->n; i > 0 && c->cost[i - 1] > cost; i--) {
 		c->cost[i] = c->cost[i - 1];
 		c->what[i] = c->what[i - 1];
+	}
+	if (i == 0 && diff && diff->buf) {
+		sb_free(&c->diff);
+		c->diff = *diff;
+		*diff = (struct strbuf){ 0 };
 	}
 	c->cost[i] = cost;
 	c->what[i] = (struct strbuf){ 0 };
@@ -2225,7 +2258,8 @@ static void offer_cheaper(struct cheaper *c, int cost, const char *fmt, ...)
  * The item of "In short" for the statement c was about, into advice (it
  * must stay) or weaker (something cheaper would do); c is then reset.
  */
-static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weaker)
+static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weaker,
+		   struct strbuf *diffs)
 {
 	struct strbuf short_of = { 0 };
 	int i;
@@ -2233,6 +2267,10 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
 		sb_addf(weaker, "%s could become the cheaper ", c->statement.buf);
+		/* As a diff too: readers wanted to see the line the fence leaves. */
+		if (c->diff.buf)
+			sb_addf(diffs, "  The cheapest replacement of %s, %s, as a diff:\n%s",
+				c->statement.buf, c->what[0].buf, c->diff.buf);
 		for (i = 0; i < c->n; i++)
 			sb_addf(weaker, "%s%s", i ? ", or, next cheapest, " : "", c->what[i].buf);
 		/*
@@ -2241,8 +2279,8 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 		 * "other code may need more".
 		 */
 		if (strstr(c->statement.buf, "`smp_mb();`"))
-			sb_addf(weaker, ": enough for these accesses; keep it if code around it "
-				"also needs a store before it ordered before a load after it, which "
+			sb_addf(weaker, ": enough for these accesses; keep smp_mb() if code around "
+				"it also needs a store before it ordered before a load after it, which "
 				"only a full barrier does\n");
 		else
 			sb_addf(weaker, ": enough for these accesses, though other code around it "
@@ -2266,8 +2304,20 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	for (i = 0; i < c->n; i++)
 		sb_free(&c->what[i]);
 	sb_free(&c->short_of);
+	sb_free(&c->diff);
 	c->n = 0;
 	c->removable = false;
+}
+
+/* The test with edit e of f alone made, as a diff. */
+static void edit_diff(const struct findings *f, const struct edit *e, struct strbuf *diff)
+{
+	struct lines edited;
+	int i = (int)(e - f->all->items);
+
+	if (apply(f->text, f->all, &i, 1, &edited))
+		unified_diff(f->path, f->text, &edited, diff);
+	free_lines(&edited);
 }
 
 /*
@@ -2279,6 +2329,7 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 {
 	int w = weakening(e->from, e->to), to_price = fence_price(e->to),
 	    from_price = fence_price(e->from);
+	struct strbuf diff = { 0 };
 
 	if (to_price > from_price && reachable) {
 		sb_addf(out, ": the outcome becomes possible: %s() cannot stand in for %s() (%s)\n",
@@ -2303,7 +2354,9 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 		sb_addf(out, ": still forbidden, so %s() is enough, and cheaper", e->to);
 		if (to_price && from_price)
 			sb_addf(out, ", cost %d against %d", to_price, from_price);
-		offer_cheaper(cheapest, to_price, "%s()", e->to);
+		edit_diff(f, e, &diff);
+		offer_cheaper(cheapest, to_price, &diff, "%s()", e->to);
+		sb_free(&diff);
 		if (w >= 0 && weaker[w].pair_name)
 			tell_safe(f, e, w, out);
 		sb_addf(out, "\n");
@@ -2423,6 +2476,7 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			    const struct lines *orig, struct strbuf *out, struct cheaper *cheapest)
 {
 	const struct edit *load = NULL;
+	struct strbuf diff = { 0 };
 	struct edit pair[2];
 	struct edits both = { 2, pair };
 	struct lines edited;
@@ -2442,6 +2496,8 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	pair[0] = *e;
 	pair[1] = *load;
 	reachable = reachable_with(c, path, text, &both, set, 2, &ok, &edited, NULL);
+	if (ok && !reachable)
+		unified_diff(path, text, &edited, &diff);
 	free_lines(&edited);
 	if (ok && !reachable)
 		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
@@ -2449,8 +2505,9 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 			e->proc, e->line, code_at(orig, e->line), load->line,
 			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
 	if (ok && !reachable)
-		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost,
+		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost, &diff,
 			      "smp_load_acquire() at line %d", load->line);
+	sb_free(&diff);
 }
 
 /* The lock statements (S_CALL of a macro that locks or unlocks) of s's body, by line. */
@@ -2617,10 +2674,13 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 	}
 	/* What the lock gives, not a nudge to drop it: readers asked for a verdict. */
 	sb_addf(out, ": still forbidden (cost %d on the price list below): that is the ordering "
-		"the lock gives here.  The lock costs more (an atomic RMW and a release on each "
-		"CPU), but it also keeps the critical sections apart: keep it wherever they must "
-		"be.\n", edit_kinds[ADD_RELEASE].cost +
+		"the lock", edit_kinds[ADD_RELEASE].cost +
 		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
+	if (after_lock)
+		sb_addf(out, " and line %d `%s`", after_lock->line, code_at(orig, after_lock->line));
+	sb_addf(out, " give%s here.  The lock costs more (an atomic RMW and a release on each "
+		"CPU), but it also keeps the critical sections apart: keep it wherever they must "
+		"be.\n", after_lock ? "" : "s");
 }
 
 /*
@@ -2657,7 +2717,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			     struct strbuf *in_short, struct strbuf *out)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
-		      weaker = { 0 }, keep = { 0 }, swaps = { 0 };
+		      weaker = { 0 }, keep = { 0 }, swaps = { 0 }, diffs = { 0 };
 	struct cheaper cheapest = { 0 };
 	bool needs_it = false;
 	struct lines orig = split_lines(text);
@@ -2665,7 +2725,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	bool *reachable = xcalloc(all->n + 1, sizeof(*reachable)), *ok = xcalloc(all->n + 1,
 										  sizeof(*ok));
 	bool *need = xcalloc(all->n + 1, sizeof(*need));
-	struct findings f = { o, all, need, &orig };
+	struct findings f = { o, all, need, &orig, path, text };
 	int i, nlinks = 0, last_line = 0, last_proc = -1;
 
 	for (i = 0; i < o->ncounterexamples; i++)
@@ -2704,7 +2764,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		const char *code = code_at(&orig, e->line);
 
 		if (e->line != last_line || e->proc != last_proc) {
-			advise(&cheapest, &advice, &weaker);
+			advise(&cheapest, &advice, &weaker, &diffs);
 			needs_it = false;
 		}
 		if (e->kind == PARTLY_WEAKEN && ok[i] && reachable[i] &&
@@ -2752,7 +2812,7 @@ told:
 		last_line = e->line;
 		last_proc = e->proc;
 	}
-	advise(&cheapest, &advice, &weaker);
+	advise(&cheapest, &advice, &weaker, &diffs);
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden.  It needs ");
 		join_items(needed.buf, out);
@@ -2769,6 +2829,8 @@ told:
 		"test as it is (what holds for these accesses only: other code around an "
 		"ordering may still need it):\n%s%s",
 		tried.buf, swaps.buf ? swaps.buf : "");
+	if (diffs.buf)
+		sb_addf(out, "%s", diffs.buf);
 	/* The costs quoted above, said where a reader who wants their basis looks. */
 	if (strstr(tried.buf, "cost ") || (swaps.buf && strstr(swaps.buf, "cost ")))
 		price_list(out->buf, out);
@@ -2785,6 +2847,7 @@ told:
 		}
 	}
 out:
+	sb_free(&diffs);
 	sb_free(&weaker);
 	sb_free(&keep);
 	sb_free(&tried);

@@ -157,14 +157,14 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: herd7's count of the executions that reach an allowed outcome is named" 0 \
-		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1"; a count of ways, not a likelihood\), as the test.s "Result: Sometimes" says; the shape is SB \(store buffering\)\.$' \
+		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1 Negative: 3"; a count of ways, not a likelihood\), as the test.s "Result: Sometimes" says; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a final value the condition reads is said to be one" 0 \
 		'^  Forbidden: the outcome \(1:r0=1 /\\ \[z\]=2 /\\ 2:r1=0, where \[z\] is z.s final value\) never happens' \
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe, as it takes the wait queue.s lock the sleeper took to queue itself; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: the shape is found from the cycle, not the file name (SB)" 0 \
 		'^  Allowed: .*; the shape is SB \(store buffering\)\.$' \
@@ -247,7 +247,7 @@ for lkmm in $LKMM_BINARIES; do
 	# The crux in one sentence, right after the answer: what readers found
 	# deep in the why and asked to read first.
 	expect "$tag: the point: a lock orders nothing for a CPU that skips it (DCL)" 0 \
-		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after it\.$' \
+		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
 		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: stores made before an unlock reach every CPU, lock holder or not, before stores made after the next lock of that lock\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
@@ -256,7 +256,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
-		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer\.\)$' \
+		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	expect "$tag: ... and nothing over an allowed one, where herd7's words agree with ours" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/SB+poonceonces.litmus' | grep herd7.s.block"

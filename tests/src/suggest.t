@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 46 ))
+plan $(( $# * 47 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -183,16 +183,31 @@ for lkmm in $LKMM_BINARIES; do
 		'^  P2 line 36 `smp_mb\(\);`: smp_mb\(\) weakened to smp_rmb\(\): still forbidden, so smp_rmb\(\) is enough, and cheaper, cost 2 against 3 \(on the explanation.s chain it stands between two loads, P2 line 35 `r2 = READ_ONCE\(\*z\);` and line 37 `r1 = READ_ONCE\(\*x\);`, which smp_rmb\(\) keeps in order; the rest of that chain holds by the lock hand-off from P0 line 17 `spin_unlock\(mylock\);` to P1 line 24 `spin_lock\(mylock\);`\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
+	# The cheapest replacement as a diff, which patch(1) applies and the
+	# checker still finds forbidding the outcome.
+	"$lkmm" check -I "$model_dir" --suggest \
+		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus" |
+		sed -n '/^  The cheapest replacement of P2 line 36 `smp_mb();`, smp_load_acquire() at line 35, as a diff:$/,/^  [^ ]/p' |
+		sed -n 's/^    //p' > "$work/cheaper.diff"
+	cp "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus" "$work/ISA2.litmus"
+	if [ -s "$work/cheaper.diff" ] && patch -s "$work/ISA2.litmus" < "$work/cheaper.diff" &&
+	   grep -q 'r2 = smp_load_acquire(z);' "$work/ISA2.litmus" && ! grep -q 'smp_mb' "$work/ISA2.litmus" &&
+	   "$lkmm" check -I "$model_dir" "$work/ISA2.litmus" | grep -q '^Observation ISA2+pooncelock+pooncelock+pombonce Never'; then
+		ok "$tag: a needed smp_mb() with a cheaper replacement: that replacement as a diff that applies and still forbids it"
+	else
+		not_ok "$tag: a needed smp_mb() with a cheaper replacement: that replacement as a diff that applies and still forbids it"
+		diag < "$work/cheaper.diff"
+	fi
 	expect "$tag: a needed smp_mb() after a load: an acquire of that load tried instead, and cheaper" 0 \
 		'^  P2 line 36 `smp_mb\(\);`: replaced by smp_load_acquire\(\) at line 35 `r2 = READ_ONCE\(\*z\);`: still forbidden, so that is enough, and cheaper \(cost 1 against 3\)$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" names each cheaper replacement, apart from what must stay" 0 \
-		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock; P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or, next cheapest, smp_rmb\(\): enough for these accesses; keep it if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
+		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock; P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or, next cheapest, smp_rmb\(\): enough for these accesses; keep smp_mb\(\) if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4 on the price list below\): that is the ordering the lock gives here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4 on the price list below\): that is the ordering the lock and line 27 `smp_mb__after_spinlock\(\);` give here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
