@@ -636,9 +636,11 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 		} else {
 			struct rel *r = rel_to_fill(ev);
 
-			rel_seq(r, acc, cat_as_rel(ev, v, arg->pos));
+			if (!rel_seq(r, acc, cat_as_rel(ev, v, arg->pos)))
+				return &empty_value;
 			acc = r;
 			own = true;
+			continue;
 		}
 		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
 			return &empty_value;

@@ -130,6 +130,8 @@ static void test_kernels_by_definition(void **state)
 			struct set *s = random_set(n, d, &seed), *t = random_set(n, 500, &seed);
 			struct rel *u = rel_new(n), *x = rel_new(n), *m = rel_new(n);
 			struct rel *q = rel_new(n), *id = rel_new(n), *c = rel_new(n);
+			struct rel *sq = rel_new(n);
+			bool sq_pairs = rel_seq(sq, a, b), sq_any = false;
 
 			rel_union(u, a, b);
 			rel_inter(x, a, b);
@@ -142,8 +144,12 @@ static void test_kernels_by_definition(void **state)
 			for (int e = 0; e < n; e++) {
 				count += set_has(s, e);
 				for (int f = 0; f < n; f++) {
-					bool in_a = rel_has(a, e, f), in_b = rel_has(b, e, f);
+					bool in_a = rel_has(a, e, f), in_b = rel_has(b, e, f), in_sq = false;
 
+					for (int g = 0; g < n && !in_sq; g++)
+						in_sq = rel_has(a, e, g) && rel_has(b, g, f);
+					assert_int_equal(rel_has(sq, e, f), in_sq);
+					sq_any |= in_sq;
 					pairs += in_a;
 					assert_int_equal(rel_has(u, e, f), in_a || in_b);
 					assert_int_equal(rel_has(x, e, f), in_a && in_b);
@@ -156,8 +162,9 @@ static void test_kernels_by_definition(void **state)
 			}
 			assert_int_equal(set_count(s), count);
 			assert_int_equal(rel_is_empty(a), pairs == 0);
+			assert_int_equal(sq_pairs, sq_any);
 			free(a), free(b), free(s), free(t);
-			free(u), free(x), free(m), free(q), free(id), free(c);
+			free(u), free(x), free(m), free(q), free(id), free(c), free(sq);
 		}
 }
 
