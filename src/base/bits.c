@@ -307,18 +307,32 @@ ROWS_INLINE void edge_ends(const struct rel *r, uint64_t *from, uint64_t *to, in
 		*to = in;
 		return;
 	}
-	for (int i = 0; i < words; i++)
-		from[i] = to[i] = 0;
-	for (int x = 0; x < r->n; x++) {
-		const uint64_t *rx = row(r, x, words);
-		uint64_t any = 0;
+	/*
+	 * Else 64 rows at a time, the union in a local array: through from
+	 * and to (the caller's, in memory) each row loaded and stored them
+	 * again (T16: 20 instructions a row, 12 so).
+	 */
+	uint64_t in[words];
 
-		for (int i = 0; i < words; i++) {
-			to[i] |= rx[i];
-			any |= rx[i];
+	for (int i = 0; i < words; i++)
+		in[i] = 0;
+	for (int block = 0; block < words; block++) {
+		uint64_t out = 0;
+		int rows = r->n - block * 64 < 64 ? r->n - block * 64 : 64;
+
+		for (int k = 0; k < rows; k++) {
+			const uint64_t *rx = row(r, block * 64 + k, words);
+			uint64_t any = 0;
+
+			for (int i = 0; i < words; i++) {
+				in[i] |= rx[i];
+				any |= rx[i];
+			}
+			out |= (uint64_t)(any != 0) << k;
 		}
-		from[x / 64] |= (uint64_t)(any != 0) << (x % 64);
+		from[block] = out;
 	}
+	memcpy(to, in, sizeof(in));
 }
 
 /* Warshall's algorithm, one row of words at a time. */
