@@ -115,7 +115,7 @@ int set_next(const struct set *s, int from);	/* first member >= from, or -1 */
 void rel_union(struct rel *dst, const struct rel *a, const struct rel *b);
 void rel_inter(struct rel *dst, const struct rel *a, const struct rel *b);
 void rel_diff(struct rel *dst, const struct rel *a, const struct rel *b);
-void rel_seq(struct rel *dst, const struct rel *a, const struct rel *b); /* dst must not alias */
+bool rel_seq(struct rel *dst, const struct rel *a, const struct rel *b); /* dst must not alias; false: empty */
 void rel_inverse(struct rel *dst, const struct rel *a);	/* dst must not alias */
 void rel_closure(struct rel *dst, const struct rel *a);	/* transitive: a+ */
 void rel_add_id(struct rel *dst, const struct set *s);	/* dst |= [s] */

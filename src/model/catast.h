@@ -207,6 +207,7 @@ struct with_kept {
 	uint64_t hash;				/* of the keys (inputs_hash()) */
 	struct cat_value *keys[WITH_INPUTS];	/* the inputs' values coll was made of */
 	struct cat_value *coll;			/* NULL: none kept */
+	struct rel *bound;			/* a cross's: what every choice holds */
 	unsigned long used;			/* when last found (with_memo.clock) */
 };
 

@@ -186,7 +186,11 @@ static bool same_value(const struct event *a, const struct event *b)
 	       a->val.n == b->val.n;
 }
 
-/* The pairs of r whose events do not have one same value. */
+/*
+ * The pairs of r whose events do not have one same value.  r is most
+ * often empty (the LKMM's srcu-rscs, in every execution of a test
+ * without SRCU): then one pass tells, not a walk of its rows (T16: 2%).
+ */
 static struct cat_value *different_values(struct cat_eval *ev,
 					  struct cat_value **args,
 					  struct srcpos pos)
@@ -194,6 +198,8 @@ static struct cat_value *different_values(struct cat_eval *ev,
 	struct rel *r = cat_as_rel(ev, args[0], pos);
 	struct cat_value *v = cat_new_rel(ev);
 
+	if (rel_is_empty(r))
+		return v;
 	for (int a = 0; a < r->n; a++) {
 		const uint64_t *row = r->w + (size_t)a * r->words;
 

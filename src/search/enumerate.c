@@ -79,6 +79,12 @@ struct enumeration {
 	int *pick;		/* run of each process in this combination */
 	int *base;		/* first event id of each process */
 	struct execution x;
+	/*
+	 * shape[p][t]: the first run of process p with run t's events but for
+	 * their values (the event structure is the same: shape_runs());
+	 * built[p], that of the run x's structure was built with.
+	 */
+	int **shape, *built;
 	struct value *final;	/* final value of each location */
 	int *fw;		/* final write of each location, -1 for none */
 	bool *observed;		/* locations the final condition looks at */
@@ -244,6 +250,25 @@ static void fresh_rel(struct rel **r, int n)
 /* Identities of the event structures built, for struct execution's structure. */
 static atomic_ulong structures;
 
+/*
+ * Whether the picked runs make the structure x was built for last: each
+ * of the shape of the run then picked.  T16's 65,536 combinations are
+ * all of one structure, which cateval.c then compared event by event
+ * (tags by name) with the last one: 4% of each combination.
+ */
+static bool same_structure(struct enumeration *en)
+{
+	bool same = en->x.structure != 0;
+
+	for (int i = 0; i < en->prog->nprocs; i++) {
+		int shape = en->shape[i][en->pick[i]];
+
+		same &= shape == en->built[i];
+		en->built[i] = shape;
+	}
+	return same;
+}
+
 /* The relations fixed by the picked runs: po, rmw and dependencies. */
 static void build_static_relations(struct enumeration *en)
 {
@@ -251,12 +276,14 @@ static void build_static_relations(struct enumeration *en)
 	struct execution *x = &en->x;
 	int i, j, k, n = x->nevents;
 
+	fresh_rel(&x->rf, n);	/* filled in for each reads-from choice */
+	if (same_structure(en))
+		return;
 	fresh_rel(&x->po, n);
 	fresh_rel(&x->rmw, n);
 	fresh_rel(&x->addr, n);
 	fresh_rel(&x->data, n);
 	fresh_rel(&x->ctrl, n);
-	fresh_rel(&x->rf, n);	/* filled in for each reads-from choice */
 	free(x->iw);
 	x->iw = set_new(n);
 	for (i = 0; i < p->nlocs; i++)
@@ -1414,6 +1441,46 @@ static void find_twins(struct enumeration *en, const struct program *p, bool all
 }
 
 /* Set en up to search p's executions with ev, tallying into out. */
+/* Whether two runs' events are alike but for their values: what cateval.c's same_shape() reads. */
+static bool same_events(const struct trace *a, const struct trace *b)
+{
+	if (a->nevents != b->nevents)
+		return false;
+	for (int j = 0; j < a->nevents; j++) {
+		const struct trace_event *e = &a->events[j], *f = &b->events[j];
+
+		if (e->kind != f->kind || e->atomic != f->atomic || e->has_val != f->has_val ||
+		    e->loc != f->loc || e->rmw_read != f->rmw_read || e->addr_deps != f->addr_deps ||
+		    e->data_deps != f->data_deps || e->ctrl_deps != f->ctrl_deps ||
+		    e->ntags != f->ntags)
+			return false;
+		for (int t = 0; t < e->ntags; t++)
+			if (strcmp(e->tags[t], f->tags[t]))
+				return false;
+	}
+	return true;
+}
+
+/* Each run's shape: the first run of its process alike (same_events()). */
+static void shape_runs(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+
+	en->shape = xcalloc(p->nprocs, sizeof(*en->shape));
+	en->built = xcalloc(p->nprocs, sizeof(*en->built));
+	for (int i = 0; i < p->nprocs; i++) {
+		const struct trace *runs = p->procs[i].traces;
+		int *shape = en->shape[i] = xcalloc(p->procs[i].ntraces, sizeof(*shape));
+
+		for (int t = 0; t < p->procs[i].ntraces; t++) {
+			shape[t] = t;
+			for (int u = 0; u < t && shape[t] == t; u++)
+				if (shape[u] == u && same_events(&runs[u], &runs[t]))
+					shape[t] = u;
+		}
+	}
+}
+
 static void start_search(struct enumeration *en, const struct program *p, struct cat_eval *ev,
 			 const struct check_options *opts, struct outcomes *out)
 {
@@ -1445,10 +1512,15 @@ static void start_search(struct enumeration *en, const struct program *p, struct
 	en->x.nlocs = p->nlocs;
 	en->x.loc_names = (const char **)p->loc_names;
 	summarize_runs(en);
+	shape_runs(en);
 }
 
 static void end_search(struct enumeration *en)
 {
+	for (int i = 0; i < en->prog->nprocs; i++)
+		free(en->shape[i]);
+	free(en->shape);
+	free(en->built);
 	free_summaries(en);
 	free(en->twins.len);
 	free(en->twins.procs);

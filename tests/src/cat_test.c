@@ -116,6 +116,30 @@ static struct set *random_set(int n, int per_mille, uint64_t *seed)
  * pair by pair, on random relations and sets of sizes around the word
  * boundaries, sparse and dense.
  */
+/* a's closure and acyclicity against Warshall's algorithm pair by pair. */
+static void check_closure(const struct rel *a)
+{
+	int n = a->n;
+	bool *reach = calloc((size_t)n * n, sizeof(*reach)), cyclic = false;
+	struct rel *c = rel_new(n);
+
+	for (int e = 0; e < n; e++)
+		for (int f = 0; f < n; f++)
+			reach[e * n + f] = rel_has(a, e, f);
+	for (int k = 0; k < n; k++)
+		for (int e = 0; e < n; e++)
+			for (int f = 0; e != k && reach[e * n + k] && f < n; f++)
+				reach[e * n + f] |= reach[k * n + f];
+	rel_closure(c, a);
+	for (int e = 0; e < n; e++) {
+		cyclic |= reach[e * n + e];
+		for (int f = 0; f < n; f++)
+			assert_int_equal(rel_has(c, e, f), reach[e * n + f]);
+	}
+	assert_int_equal(rel_is_acyclic(a), !cyclic);
+	free(reach), free(c);
+}
+
 static void test_kernels_by_definition(void **state)
 {
 	static const int sizes[] = { 1, 3, 7, 45, 63, 64, 65, 72, 130 };
@@ -130,6 +154,8 @@ static void test_kernels_by_definition(void **state)
 			struct set *s = random_set(n, d, &seed), *t = random_set(n, 500, &seed);
 			struct rel *u = rel_new(n), *x = rel_new(n), *m = rel_new(n);
 			struct rel *q = rel_new(n), *id = rel_new(n), *c = rel_new(n);
+			struct rel *sq = rel_new(n);
+			bool sq_pairs = rel_seq(sq, a, b), sq_any = false;
 
 			rel_union(u, a, b);
 			rel_inter(x, a, b);
@@ -142,8 +168,12 @@ static void test_kernels_by_definition(void **state)
 			for (int e = 0; e < n; e++) {
 				count += set_has(s, e);
 				for (int f = 0; f < n; f++) {
-					bool in_a = rel_has(a, e, f), in_b = rel_has(b, e, f);
+					bool in_a = rel_has(a, e, f), in_b = rel_has(b, e, f), in_sq = false;
 
+					for (int g = 0; g < n && !in_sq; g++)
+						in_sq = rel_has(a, e, g) && rel_has(b, g, f);
+					assert_int_equal(rel_has(sq, e, f), in_sq);
+					sq_any |= in_sq;
 					pairs += in_a;
 					assert_int_equal(rel_has(u, e, f), in_a || in_b);
 					assert_int_equal(rel_has(x, e, f), in_a && in_b);
@@ -156,8 +186,10 @@ static void test_kernels_by_definition(void **state)
 			}
 			assert_int_equal(set_count(s), count);
 			assert_int_equal(rel_is_empty(a), pairs == 0);
+			assert_int_equal(sq_pairs, sq_any);
+			check_closure(a);
 			free(a), free(b), free(s), free(t);
-			free(u), free(x), free(m), free(q), free(id), free(c);
+			free(u), free(x), free(m), free(q), free(id), free(c), free(sq);
 		}
 }
 
