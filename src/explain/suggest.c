@@ -2714,7 +2714,7 @@ static bool weaker_one_enough(const struct edits *all, const bool *ok, const boo
 static void needed_orderings(const struct checker *c, const char *path, const char *text,
 			     const struct litmus *t, const struct edits *all,
 			     const struct edits *adds, const struct outcomes *o,
-			     struct strbuf *in_short, struct strbuf *out)
+			     struct strbuf *in_short, struct strbuf *out, struct strbuf *verdict)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
 		      weaker = { 0 }, keep = { 0 }, swaps = { 0 }, diffs = { 0 };
@@ -2847,6 +2847,9 @@ told:
 		}
 	}
 out:
+	/* For scripts, as a reachable outcome's answer ends. */
+	sb_addf(verdict, "Suggestion: forbidden, needs %d, cheaper %d\n",
+		needed.buf ? count_items(needed.buf) : 0, weaker.buf ? count_items(weaker.buf) : 0);
 	sb_free(&diffs);
 	sb_free(&weaker);
 	sb_free(&keep);
@@ -2974,7 +2977,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 	struct litmus *t = litmus_parse(path, text);
 	bool reachable = t->quantifier == Q_FORALL ? o->negative > 0 : o->positive > 0;
 	struct edits all = find_edits(t, !reachable, c->macros);
-	struct strbuf summary = { 0 };
+	struct strbuf summary = { 0 }, verdict = { 0 };
 	int i;
 
 	sb_addf(out, "Suggestion:\n");
@@ -2993,15 +2996,18 @@ void suggest(const struct checker *c, const char *path, const char *text,
 	} else {
 		struct edits adds = find_edits(t, false, c->macros);
 
-		needed_orderings(c, path, text, t, &all, &adds, o, &summary, out);
+		needed_orderings(c, path, text, t, &all, &adds, o, &summary, out, &verdict);
 		free(adds.items);
 	}
-	/* Alone, a forbidden outcome's answer ends with it; the other kinds end with their line. */
+	/* Alone, a forbidden outcome's answer ends with it, then its line, as the other kinds end. */
 	if (in_short)
 		sb_add(in_short, summary.buf ? summary.buf : "", summary.len);
 	else if (!reachable && summary.buf)
 		sb_addf(out, "  In short: %s.\n", summary.buf);
+	if (verdict.buf)
+		sb_addf(out, "%s", verdict.buf);
 	sb_free(&summary);
+	sb_free(&verdict);
 	free(all.items);
 	litmus_free(t);
 }

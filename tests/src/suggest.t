@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 47 ))
+plan $(( $# * 49 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -154,6 +154,12 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
 		diag < "$work/w"
 	fi
+	expect "$tag: a forbidden outcome's answer ends with its line for scripts: orderings needed, and cheaper" 0 \
+		'^Suggestion: forbidden, needs 1, cheaper 1$' \
+		bash -c "'$lkmm' check -I '$model_dir' --suggest '$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus' | grep -v '^$' | tail -1"
+	expect "$tag: ... with none of either when the test has no ordering to vary" 0 \
+		'^Suggestion: forbidden, needs 0, cheaper 0$' \
+		bash -c "'$lkmm' check -I '$model_dir' --suggest '$model_dir/litmus-tests/MP+polocks.litmus' | grep -v '^$' | tail -1"
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
 		'^  The outcome is forbidden\.  It needs P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(weaken or remove any one of them and it can happen: below\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
