@@ -166,6 +166,7 @@ static const struct {
 	const char *kernel;	/* where kernel code meets it, on a line of its own */
 	const char *recipe;	/* the section of recipes.txt that shows it */
 } shapes[] = {
+#define SB_SHAPE 1
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
 	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
@@ -192,7 +193,10 @@ static const struct {
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
 	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
 	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
-	  "so that CPUs see critical sections in order without taking the lock", "Locking" },
+	  "so that CPUs see critical sections in order without taking the lock.  The rule: "
+	  "if a CPU learns of a critical section only by overwriting a store made in it, not "
+	  "by reading it, put smp_mb__after_spinlock() right after that section's spin_lock(), "
+	  "and smp_mb() between the overwrite and the CPU's later loads", "Locking" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL, NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL, NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL, NULL },
@@ -1257,14 +1261,16 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		return;
 	sb_addf(out, ", P%d's too", over->proc);
 	next_moment(tl, out);
+	sb_addf(out, "So ");
 	access_value(p, &s->events[ev[i]], out);
-	sb_addf(out, " comes after ");
-	access_value(p, over, out);
-	sb_addf(out, " in %s's order, which every CPU sees alike, so it reached P%d's CPU only "
-		"after P%d wrote ", p->loc_names[over->loc], over->proc, over->proc);
+	sb_addf(out, " reached P%d's CPU only after P%d wrote ", over->proc, over->proc);
 	access_value(p, over, out);
 	if (tl->at[i - 1])
 		see_moment(tl->at[i - 1], out);
+	sb_addf(out, ": every CPU sees the stores to %s in one order, ", p->loc_names[over->loc]);
+	access_value(p, over, out);
+	sb_addf(out, " then ");
+	access_value(p, &s->events[ev[i]], out);
 	if (k >= 0 && k < i - 1) {
 		next_moment(tl, out);
 		sb_addf(out, "P%d wrote ", over->proc);
@@ -1422,10 +1428,19 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
 	access_value(p, passed, point);
 	/* Readers set this against DCL's "the lock orders nothing" for a CPU without it. */
-	if (load->proc != sent->proc && load->proc != passed->proc)
-		sb_addf(point, ".  P%d sees that order without taking the lock: stores made "
-			"before an unlock reach every CPU, lock holder or not, before stores made "
-			"after the next lock of that lock", load->proc);
+	if (load->proc != sent->proc && load->proc != passed->proc) {
+		sb_addf(point, ".  P%d sees that order without taking the lock: when P%d takes "
+			"the lock after P%d releases it, every CPU, even one that never takes it, "
+			"sees P%d's stores from before the release before P%d's stores from after "
+			"taking it", load->proc, passed->proc, sent->proc, sent->proc,
+			passed->proc);
+		if (handed + 1 == arrive && !strcmp(c->labels[handed], "rf")) {
+			sb_addf(point, ".  That needs P%d to read ", load->proc);
+			access_value(p, passed, point);
+			sb_addf(point, ": a CPU that overwrote it instead would learn nothing this "
+				"way, and would need full barriers");
+		}
+	}
 	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
 		"on keeps; with a release and an acquire in place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
@@ -2522,6 +2537,49 @@ static void herd7_gloss(const struct program *p, const struct outcomes *o, struc
 			"claims, and \"No\" says the claim fails.)\n", p->test->name);
 }
 
+/* The shared location whose initial value is a pointer to target, or NULL. */
+static const char *points_at_first(const struct litmus *t, const char *target)
+{
+	int i;
+
+	for (i = 0; i < t->ninit; i++)
+		if (t->init[i].proc < 0 && t->init[i].has_value && t->init[i].value.is_addr &&
+		    t->init[i].value.addr_of && !strcmp(t->init[i].value.addr_of, target))
+			return t->init[i].name;
+	return NULL;
+}
+
+/*
+ * "In herd7's state 1:r0=y; 1:r1=0;, r0=y is &y, the initial value of p:
+ * P1 read p before the store to it reached P1's CPU, which can happen.":
+ * readers of a forbidden outcome took a state where a register holds
+ * the old pointer for the bad one.  Said of the first such register.
+ */
+static void old_pointers(const struct program *p, const struct outcomes *o, struct strbuf *out)
+{
+	int i, v;
+
+	for (i = 0; i < o->nstates; i++)
+		for (v = 0; v < o->nvars; v++) {
+			const struct value val = o->states[i].vals[v];
+			const char *target, *ptr;
+
+			if (o->vars[v].proc < 0 || !val.is_addr || value_is_symbolic(val))
+				continue;
+			target = p->loc_names[val.n];
+			ptr = points_at_first(p->test, target);
+			if (!ptr)
+				continue;
+			sb_addf(out, "  In herd7's state ");
+			state_print(p, o, o->states[i].vals, out);
+			sb_addf(out, ", %s=%s is &%s, the initial value of %s: P%d read %s before the "
+				"store to it reached P%d's CPU, which can happen; only the outcome "
+				"above cannot.\n", o->vars[v].name, target, target, ptr,
+				o->vars[v].proc, ptr, o->vars[v].proc);
+			return;
+		}
+}
+
 /* How many candidates reached the outcome and what rejected them, in one line. */
 static void rejections(const struct outcomes *o, struct strbuf *out)
 {
@@ -2617,6 +2675,41 @@ static bool swap_state(const struct outcomes *o, int a, int b, const struct valu
 }
 
 /*
+ * "Here P0 is the sleeper (x stands for its task state, y for the
+ * condition) and P1 the waker.": SB's kernel note in the test's names,
+ * from the chain s's cycle (readers asked which CPU plays which part).
+ */
+static void sleeper_roles(const struct program *p, const struct snapshot *s, struct strbuf *out)
+{
+	int cycle[64], len = s ? sc_cycle(s, cycle, 64) : 0, i, sleeper = -1, waker = -1;
+	int state = -1, cond = -1;
+
+	for (i = 0; i < len; i++) {
+		const struct event *e = &s->events[cycle[i]];
+
+		if (e->proc < 0)
+			continue;
+		if (sleeper < 0 || e->proc < sleeper)
+			sleeper = e->proc;
+	}
+	for (i = 0; i < len; i++) {
+		const struct event *e = &s->events[cycle[i]];
+
+		if (e->proc == sleeper && e->kind == EV_WRITE)
+			state = e->loc;
+		else if (e->proc == sleeper && e->kind == EV_READ)
+			cond = e->loc;
+		else if (e->proc >= 0 && e->proc != sleeper)
+			waker = e->proc;
+	}
+	if (state < 0 || cond < 0 || waker < 0)
+		return;
+	sb_addf(out, "  Here P%d is the sleeper (%s stands for its task state, %s for the "
+		"condition) and P%d the waker.\n", sleeper, p->loc_names[state],
+		p->loc_names[cond], waker);
+}
+
+/*
  * Whether the outcome is reached in exactly two executions, each the
  * other with the parts of two processes of the same code (into *a, *b)
  * swapped: then the reader needs only one of them told.  Two executions
@@ -2663,8 +2756,8 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 		shape = witness_chain(p, o->witness, &l, &body);
 		if (mirrored_pair(p, o, &twin, &twin_of))
 			sb_addf(&body, "  It happens in 2 executions: P%d and P%d run the same code, "
-				"and each execution is the other with their parts swapped.  One "
-				"of them, when:\n", twin, twin_of);
+				"and each is the other with the two swapped.  One of them, "
+				"when:\n", twin, twin_of);
 		else if (o->positive > 1)
 			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
 				"when:\n", o->positive);
@@ -2708,12 +2801,17 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	opening(p, o, shape, out);
 	/* Where a reader meets herd7's "Allowed" over a forbidden outcome: right away. */
 	herd7_gloss(p, o, out);
+	if (!o->positive)
+		old_pointers(p, o, out);
 	if (in_short && *in_short)
 		sb_addf(out, "  In short: %s.\n", in_short);
 	/* What readers found deep in the why and asked to read first. */
 	if (l.point.len)
 		sb_addf(out, "  The point: %s.\n", l.point.buf);
 	kernel_note(shape, out);
+	if (shape && shape == shapes[SB_SHAPE].name)
+		sleeper_roles(p, o->positive ? o->witness : o->ncounterexamples ?
+			      o->counterexamples[0] : NULL, out);
 	sb_addf(out, "%s", body.buf ? body.buf : "");
 	for (i = 0; i < o->nflags; i++)
 		sb_addf(out, "  Flag %s: some accepted execution %s.\n", o->flags[i],

@@ -1432,12 +1432,18 @@ static void quote_set(const struct litmus *t, const struct edits *all, const int
 		if ((i && sorted[i - 1]->proc == e->proc && sorted[i - 1]->line == e->line) ||
 		    has_earlier_twin(t, all, set, n, e))
 			continue;
-		sb_addf(out, "    P%d line %d", e->proc, e->line);
+		/* A fence before a branch goes by the statement before it, as edit_place() says. */
+		sb_addf(out, "    P%d line %d", e->proc, e->after ? e->after : e->line);
 		for (q = e->proc + 1; q < t->nprocs; q++)
 			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
-				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q));
+				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q) - e->line +
+					(e->after ? e->after : e->line));
 		sb_addf(out, ": ");
-		if (before && !strcmp(code_at(edited, e->line), code_at(orig, e->line)))
+		if (before && e->after && !strcmp(code_at(edited, e->line), code_at(orig, e->line)))
+			/* Named as the fix list names it: "smp_rmb() after P0 line 21". */
+			sb_addf(out, "`%s` inserted after `%s`\n", before + strspn(before, " \t"),
+				code_at(orig, e->after));
+		else if (before && !strcmp(code_at(edited, e->line), code_at(orig, e->line)))
 			sb_addf(out, "`%s` inserted before `%s`\n", before + strspn(before, " \t"),
 				code_at(orig, e->line));
 		else if (before)
@@ -2761,7 +2767,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 	}
 	for (i = 0; i < all->n; i++) {
 		const struct edit *e = &all->items[i];
-		const char *code = code_at(&orig, e->line);
+		const char *code = code_at(&orig, e->line), *args;
 
 		if (e->line != last_line || e->proc != last_proc) {
 			advise(&cheapest, &advice, &weaker, &diffs);
@@ -2789,6 +2795,12 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 				"needed.  rcu_assign_pointer() is a release store (the kernel "
 				"defines it with smp_store_release()): keep it for an RCU-protected "
 				"pointer, as sparse checks it.\n");
+		else if (reachable[i] && e->kind == DROP_FENCE && !strcmp(code, "smp_mb();") &&
+			 e->line >= 2 && lone_write_once(&orig, e->line - 2, &args))
+			/* The call the kernel writes for the two: readers looked for it. */
+			sb_addf(&tried, ": the outcome becomes possible, so this ordering is needed "
+				"(with the store before it, it may be written `smp_store_mb%s`, the "
+				"same)\n", args);
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :

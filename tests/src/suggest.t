@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 49 ))
+plan $(( $# * 51 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -120,6 +120,9 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: DCL-broken: a fence before a branch is named after the statement before it, as the other place of a fence" 0 \
 		'^    or the same with smp_rmb\(\) after P0 line 21, smp_rmb\(\) after P1 line 40 instead:$' \
 		cat "$work/w"
+	expect "$tag: ... and its changed line is told by that statement too" 0 \
+		'^    P0 line 21 and P1 line 40: `smp_rmb\(\);` inserted after `r0 = READ_ONCE\(\*flag\);`$' \
+		cat "$work/w"
 	expect "$tag: SB needs full barriers, and the answer says nothing cheaper works" 0 \
 		'^  Nothing cheaper forbids it \(every cheaper set was tried: smp_store_release\(\), smp_load_acquire\(\), smp_rmb\(\), smp_wmb\(\) wherever they fit, and smp_mb\(\) in fewer places\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
@@ -154,6 +157,9 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
 		diag < "$work/w"
 	fi
+	expect "$tag: a needed smp_mb() after a WRITE_ONCE(): the smp_store_mb() that is the same" 0 \
+		'^  P2 line 38 `smp_mb\(\);`: removed: the outcome becomes possible, so this ordering is needed \(with the store before it, it may be written `smp_store_mb\(\*z, 2\);`, the same\)$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome's answer ends with its line for scripts: orderings needed, and cheaper" 0 \
 		'^Suggestion: forbidden, needs 1, cheaper 1$' \
 		bash -c "'$lkmm' check -I '$model_dir' --suggest '$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus' | grep -v '^$' | tail -1"
