@@ -170,12 +170,15 @@ static const struct {
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
 	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
-	{ "po fr po fr", "SB (store buffering)", "the sleep/wake-up pattern.  A sleeper stores "
+	{ "po fr po fr", "SB (store buffering)", "for example, the sleep/wake-up pattern.  A "
+	  "sleeper stores "
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
-	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as it takes the wait "
-	  "queue's lock the sleeper took to queue itself; if you test waitqueue_active() before "
-	  "wake_up(), use wq_has_sleeper() instead",
+	  "This outcome is the lost wake-up.  A plain wake_up() is safe: the sleeper's full "
+	  "barrier is in set_current_state(), the waker's inside wake_up() (the "
+	  "smp_mb__after_spinlock() of try_to_wake_up(), or the wait queue's lock when no task "
+	  "is queued yet); if you test waitqueue_active() before wake_up(), use wq_has_sleeper() "
+	  "instead",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -1238,15 +1241,31 @@ static void see_moment(int m, struct strbuf *out)
 	sb_addf(out, " above)");
 }
 
+/* " (see c above; every CPU sees z=1 then z=2)": why the overwrite came later. */
+static void overwrite_order(const struct program *p, const struct snapshot *s, const int *ev,
+			    int i, const struct timeline *tl, struct strbuf *out)
+{
+	sb_addf(out, " (");
+	if (tl->at[i - 1]) {
+		sb_addf(out, "see ");
+		moment_name(tl->at[i - 1], out);
+		sb_addf(out, " above; ");
+	}
+	sb_addf(out, "every CPU sees ");
+	access_value(p, &s->events[ev[i - 1]], out);
+	sb_addf(out, " then ");
+	access_value(p, &s->events[ev[i]], out);
+	sb_addf(out, ")");
+}
+
 /*
- * "P1's too.  f. z=2 comes after z=1 in z's order, which every CPU sees
- * alike, so it reached P1's CPU only after P1 wrote z=1 (see c above).
- * g. P1 wrote z=1 after x=1 had reached every CPU (see b above): so when
- * P2's wait ends, x=1 has reached every CPU": where the store a fence
- * (link i) waits for overwrote another CPU's (link i - 1), the wait
- * reaches that CPU too, after its store, and so after what the chain's
- * first fence (link k) waited for.  Readers found the argument broken
- * without it, and one line too dense with it.
+ * "P1's too.  f. So when P2's wait ends, z=2 has reached P1's CPU, which
+ * is after P1 wrote z=1 (see c above; every CPU sees z=1 then z=2), which
+ * is after x=1 had reached every CPU (see b above)": where the store a
+ * fence (link i) waits for overwrote another CPU's (link i - 1), the
+ * wait reaches that CPU too, after its store, and so after what the
+ * chain's first fence (link k) waited for.  Readers found the argument
+ * broken without it, then its two lines a chain to rebuild.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
@@ -1261,29 +1280,27 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		return;
 	sb_addf(out, ", P%d's too", over->proc);
 	next_moment(tl, out);
+	if (k >= 0 && k < i - 1) {
+		/* One line, each link a "which is after": readers rebuilt two in their heads. */
+		sb_addf(out, "So when P%d's wait ends, ", s->events[ev[i]].proc);
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " has reached P%d's CPU, which is after P%d wrote ", over->proc,
+			over->proc);
+		access_value(p, over, out);
+		overwrite_order(p, s, ev, i, tl, out);
+		sb_addf(out, ", which is after ");
+		access_value(p, &s->events[ev[0]], out);
+		sb_addf(out, " had reached every CPU");
+		see_moment(tl->fence_wait, out);
+		return;
+	}
 	sb_addf(out, "So ");
 	access_value(p, &s->events[ev[i]], out);
 	sb_addf(out, " reached P%d's CPU only after P%d wrote ", over->proc, over->proc);
 	access_value(p, over, out);
-	if (tl->at[i - 1])
-		see_moment(tl->at[i - 1], out);
-	sb_addf(out, ": every CPU sees the stores to %s in one order, ", p->loc_names[over->loc]);
-	access_value(p, over, out);
-	sb_addf(out, " then ");
-	access_value(p, &s->events[ev[i]], out);
-	if (k >= 0 && k < i - 1) {
-		next_moment(tl, out);
-		sb_addf(out, "P%d wrote ", over->proc);
-		access_value(p, over, out);
-		sb_addf(out, " after ");
-		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU");
-		see_moment(tl->fence_wait, out);
-		sb_addf(out, ": so when P%d's wait ends, ", s->events[ev[i]].proc);
-		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " has reached every CPU");
-	}
+	overwrite_order(p, s, ev, i, tl, out);
 }
+
 
 /*
  * Step i of a chain from its strong fence on (ev[k] is the fence's), as
@@ -1419,34 +1436,38 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 {
 	const struct event *sent = &s->events[c->ev[0]], *load = &s->events[c->ev[c->n - 1]];
 	const struct event *passed = &s->events[c->ev[handed]];
+	bool reads = handed + 1 == arrive && !strcmp(c->labels[handed], "rf");
 
-	sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc, passed->proc);
-	access_value(p, sent, point);
-	sb_addf(point, " reach each CPU before ");
-	access_value(p, passed, point);
-	sb_addf(point, " reaches that CPU, and P%d %s ", load->proc,
-		handed + 1 == arrive && !strcmp(c->labels[handed], "rf") ? "reads" : "learns of");
-	access_value(p, passed, point);
-	/* Readers set this against DCL's "the lock orders nothing" for a CPU without it. */
 	if (load->proc != sent->proc && load->proc != passed->proc) {
-		sb_addf(point, ".  P%d sees that order without taking the lock: when P%d takes "
-			"the lock after P%d releases it, every CPU, even one that never takes it, "
-			"sees P%d's stores from before the release before P%d's stores from after "
-			"taking it", load->proc, passed->proc, sent->proc, sent->proc,
+		/*
+		 * In one sentence, the rule and the third CPU that sees it
+		 * without the lock: readers set it against DCL's "the lock
+		 * orders nothing" and found two sentences of it one too many.
+		 */
+		sb_addf(point, "when P%d takes the lock after P%d releases it, every CPU, even one "
+			"that never takes the lock, sees P%d's stores from before the release (",
+			passed->proc, sent->proc, sent->proc);
+		access_value(p, sent, point);
+		sb_addf(point, ") before P%d's from after taking it (", passed->proc);
+		access_value(p, passed, point);
+		sb_addf(point, "); P%d %s ", load->proc, reads ? "reads" : "learns of");
+		access_value(p, passed, point);
+		sb_addf(point, ", so it must see ");
+		access_value(p, sent, point);
+	} else {
+		sb_addf(point, "the lock hand-off from P%d to P%d makes ", sent->proc,
 			passed->proc);
-		if (handed + 1 == arrive && !strcmp(c->labels[handed], "rf")) {
-			sb_addf(point, ".  That needs P%d to read ", load->proc);
-			access_value(p, passed, point);
-			sb_addf(point, ": a CPU that overwrote it instead would learn nothing this "
-				"way, and would need full barriers");
-		}
+		access_value(p, sent, point);
+		sb_addf(point, " reach each CPU before ");
+		access_value(p, passed, point);
+		sb_addf(point, " reaches that CPU, and P%d %s ", load->proc,
+			reads ? "reads" : "learns of");
+		access_value(p, passed, point);
 	}
-	sb_addf(point, ".  That is a rule for locks alone, which every architecture Linux runs "
-		"on keeps; with a release and an acquire in place of the lock, ");
+	sb_addf(point, ".  That is a rule for locks alone: with a release and an acquire in "
+		"place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too, to carry ");
-	access_value(p, sent, point);
-	sb_addf(point, " on to P%d", load->proc);
+	sb_addf(point, " would have to be a release too");
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -2675,7 +2696,7 @@ static bool swap_state(const struct outcomes *o, int a, int b, const struct valu
 }
 
 /*
- * "Here P0 is the sleeper (x stands for its task state, y for the
+ * "Read that way, P0 is the sleeper (x stands for its task state, y for the
  * condition) and P1 the waker.": SB's kernel note in the test's names,
  * from the chain s's cycle (readers asked which CPU plays which part).
  */
@@ -2704,8 +2725,8 @@ static void sleeper_roles(const struct program *p, const struct snapshot *s, str
 	}
 	if (state < 0 || cond < 0 || waker < 0)
 		return;
-	sb_addf(out, "  Here P%d is the sleeper (%s stands for its task state, %s for the "
-		"condition) and P%d the waker.\n", sleeper, p->loc_names[state],
+	sb_addf(out, "  Read that way, P%d is the sleeper (%s stands for its task state, %s "
+		"for the condition) and P%d the waker.\n", sleeper, p->loc_names[state],
 		p->loc_names[cond], waker);
 }
 

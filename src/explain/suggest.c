@@ -796,6 +796,30 @@ struct diff_line {
 	const char *text;
 };
 
+/*
+ * Within each run of changed lines, the removed ones before the added,
+ * as diff(1) writes them (readers found "+" then "-" odd); stable.
+ */
+static void removals_first(struct diff_line *d, int n)
+{
+	struct diff_line *run = xmalloc((n + 1) * sizeof(*run));
+	int i, j, k, m;
+
+	for (i = 0; i < n; i = j > i ? j : i + 1) {
+		for (j = i; j < n && d[j].op != ' '; j++)
+			;
+		m = 0;
+		for (k = i; k < j; k++)
+			if (d[k].op == '-')
+				run[m++] = d[k];
+		for (k = i; k < j; k++)
+			if (d[k].op == '+')
+				run[m++] = d[k];
+		memcpy(d + i, run, m * sizeof(*d));
+	}
+	free(run);
+}
+
 /* A unified diff of the edited lines against the original, three lines of context. */
 static void unified_diff(const char *path, const char *text, const struct lines *edited,
 			 struct strbuf *out)
@@ -816,6 +840,7 @@ static void unified_diff(const char *path, const char *text, const struct lines 
 			d[n++] = (struct diff_line){ ' ', orig.text[i] };
 		}
 	}
+	removals_first(d, n);
 	sb_addf(out, "    --- %s\n    +++ %s\n", path, path);
 	for (i = 0; i < n; ) {
 		int end, olds = 0, news = 0, j, k;
@@ -1269,7 +1294,7 @@ static bool has_earlier_twin(const struct litmus *t, const struct edits *all, co
  * P1's edit in P0).
  */
 static void describe_once(const struct litmus *t, const struct edits *all, const int *set, int n,
-			  struct strbuf *out)
+			  const struct lines *orig, struct strbuf *out)
 {
 	const struct edit *sorted[n + 1];
 	int i, q, told = 0;
@@ -1287,6 +1312,8 @@ static void describe_once(const struct litmus *t, const struct edits *all, const
 			if (same_code(t, e->proc, q) && has_twin_edit(t, all, set, n, e, q))
 				sb_addf(out, " and P%d line %d", q, twin_line(t, e, q) - e->line +
 					(e->after ? e->after : e->line));
+		/* The statement, as readers asked of a bare line number. */
+		sb_addf(out, " (`%s`)", code_at(orig, e->after ? e->after : e->line));
 	}
 }
 
@@ -1574,8 +1601,8 @@ static void tried_cheaper(const struct edits *all, struct strbuf *out)
 
 /* Whether some two processes of t are the same code. */
 /*
- * " (P0 and P1 run one function: 2 edits to it)", for "In short", of the
- * first process that has twins.
+ * ", in the one function P0 and P1 run (2 edits)", for "In short", of
+ * the first process that has twins.
  */
 static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 {
@@ -1587,12 +1614,12 @@ static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 		for (b = a + 1; b < t->nprocs; b++)
 			if (same_code(t, a, b)) {
 				if (!twinned)
-					sb_addf(out, " (P%d", a);
+					sb_addf(out, ", in the one function P%d", a);
 				sb_addf(out, " and P%d", b);
 				twinned = true;
 			}
 		if (twinned) {
-			sb_addf(out, " run one function: %d edits to it)", edits);
+			sb_addf(out, " run (%d edits)", edits);
 			return;
 		}
 	}
@@ -1789,7 +1816,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 									  twins, &list);
 
 						sb_addf(in_short, "to forbid it, use ");
-						describe_once(t, all, set, k, in_short);
+						describe_once(t, all, set, k, &orig, in_short);
 						if (repeated)
 							twin_note(t, k - repeated, in_short);
 						sb_addf(in_short, "%s (change 1 below)",
@@ -2798,9 +2825,9 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		else if (reachable[i] && e->kind == DROP_FENCE && !strcmp(code, "smp_mb();") &&
 			 e->line >= 2 && lone_write_once(&orig, e->line - 2, &args))
 			/* The call the kernel writes for the two: readers looked for it. */
-			sb_addf(&tried, ": the outcome becomes possible, so this ordering is needed "
-				"(with the store before it, it may be written `smp_store_mb%s`, the "
-				"same)\n", args);
+			sb_addf(&tried, ": the outcome becomes possible, so this ordering is "
+				"needed; together with the store before it, it may also be written "
+				"`smp_store_mb%s`\n", args);
 		else
 			sb_addf(&tried, ": %s\n", reachable[i] ?
 				"the outcome becomes possible, so this ordering is needed" :

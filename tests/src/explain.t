@@ -164,10 +164,10 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe, as it takes the wait queue.s lock the sleeper took to queue itself; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe: the sleeper.s full barrier is in set_current_state\(\), the waker.s inside wake_up\(\) \(the smp_mb__after_spinlock\(\) of try_to_wake_up\(\), or the wait queue.s lock when no task is queued yet\); if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: SB: which process is the sleeper and which the waker, in the test's names" 0 \
-		'^  Here P0 is the sleeper \(x stands for its task state, y for the condition\) and P1 the waker\.$' \
+		'^  Read that way, P0 is the sleeper \(x stands for its task state, y for the condition\) and P1 the waker\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: a state where a register holds the old pointer is said to be one" 0 \
 		'^  In herd7.s state 1:r0=y; 1:r1=0;, r0=y is &y, the initial value of p: P1 read p before the store to it reached P1.s CPU, which can happen; only the outcome above cannot\.$' \
@@ -256,7 +256,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: when P1 takes the lock after P0 releases it, every CPU, even one that never takes it, sees P0.s stores from before the release before P1.s stores from after taking it\.  That needs P2 to read z=1: a CPU that overwrote it instead would learn nothing this way, and would need full barriers\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
 		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never has to receive z=1: it overwrites it, so x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
@@ -314,13 +314,13 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: the lock hand-off from P0 to P1 makes x=1 reach each CPU before z=1 reaches that CPU, and P2 reads z=1\.  P2 sees that order without taking the lock: when P1 takes the lock after P0 releases it, every CPU, even one that never takes it, sees P0.s stores from before the release before P1.s stores from after taking it\.  That needs P2 to read z=1: a CPU that overwrote it instead would learn nothing this way, and would need full barriers\.  That is a rule for locks alone, which every architecture Linux runs on keeps; with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, to carry x=1 on to P2\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
 		"$model_dir/litmus-tests/MP+poonceonces.litmus" > "$work/short" 2>&1
 	if grep -A2 '^Explanation:$' "$work/short" | tail -1 |
-	   grep -qx '  In short: to forbid it, use smp_store_release() at P0 line 15, smp_load_acquire() at P1 line 23, the usual way to publish data (change 1 below)\.'; then
+	   grep -qxF '  In short: to forbid it, use smp_store_release() at P0 line 15 (`WRITE_ONCE(*flag, 1);`), smp_load_acquire() at P1 line 23 (`r0 = READ_ONCE(*flag);`), the usual way to publish data (change 1 below).'; then
 		ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
 	else
 		not_ok "$tag: --explain --suggest opens with the fix in one line, after the verdict"
@@ -350,9 +350,8 @@ for lkmm in $LKMM_BINARIES; do
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    f. So z=2 reached P1's CPU only after P1 wrote z=1 (see c above): every CPU sees the stores to z in one order, z=1 then z=2.
-	    g. P1 wrote z=1 after x=1 had reached every CPU (see b above): so when P2's wait ends, x=1 has reached every CPU.
-	    h. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
+	    f. So when P2's wait ends, z=2 has reached P1's CPU, which is after P1 wrote z=1 (see c above; every CPU sees z=1 then z=2), which is after x=1 had reached every CPU (see b above).
+	    g. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
 	) > /dev/null &&

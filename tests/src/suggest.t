@@ -127,7 +127,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Nothing cheaper forbids it \(every cheaper set was tried: smp_store_release\(\), smp_load_acquire\(\), smp_rmb\(\), smp_wmb\(\) wherever they fit, and smp_mb\(\) in fewer places\): it needs a full barrier' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: ... and \"In short\" says so up front" 0 \
-		'^  In short: to forbid it, use smp_mb\(\) before P0 line 18, smp_mb\(\) before P1 line 26 \(change 1 below\); nothing cheaper and no fewer barriers forbid it\.$' \
+		'^  In short: to forbid it, use smp_mb\(\) before P0 line 18 \(`r0 = READ_ONCE\(\*y\);`\), smp_mb\(\) before P1 line 26 \(`r0 = READ_ONCE\(\*x\);`\) \(change 1 below\); nothing cheaper and no fewer barriers forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	# A smp_mb() right after a WRITE_ONCE() is one smp_store_mb(): said
 	# as the same fix, and that text forbids the outcome on its own.
@@ -158,7 +158,7 @@ for lkmm in $LKMM_BINARIES; do
 		diag < "$work/w"
 	fi
 	expect "$tag: a needed smp_mb() after a WRITE_ONCE(): the smp_store_mb() that is the same" 0 \
-		'^  P2 line 38 `smp_mb\(\);`: removed: the outcome becomes possible, so this ordering is needed \(with the store before it, it may be written `smp_store_mb\(\*z, 2\);`, the same\)$' \
+		'^  P2 line 38 `smp_mb\(\);`: removed: the outcome becomes possible, so this ordering is needed; together with the store before it, it may also be written `smp_store_mb\(\*z, 2\);`$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: a forbidden outcome's answer ends with its line for scripts: orderings needed, and cheaper" 0 \
 		'^Suggestion: forbidden, needs 1, cheaper 1$' \
