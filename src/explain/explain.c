@@ -174,11 +174,9 @@ static const struct {
 	  "sleeper stores "
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
-	  "This outcome is the lost wake-up.  A plain wake_up() is safe: the sleeper's full "
-	  "barrier is in set_current_state(), the waker's inside wake_up() (the "
-	  "smp_mb__after_spinlock() of try_to_wake_up(), or the wait queue's lock when no task "
-	  "is queued yet); if you test waitqueue_active() before wake_up(), use wq_has_sleeper() "
-	  "instead",
+	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as the waker's barrier "
+	  "is built into it; if you test waitqueue_active() before wake_up(), use "
+	  "wq_has_sleeper() instead",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -1259,13 +1257,14 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
 }
 
 /*
- * "P1's too.  f. So when P2's wait ends, z=2 has reached P1's CPU, which
- * is after P1 wrote z=1 (see c above; every CPU sees z=1 then z=2), which
- * is after x=1 had reached every CPU (see b above)": where the store a
+ * "P1's too.  f. So when P2's wait ends, z=2 has reached P1's CPU, after
+ * P1 wrote z=1 (see c above; every CPU sees z=1 then z=2).  And P1 wrote
+ * z=1 after x=1 had reached every CPU (see b above)": where the store a
  * fence (link i) waits for overwrote another CPU's (link i - 1), the
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
- * broken without it, then its two lines a chain to rebuild.
+ * broken without it, then as two lines a chain to rebuild, then as one
+ * line too dense: one line, two sentences.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
@@ -1284,11 +1283,12 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		/* One line, each link a "which is after": readers rebuilt two in their heads. */
 		sb_addf(out, "So when P%d's wait ends, ", s->events[ev[i]].proc);
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " has reached P%d's CPU, which is after P%d wrote ", over->proc,
-			over->proc);
+		sb_addf(out, " has reached P%d's CPU, after P%d wrote ", over->proc, over->proc);
 		access_value(p, over, out);
 		overwrite_order(p, s, ev, i, tl, out);
-		sb_addf(out, ", which is after ");
+		sb_addf(out, ".  And P%d wrote ", over->proc);
+		access_value(p, over, out);
+		sb_addf(out, " after ");
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " had reached every CPU");
 		see_moment(tl->fence_wait, out);
@@ -1642,10 +1642,10 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " reach each CPU before ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " reaches that CPU, but P%d never has to receive ",
-				by->proc);
+			sb_addf(&l->point, " reaches that CPU, but P%d never reads ", by->proc);
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, ": it overwrites it, so ");
+			sb_addf(&l->point, ": it only overwrites it, so that promises P%d nothing, "
+				"and ", by->proc);
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " may not have reached P%d yet; the full barrier%s",
 				by->proc, fences > 1 ? "s" : "");

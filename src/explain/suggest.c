@@ -934,8 +934,9 @@ static const char *price_note(enum edit_kind kind)
 	case ADD_BEFORE_ATOMIC:
 	case ADD_AFTER_ATOMIC:
 	case ADD_AFTER_SPINLOCK:
-		return " (as smp_mb() on arm64 and PowerPC, but free on x86, whose locks and "
-			"atomic RMWs are full barriers already)";
+		return " (a full barrier on arm64 and PowerPC, as smp_mb() is, but free on x86, "
+			"whose locks and atomic RMWs are full barriers already: so between the two "
+			"overall)";
 	default:
 		return "";
 	}
@@ -1601,8 +1602,8 @@ static void tried_cheaper(const struct edits *all, struct strbuf *out)
 
 /* Whether some two processes of t are the same code. */
 /*
- * ", in the one function P0 and P1 run (2 edits)", for "In short", of
- * the first process that has twins.
+ * ": P0 and P1 are one function, so that is 2 edits to it", for "In
+ * short", of the first process that has twins.
  */
 static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 {
@@ -1614,12 +1615,12 @@ static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 		for (b = a + 1; b < t->nprocs; b++)
 			if (same_code(t, a, b)) {
 				if (!twinned)
-					sb_addf(out, ", in the one function P%d", a);
+					sb_addf(out, ": P%d", a);
 				sb_addf(out, " and P%d", b);
 				twinned = true;
 			}
 		if (twinned) {
-			sb_addf(out, " run (%d edits)", edits);
+			sb_addf(out, " are one function, so that is %d edits to it", edits);
 			return;
 		}
 	}
@@ -2408,7 +2409,7 @@ static bool call_argument(const char *code, char arg[48])
 }
 
 /*
- * "P0 and P1 both taking mylock, and P1 line 29 dereferencing the
+ * "P0 and P1 both taking mylock, and P1 line 29 loading through the
  * pointer line 28 returned": what links keeps, for "In short", in the code's
  * terms (readers found "the lock hand-off" and "the address dependency"
  * gave them nothing to do); after ", and " when out has items already.
@@ -2418,7 +2419,7 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
 {
 	static const struct { const char *kind, *what; } kept[] = {
 		{ "lock", NULL },
-		{ "addr", "dereferencing the pointer" },
+		{ "addr", "loading through the pointer" },
 		{ "data", "storing a value computed from what" },
 		{ "ctrl", "under the branch on what" },
 	};
@@ -2880,8 +2881,9 @@ told:
 		sb_addf(in_short, "to keep it forbidden, %s%s", keep.buf ? "keep " :
 			"no one ordering is needed on its own",
 			keep.buf ? keep.buf : "");
+		/* Apart from what must stay, as readers asked: a sentence of its own. */
 		if (weaker.buf) {
-			sb_addf(in_short, "; ");
+			sb_addf(in_short, ".  ");
 			join_items(weaker.buf, in_short);
 		}
 	}

@@ -215,7 +215,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" names each cheaper replacement, apart from what must stay" 0 \
-		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock; P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or, next cheapest, smp_rmb\(\): enough for these accesses; keep smp_mb\(\) if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
+		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock\.  P2 line 36 `smp_mb\(\);` could become the cheaper smp_load_acquire\(\) at line 35, or, next cheapest, smp_rmb\(\): enough for these accesses; keep smp_mb\(\) if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
@@ -223,7 +223,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
-		'^  Cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86 \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(as smp_mb\(\) on arm64 and PowerPC, but free on x86, whose locks and atomic RMWs are full barriers already\); on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\)\.$' \
+		'^  Cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86 \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(a full barrier on arm64 and PowerPC, as smp_mb\(\) is, but free on x86, whose locks and atomic RMWs are full barriers already: so between the two overall\); on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
