@@ -1280,7 +1280,6 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	sb_addf(out, ", P%d's too", over->proc);
 	next_moment(tl, out);
 	if (k >= 0 && k < i - 1) {
-		/* One line, each link a "which is after": readers rebuilt two in their heads. */
 		sb_addf(out, "So when P%d's wait ends, ", s->events[ev[i]].proc);
 		access_value(p, &s->events[ev[i]], out);
 		sb_addf(out, " has reached P%d's CPU, after P%d wrote ", over->proc, over->proc);
@@ -1370,7 +1369,7 @@ static void timeline_end(const struct program *p, const struct snapshot *s, cons
  *   b. P1 waits at its fence (step 2) until x=1 has reached every CPU.
  *   c. After the fence, P1 line 29 writes z=1.
  *   d. P2 line 37 writes z=2 over z=1 (step 3).  ...
- *   h. After the fence, P2 line 39 reads x, where x=1 already is: it
+ *   g. After the fence, P2 line 39 reads x, where x=1 already is: it
  *      cannot read x=0.
  * Readers of the lettered sub-steps this replaced asked for this
  * picture, and of the arrows before the numbers for lines.  Whether the

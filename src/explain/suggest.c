@@ -1600,7 +1600,6 @@ static void tried_cheaper(const struct edits *all, struct strbuf *out)
 		sb_addf(out, " wherever they fit, and ");
 }
 
-/* Whether some two processes of t are the same code. */
 /*
  * ": P0 and P1 are one function, so that is 2 edits to it", for "In
  * short", of the first process that has twins.
@@ -1626,6 +1625,7 @@ static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 	}
 }
 
+/* Whether some two processes of t are the same code. */
 static bool has_twins(const struct litmus *t)
 {
 	int a, b;
@@ -2275,10 +2275,13 @@ static void offer_cheaper(struct cheaper *c, int cost, struct strbuf *diff, cons
 		c->cost[i] = c->cost[i - 1];
 		c->what[i] = c->what[i - 1];
 	}
-	if (i == 0 && diff && diff->buf) {
+	/* The diff shown is the cheapest's, or none. */
+	if (i == 0) {
 		sb_free(&c->diff);
-		c->diff = *diff;
-		*diff = (struct strbuf){ 0 };
+		if (diff) {
+			c->diff = *diff;
+			*diff = (struct strbuf){ 0 };
+		}
 	}
 	c->cost[i] = cost;
 	c->what[i] = (struct strbuf){ 0 };
