@@ -174,9 +174,9 @@ static const struct {
 	  "sleeper stores "
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
-	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as the waker's barrier "
-	  "is built into it; if you test waitqueue_active() before wake_up(), use "
-	  "wq_has_sleeper() instead",
+	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as it and the "
+	  "sleeper's prepare_to_wait() take the same wait-queue lock; if you test "
+	  "waitqueue_active() before wake_up(), use wq_has_sleeper() instead",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -1231,12 +1231,14 @@ static void next_moment(struct timeline *tl, struct strbuf *out)
 	sb_addf(out, ". ");
 }
 
-/* " (see c above)": a pointer back to line m of the timeline. */
-static void see_moment(int m, struct strbuf *out)
+/* " (c)": which line of the timeline told it, if one did. */
+static void moment_ref(int m, struct strbuf *out)
 {
-	sb_addf(out, " (see ");
+	if (!m)
+		return;
+	sb_addf(out, " (");
 	moment_name(m, out);
-	sb_addf(out, " above)");
+	sb_addf(out, ")");
 }
 
 /* " (see c above; every CPU sees z=1 then z=2)": why the overwrite came later. */
@@ -1257,20 +1259,22 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
 }
 
 /*
- * "P1's too.  f. So when P2's wait ends, z=2 has reached P1's CPU, after
- * P1 wrote z=1 (see c above; every CPU sees z=1 then z=2).  And P1 wrote
- * z=1 after x=1 had reached every CPU (see b above)": where the store a
+ * "P1's too.  f. Putting it together: x=1 had reached every CPU (b) before
+ * P1 wrote z=1 (c); every CPU sees z=1 before z=2; and P2's wait (e) lasts
+ * until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached
+ * every CPU": where the store a
  * fence (link i) waits for overwrote another CPU's (link i - 1), the
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
- * broken without it, then as two lines a chain to rebuild, then as one
- * line too dense: one line, two sentences.
+ * broken without it, then a chain to rebuild in every shorter form: its
+ * links in the order they happened, and the conclusion apart.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
 				struct timeline *tl, struct strbuf *out)
 {
 	const struct event *over;
+	int wait;
 
 	if (i < 1 || strcmp(labels[i - 1], "co"))
 		return;
@@ -1278,19 +1282,28 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	if (over->proc < 0 || over->proc == s->events[ev[i]].proc)
 		return;
 	sb_addf(out, ", P%d's too", over->proc);
+	wait = tl->moment;
 	next_moment(tl, out);
 	if (k >= 0 && k < i - 1) {
-		sb_addf(out, "So when P%d's wait ends, ", s->events[ev[i]].proc);
-		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " has reached P%d's CPU, after P%d wrote ", over->proc, over->proc);
-		access_value(p, over, out);
-		overwrite_order(p, s, ev, i, tl, out);
-		sb_addf(out, ".  And P%d wrote ", over->proc);
-		access_value(p, over, out);
-		sb_addf(out, " after ");
+		/* Each link in the order it happened, then the conclusion, as readers asked. */
+		sb_addf(out, "Putting it together: ");
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " had reached every CPU");
-		see_moment(tl->fence_wait, out);
+		moment_ref(tl->fence_wait, out);
+		sb_addf(out, " before P%d wrote ", over->proc);
+		access_value(p, over, out);
+		moment_ref(tl->at[i - 1], out);
+		sb_addf(out, "; every CPU sees ");
+		access_value(p, over, out);
+		sb_addf(out, " before ");
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, "; and P%d's wait", s->events[ev[i]].proc);
+		moment_ref(wait, out);
+		sb_addf(out, " lasts until ");
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " has reached P%d's CPU.  So when that wait ends, ", over->proc);
+		access_value(p, &s->events[ev[0]], out);
+		sb_addf(out, " has reached every CPU");
 		return;
 	}
 	sb_addf(out, "So ");
@@ -1637,14 +1650,15 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 * it.  Where the timeline told the rest, the answer is the crux.
 		 */
 		if (passed && timeline && !l->point.len) {
-			sb_addf(&l->point, "%s makes ", passed->what);
+			/* The "but" first: readers took the promise for the whole story. */
+			sb_addf(&l->point, "P%d never reads ", by->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, ", it only overwrites it, so %s, which makes ",
+				passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " reach each CPU before ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " reaches that CPU, but P%d never reads ", by->proc);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ": it only overwrites it, so that promises P%d nothing, "
-				"and ", by->proc);
+			sb_addf(&l->point, " reaches that CPU, promises P%d nothing: ", by->proc);
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " may not have reached P%d yet; the full barrier%s",
 				by->proc, fences > 1 ? "s" : "");
@@ -2775,9 +2789,9 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 
 		shape = witness_chain(p, o->witness, &l, &body);
 		if (mirrored_pair(p, o, &twin, &twin_of))
-			sb_addf(&body, "  It happens in 2 executions: P%d and P%d run the same code, "
-				"and each is the other with the two swapped.  One of them, "
-				"when:\n", twin, twin_of);
+			sb_addf(&body, "  It happens in 2 executions, mirror images of each other "
+				"(P%d and P%d run the same code).  One of them, when:\n", twin,
+				twin_of);
 		else if (o->positive > 1)
 			sb_addf(&body, "  It happens, in one of the %ld executions that reach it, "
 				"when:\n", o->positive);

@@ -1601,7 +1601,7 @@ static void tried_cheaper(const struct edits *all, struct strbuf *out)
 }
 
 /*
- * ": P0 and P1 are one function, so that is 2 edits to it", for "In
+ * ".  P0 and P1 are one function, so that is 2 edits to it", for "In
  * short", of the first process that has twins.
  */
 static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
@@ -1614,7 +1614,7 @@ static void twin_note(const struct litmus *t, int edits, struct strbuf *out)
 		for (b = a + 1; b < t->nprocs; b++)
 			if (same_code(t, a, b)) {
 				if (!twinned)
-					sb_addf(out, ": P%d", a);
+					sb_addf(out, ".  P%d", a);
 				sb_addf(out, " and P%d", b);
 				twinned = true;
 			}
@@ -1818,11 +1818,11 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 
 						sb_addf(in_short, "to forbid it, use ");
 						describe_once(t, all, set, k, &orig, in_short);
-						if (repeated)
-							twin_note(t, k - repeated, in_short);
 						sb_addf(in_short, "%s (change 1 below)",
 							usual ? ", the usual way to publish "
 							"data" : "");
+						if (repeated)
+							twin_note(t, k - repeated, in_short);
 					}
 					add_prices(all, set, k, &prices);
 				}

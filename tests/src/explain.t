@@ -164,7 +164,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe, as the waker.s barrier is built into it; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe, as it and the sleeper.s prepare_to_wait\(\) take the same wait-queue lock; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: SB: which process is the sleeper and which the waker, in the test's names" 0 \
 		'^  Read that way, P0 is the sleeper \(x stands for its task state, y for the condition\) and P1 the waker\.$' \
@@ -259,7 +259,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes x=1 reach each CPU before z=1 reaches that CPU, but P2 never reads z=1: it only overwrites it, so that promises P2 nothing, and x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: P2 never reads z=1, it only overwrites it, so the lock hand-off, which makes x=1 reach each CPU before z=1 reaches that CPU, promises P2 nothing: x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -350,7 +350,7 @@ for lkmm in $LKMM_BINARIES; do
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    f. So when P2's wait ends, z=2 has reached P1's CPU, after P1 wrote z=1 (see c above; every CPU sees z=1 then z=2).  And P1 wrote z=1 after x=1 had reached every CPU (see b above).
+	    f. Putting it together: x=1 had reached every CPU (b) before P1 wrote z=1 (c); every CPU sees z=1 before z=2; and P2's wait (e) lasts until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached every CPU.
 	    g. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
