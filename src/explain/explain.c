@@ -194,10 +194,11 @@ static const struct {
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
 	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
 	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
-	  "so that CPUs see critical sections in order without taking the lock.  The rule: "
-	  "if a CPU learns of a critical section only by overwriting a store made in it, not "
-	  "by reading it, put smp_mb__after_spinlock() right after that section's spin_lock(), "
-	  "and smp_mb() between the overwrite and the CPU's later loads", "Locking" },
+	  "so that CPUs see critical sections in order without taking the lock.  The rule: if "
+	  "a CPU outside the lock is linked to a critical section only by its store "
+	  "overwriting one made there, put smp_mb__after_spinlock() right after the spin_lock() "
+	  "of the critical section whose store is overwritten, and smp_mb() between the "
+	  "overwriting store and that CPU's later loads", "Locking" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL, NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL, NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL, NULL },
@@ -1260,9 +1261,9 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
 
 /*
  * "P1's too.  f. Putting it together: x=1 had reached every CPU (b) before
- * P1 wrote z=1 (c); every CPU sees z=1 before z=2; and P2's wait (e) lasts
- * until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached
- * every CPU": where the store a
+ * P1 wrote z=1 (c); z=2 reaches P1's CPU only after that, as every CPU
+ * sees z=1 before z=2; and P2's wait (e) lasts until z=2 has reached P1's
+ * CPU.  So when that wait ends, x=1 has reached every CPU": where the store a
  * fence (link i) waits for overwrote another CPU's (link i - 1), the
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
@@ -1293,7 +1294,9 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 		sb_addf(out, " before P%d wrote ", over->proc);
 		access_value(p, over, out);
 		moment_ref(tl->at[i - 1], out);
-		sb_addf(out, "; every CPU sees ");
+		sb_addf(out, "; ");
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " reaches P%d's CPU only after that, as every CPU sees ", over->proc);
 		access_value(p, over, out);
 		sb_addf(out, " before ");
 		access_value(p, &s->events[ev[i]], out);
@@ -1650,17 +1653,16 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 * it.  Where the timeline told the rest, the answer is the crux.
 		 */
 		if (passed && timeline && !l->point.len) {
-			/* The "but" first: readers took the promise for the whole story. */
-			sb_addf(&l->point, "P%d never reads ", by->proc);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ", it only overwrites it, so %s, which makes ",
-				passed->what);
+			/* Three short sentences: readers lost the "but" in one long one. */
+			sb_addf(&l->point, "%s makes ", passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " reach each CPU before ");
+			sb_addf(&l->point, " reach a CPU before ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " reaches that CPU, promises P%d nothing: ", by->proc);
+			sb_addf(&l->point, " only for a CPU that reads ");
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, ".  P%d does not read it: it overwrites it, so ", by->proc);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " may not have reached P%d yet; the full barrier%s",
+			sb_addf(&l->point, " may not have reached P%d yet.  The full barrier%s",
 				by->proc, fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
@@ -1811,11 +1813,12 @@ static void loads_not_run(const struct program *p, const struct snapshot *s, str
 				eq = len + (len ? strspn(text.buf + len, " ") : 0);
 				if (len && text.buf[eq] == '=' && text.buf[eq + 1] != '=')
 					sb_addf(out, "  P%d line %d does not run here, so %d:%.*s=%lld in "
-						"this outcome only because %.*s keeps its initial value, "
-						"not because a load read it.\n", proc, line, proc,
-						(int)len, text.buf,
+						"this outcome only because %.*s starts at %lld (a litmus "
+						"test's registers start so), not because a load read "
+						"it.\n", proc, line, proc, (int)len, text.buf,
 						register_initial(p->test, proc, text.buf, len),
-						(int)len, text.buf);
+						(int)len, text.buf,
+						register_initial(p->test, proc, text.buf, len));
 				sb_free(&text);
 			}
 	}
@@ -2253,9 +2256,10 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"dependency between them):\n");
 	else
 		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
-			"happen: any one of these pairs taking effect out of program order allows "
-			"it, and nothing in the test orders any of them (no fence, acquire, release "
-			"or dependency between them); so a fix must keep every pair in order:\n");
+			"happen.  %s of these pairs taking effect out of program order is enough "
+			"to produce it, and nothing in the test orders them (no fence, acquire, "
+			"release or dependency between them), so %s must be kept in order:\n",
+			n == 2 ? "Either" : "Any one", n == 2 ? "both" : "every one");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;
@@ -2709,8 +2713,8 @@ static bool swap_state(const struct outcomes *o, int a, int b, const struct valu
 }
 
 /*
- * "Read that way, P0 is the sleeper (x stands for its task state, y for the
- * condition) and P1 the waker.": SB's kernel note in the test's names,
+ * "Mapped onto that pattern, P0 would be the sleeper (x its task state, y
+ * the condition) and P1 the waker.": SB's kernel note in the test's names,
  * from the chain s's cycle (readers asked which CPU plays which part).
  */
 static void sleeper_roles(const struct program *p, const struct snapshot *s, struct strbuf *out)
@@ -2738,8 +2742,8 @@ static void sleeper_roles(const struct program *p, const struct snapshot *s, str
 	}
 	if (state < 0 || cond < 0 || waker < 0)
 		return;
-	sb_addf(out, "  Read that way, P%d is the sleeper (%s stands for its task state, %s "
-		"for the condition) and P%d the waker.\n", sleeper, p->loc_names[state],
+	sb_addf(out, "  Mapped onto that pattern, P%d would be the sleeper (%s its task state, "
+		"%s the condition) and P%d the waker.\n", sleeper, p->loc_names[state],
 		p->loc_names[cond], waker);
 }
 

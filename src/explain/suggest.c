@@ -2503,16 +2503,18 @@ static void tell_dependency(const struct lines *orig, const struct link *links, 
 
 /*
  * A needed fence e of a forbidden outcome, replaced by an acquire of the
- * nearest load before it (from adds, the acquires a reachable outcome
- * would be offered): a reader's usual alternative to smp_rmb() or
- * smp_mb() after a load, told when it keeps the outcome forbidden and
- * costs less.
+ * nearest load before it or a release of the nearest store after it
+ * (from adds, the edits a reachable outcome would be offered): a
+ * reader's usual alternatives to smp_rmb(), smp_wmb() or smp_mb(), told
+ * when one keeps the outcome forbidden and costs less.
  */
-static void acquire_instead(const struct checker *c, const char *path, const char *text,
-			    const struct edit *e, const struct edits *adds,
-			    const struct lines *orig, struct strbuf *out, struct cheaper *cheapest)
+static void ordered_access_instead(const struct checker *c, const char *path, const char *text,
+				   const struct edit *e, const struct edits *adds,
+				   const struct lines *orig, enum edit_kind kind,
+				   struct strbuf *out, struct cheaper *cheapest)
 {
-	const struct edit *load = NULL;
+	const char *name = kind == ADD_ACQUIRE ? "smp_load_acquire" : "smp_store_release";
+	const struct edit *access = NULL;
 	struct strbuf diff = { 0 };
 	struct edit pair[2];
 	struct edits both = { 2, pair };
@@ -2523,27 +2525,29 @@ static void acquire_instead(const struct checker *c, const char *path, const cha
 	for (i = 0; i < adds->n; i++) {
 		const struct edit *a = &adds->items[i];
 
-		if (a->kind == ADD_ACQUIRE && a->proc == e->proc && a->line < e->line &&
-		    (!load || a->line > load->line))
-			load = a;
+		if (a->kind != kind || a->proc != e->proc)
+			continue;
+		if (kind == ADD_ACQUIRE ? a->line < e->line && (!access || a->line > access->line) :
+		    a->line > e->line && (!access || a->line < access->line))
+			access = a;
 	}
 	price = fence_price(code_at(orig, e->line) + strspn(code_at(orig, e->line), " \t"));
-	if (!load || price <= edit_kinds[ADD_ACQUIRE].cost)
+	if (!access || price <= edit_kinds[kind].cost)
 		return;
 	pair[0] = *e;
-	pair[1] = *load;
+	pair[1] = *access;
 	reachable = reachable_with(c, path, text, &both, set, 2, &ok, &edited, NULL);
 	if (ok && !reachable)
 		unified_diff(path, text, &edited, &diff);
 	free_lines(&edited);
-	if (ok && !reachable)
-		sb_addf(out, "  P%d line %d `%s`: replaced by smp_load_acquire() at line %d `%s`: "
-			"still forbidden, so that is enough, and cheaper (cost %d against %d)\n",
-			e->proc, e->line, code_at(orig, e->line), load->line,
-			code_at(orig, load->line), edit_kinds[ADD_ACQUIRE].cost, price);
-	if (ok && !reachable)
-		offer_cheaper(cheapest, edit_kinds[ADD_ACQUIRE].cost, &diff,
-			      "smp_load_acquire() at line %d", load->line);
+	if (ok && !reachable) {
+		sb_addf(out, "  P%d line %d `%s`: replaced by %s() at line %d `%s`: still "
+			"forbidden, so that is enough, and cheaper (cost %d against %d)\n",
+			e->proc, e->line, code_at(orig, e->line), name, access->line,
+			code_at(orig, access->line), edit_kinds[kind].cost, price);
+		offer_cheaper(cheapest, edit_kinds[kind].cost, &diff, "%s() at line %d", name,
+			      access->line);
+	}
 	sb_free(&diff);
 }
 
@@ -2844,8 +2848,12 @@ told:
 				sb_addf(&cheapest.short_of, "%s()\n", e->kind == DROP_ACQUIRE ?
 					"READ_ONCE" : e->kind == DROP_RELEASE ? "WRITE_ONCE" : e->to);
 		}
-		if (e->kind == DROP_FENCE && need[i])
-			acquire_instead(c, path, text, e, adds, &orig, &tried, &cheapest);
+		if (e->kind == DROP_FENCE && need[i]) {
+			ordered_access_instead(c, path, text, e, adds, &orig, ADD_ACQUIRE, &tried,
+					       &cheapest);
+			ordered_access_instead(c, path, text, e, adds, &orig, ADD_RELEASE, &tried,
+					       &cheapest);
+		}
 		/* A statement is needed once, whatever edit of it showed it. */
 		if (need[i] && !needs_it) {
 			sb_addf(&needed, "P%d line %d `%s`\n", e->proc, e->line, code);

@@ -167,7 +167,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up\.  A plain wake_up\(\) is safe, as it and the sleeper.s prepare_to_wait\(\) take the same wait-queue lock; if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: SB: which process is the sleeper and which the waker, in the test's names" 0 \
-		'^  Read that way, P0 is the sleeper \(x stands for its task state, y for the condition\) and P1 the waker\.$' \
+		'^  Mapped onto that pattern, P0 would be the sleeper \(x its task state, y the condition\) and P1 the waker\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a forbidden outcome: a state where a register holds the old pointer is said to be one" 0 \
 		'^  In herd7.s state 1:r0=y; 1:r1=0;, r0=y is &y, the initial value of p: P1 read p before the store to it reached P1.s CPU, which can happen; only the outcome above cannot\.$' \
@@ -259,7 +259,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: P2 never reads z=1, it only overwrites it, so the lock hand-off, which makes x=1 reach each CPU before z=1 reaches that CPU, promises P2 nothing: x=1 may not have reached P2 yet; the full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off makes x=1 reach a CPU before z=1 only for a CPU that reads z=1\.  P2 does not read it: it overwrites it, so x=1 may not have reached P2 yet\.  The full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -276,7 +276,7 @@ for lkmm in $LKMM_BINARIES; do
 		cat "$work/dcl"
 	# A load its branch skips: its register in herd7's states was never loaded.
 	expect "$tag: a load the execution skips is said not to run, its register its initial value" 0 \
-		'^  P1 line 43 does not run here, so 1:r1=0 in this outcome only because r1 keeps its initial value, not because a load read it\.$' \
+		'^  P1 line 43 does not run here, so 1:r1=0 in this outcome only because r1 starts at 0 \(a litmus test.s registers start so\), not because a load read it\.$' \
 		cat "$work/dcl"
 	expect "$tag: ... and why its recheck under the lock needs no ordering, and the lock stays" 0 \
 		'  The recheck at line 43 `r1 = READ_ONCE\(\*flag\);` needs no ordering of its own: it runs under the lock, after the critical section of whoever held it before, stores included\.  Keep the lock all the same: it is what lets only one CPU initialise\.$' \
@@ -350,7 +350,7 @@ for lkmm in $LKMM_BINARIES; do
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    f. Putting it together: x=1 had reached every CPU (b) before P1 wrote z=1 (c); every CPU sees z=1 before z=2; and P2's wait (e) lasts until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached every CPU.
+	    f. Putting it together: x=1 had reached every CPU (b) before P1 wrote z=1 (c); z=2 reaches P1's CPU only after that, as every CPU sees z=1 before z=2; and P2's wait (e) lasts until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached every CPU.
 	    g. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF

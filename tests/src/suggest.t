@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 51 ))
+plan $(( $# * 52 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -72,6 +72,9 @@ for lkmm in $LKMM_BINARIES; do
 	# smp_rmb() not enough, beside smp_wmb() enough, is noise (readers).
 	expect "$tag: ... and where smp_wmb() is enough, smp_rmb() not being so is not said" 1 \
 		'^$' grep 'weakened to smp_rmb' "$work/w"
+	expect "$tag: ... and a release of the store after it, cheaper still (a smp_mb() where a release suffices)" 0 \
+		'^  P0 line 16 `smp_mb\(\);`: replaced by smp_store_release\(\) at line 17 `WRITE_ONCE\(\*y, 1\);`: still forbidden, so that is enough, and cheaper \(cost 1 against 3\)$' \
+		cat "$work/w"
 	expect "$tag: ... a fully ordered xchg() where xchg_release() is enough" 0 \
 		'^  P0 line 18 `r0 = xchg\(z, 1\);`: xchg\(\) weakened to xchg_release\(\): still forbidden, so xchg_release\(\) is enough, and cheaper$' \
 		cat "$work/w"
