@@ -796,30 +796,6 @@ struct diff_line {
 	const char *text;
 };
 
-/*
- * Within each run of changed lines, the removed ones before the added,
- * as diff(1) writes them (readers found "+" then "-" odd); stable.
- */
-static void removals_first(struct diff_line *d, int n)
-{
-	struct diff_line *run = xmalloc((n + 1) * sizeof(*run));
-	int i, j, k, m;
-
-	for (i = 0; i < n; i = j > i ? j : i + 1) {
-		for (j = i; j < n && d[j].op != ' '; j++)
-			;
-		m = 0;
-		for (k = i; k < j; k++)
-			if (d[k].op == '-')
-				run[m++] = d[k];
-		for (k = i; k < j; k++)
-			if (d[k].op == '+')
-				run[m++] = d[k];
-		memcpy(d + i, run, m * sizeof(*d));
-	}
-	free(run);
-}
-
 /* A unified diff of the edited lines against the original, three lines of context. */
 static void unified_diff(const char *path, const char *text, const struct lines *edited,
 			 struct strbuf *out)
@@ -840,7 +816,10 @@ static void unified_diff(const char *path, const char *text, const struct lines 
 			d[n++] = (struct diff_line){ ' ', orig.text[i] };
 		}
 	}
-	removals_first(d, n);
+	/*
+	 * A changed line's "-" is followed by its "+", even beside a line
+	 * dropped: lkmm code maps each such pair onto the kernel's text.
+	 */
 	sb_addf(out, "    --- %s\n    +++ %s\n", path, path);
 	for (i = 0; i < n; ) {
 		int end, olds = 0, news = 0, j, k;
