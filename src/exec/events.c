@@ -955,9 +955,10 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	pi->traces = grow_array(pi->traces, pi->ntraces, &pi->traces_cap, sizeof(*pi->traces));
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
-	tr->events = xmalloc((r->nevents ? r->nevents : 1) * sizeof(*tr->events));
+	/* One block, the registers after the events (their alignment is the events'). */
+	tr->events = xmalloc(r->nevents * sizeof(*tr->events) + (pi->nregs + 1) * sizeof(*tr->regs));
 	memcpy(tr->events, r->events, r->nevents * sizeof(*tr->events));
-	tr->regs = xmalloc((pi->nregs ? pi->nregs : 1) * sizeof(*tr->regs));
+	tr->regs = (struct value *)(tr->events + r->nevents);
 	for (i = 0; i < pi->nregs; i++)
 		tr->regs[i] = r->regs[i].v;
 }
@@ -966,10 +967,8 @@ static void free_traces(struct proc_info *pi)
 {
 	int i;
 
-	for (i = 0; i < pi->ntraces; i++) {
+	for (i = 0; i < pi->ntraces; i++)
 		free(pi->traces[i].events);
-		free(pi->traces[i].regs);
-	}
 	free(pi->traces);
 	pi->traces = NULL;
 	pi->ntraces = pi->traces_cap = 0;
