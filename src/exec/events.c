@@ -70,7 +70,7 @@ struct run {
 	struct reg_seen {
 		const char *name;
 		int proc, reg;
-	} seen[64];
+	} seen[256];
 };
 
 static const struct value zero;
@@ -551,17 +551,24 @@ static struct tval srcu_value(struct run *r, const struct expr *e)
 	return (struct tval){ zero, 0, false };
 }
 
-static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
+/* A register not yet seen by that pointer: found by name, out of reg()'s way. */
+static __attribute__((noinline)) void reg_miss(struct run *r, struct reg_seen *s, const char *name,
+					       struct srcpos pos)
 {
-	struct reg_seen *s = &r->seen[(uintptr_t)name / 8 % (sizeof(r->seen) / sizeof(*r->seen))];
+	int i = program_reg(r->prog, r->proc, name);
 
-	if (s->name != name || s->proc != r->proc) {
-		int i = program_reg(r->prog, r->proc, name);
+	if (i < 0)
+		die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
+	*s = (struct reg_seen){ name, r->proc, i };
+}
 
-		if (i < 0)
-			die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
-		*s = (struct reg_seen){ name, r->proc, i };
-	}
+static inline struct tval *reg(struct run *r, const char *name, struct srcpos pos)
+{
+	/* Names are arena strings, 16-byte aligned: the low four bits say nothing. */
+	struct reg_seen *s = &r->seen[(uintptr_t)name / 16 % (sizeof(r->seen) / sizeof(*r->seen))];
+
+	if (s->name != name || s->proc != r->proc)
+		reg_miss(r, s, name, pos);
 	return &r->regs[s->reg];
 }
 
