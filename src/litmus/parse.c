@@ -197,7 +197,8 @@ static void enter(struct parser *ps)
 		die_at(ps->tok.pos, "nesting deeper than %d levels", MAX_NESTING);
 }
 
-static bool is(const struct parser *ps, const char *text)
+/* Inlined: most texts are constants, whose first character rejects most tokens at once. */
+static inline __attribute__((always_inline)) bool is(const struct parser *ps, const char *text)
 {
 	const struct token *t = &ps->tok;
 
