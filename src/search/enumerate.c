@@ -75,6 +75,7 @@ struct enumeration {
 	const struct check_options *opts;
 	struct outcomes *out;
 	struct timespec start;
+	struct arena arena;	/* the arrays sized at the search's start, freed at its end */
 
 	int *pick;		/* run of each process in this combination */
 	int *base;		/* first event id of each process */
@@ -1081,6 +1082,15 @@ static int pair_id(struct value_pairs *vp, int loc, struct value v)
 	return *slot - 1;
 }
 
+/*
+ * A zeroed array of n items for the whole search: some 40 a test, made
+ * and freed at once (a calloc() and a free() each cost 1% of the corpus).
+ */
+static void *search_array(struct enumeration *en, size_t n, size_t size)
+{
+	return arena_alloc(&en->arena, (n ? n : 1) * size);
+}
+
 static void bit_set(uint64_t *bits, int i)
 {
 	bits[i / 64] |= UINT64_C(1) << (i % 64);
@@ -1102,26 +1112,26 @@ static void summarize_runs(struct enumeration *en)
 					pair_id(&vp, e->loc, e->val);
 			}
 	en->words = vp.n / 64 + 1;
-	en->givers = xcalloc(p->nprocs, sizeof(*en->givers));
-	en->fit_runs = xcalloc(p->nprocs, sizeof(*en->fit_runs));
-	en->need = xcalloc(p->nprocs, sizeof(*en->need));
-	en->give = xcalloc(p->nprocs, sizeof(*en->give));
-	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
-	en->later_give[p->nprocs] = xcalloc(en->words, sizeof(uint64_t));
-	en->gave = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
-	en->needed = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->givers = search_array(en, p->nprocs, sizeof(*en->givers));
+	en->fit_runs = search_array(en, p->nprocs, sizeof(*en->fit_runs));
+	en->need = search_array(en, p->nprocs, sizeof(*en->need));
+	en->give = search_array(en, p->nprocs, sizeof(*en->give));
+	en->later_give = search_array(en, p->nprocs + 1, sizeof(*en->later_give));
+	en->later_give[p->nprocs] = search_array(en, en->words, sizeof(uint64_t));
+	en->gave = search_array(en, (size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->needed = search_array(en, (size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
 	for (i = p->nprocs - 1; i >= 0; i--) {
 		int ntraces = p->procs[i].ntraces;
 
-		en->need[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->need));
-		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
+		en->need[i] = search_array(en, ntraces, sizeof(**en->need));
+		en->give[i] = search_array(en, ntraces, sizeof(**en->give));
 		/* The runs' sets in one block each, from need[i][0] and give[i][0] on. */
-		en->need[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
-		en->give[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
-		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
+		en->need[i][0] = search_array(en, (size_t)ntraces * en->words, sizeof(uint64_t));
+		en->give[i][0] = search_array(en, (size_t)ntraces * en->words, sizeof(uint64_t));
+		en->later_give[i] = search_array(en, en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
-		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
-		en->fit_runs[i] = xcalloc(ntraces / 64 + 1, sizeof(uint64_t));
+		en->givers[i] = search_array(en, (size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->fit_runs[i] = search_array(en, ntraces / 64 + 1, sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
@@ -1145,30 +1155,6 @@ static void summarize_runs(struct enumeration *en)
 	free(vp.loc);
 	free(vp.val);
 	free(vp.slots);
-}
-
-static void free_summaries(struct enumeration *en)
-{
-	const struct program *p = en->prog;
-	int i;
-
-	for (i = 0; i < p->nprocs; i++) {
-		free(en->need[i][0]);
-		free(en->give[i][0]);
-		free(en->givers[i]);
-		free(en->fit_runs[i]);
-		free(en->need[i]);
-		free(en->give[i]);
-	}
-	for (i = 0; i <= p->nprocs; i++)
-		free(en->later_give[i]);
-	free(en->givers);
-	free(en->fit_runs);
-	free(en->need);
-	free(en->give);
-	free(en->later_give);
-	free(en->gave);
-	free(en->needed);
 }
 
 /*
@@ -1406,10 +1392,10 @@ static void find_twins(struct enumeration *en, const struct program *p, bool all
 	int *class_of = xcalloc(size, sizeof(*class_of));	/* its first twin */
 	int nclasses = 0, n = 0;
 
-	tw->prev = xcalloc(size, sizeof(*tw->prev));
-	tw->len = xcalloc(size, sizeof(*tw->len));
-	tw->procs = xcalloc(size, sizeof(*tw->procs));
-	tw->used = xcalloc(size, sizeof(*tw->used));
+	tw->prev = search_array(en, size, sizeof(*tw->prev));
+	tw->len = search_array(en, size, sizeof(*tw->len));
+	tw->procs = search_array(en, size, sizeof(*tw->procs));
+	tw->used = search_array(en, size, sizeof(*tw->used));
 	for (int i = 0; i < p->nprocs; i++) {
 		tw->prev[i] = -1;
 		class_of[i] = i;
@@ -1466,11 +1452,11 @@ static void shape_runs(struct enumeration *en)
 {
 	const struct program *p = en->prog;
 
-	en->shape = xcalloc(p->nprocs, sizeof(*en->shape));
-	en->built = xcalloc(p->nprocs, sizeof(*en->built));
+	en->shape = search_array(en, p->nprocs, sizeof(*en->shape));
+	en->built = search_array(en, p->nprocs, sizeof(*en->built));
 	for (int i = 0; i < p->nprocs; i++) {
 		const struct trace *runs = p->procs[i].traces;
-		int *shape = en->shape[i] = xcalloc(p->procs[i].ntraces, sizeof(*shape));
+		int *shape = en->shape[i] = search_array(en, p->procs[i].ntraces, sizeof(*shape));
 
 		for (int t = 0; t < p->procs[i].ntraces; t++) {
 			shape[t] = t;
@@ -1494,19 +1480,19 @@ static void start_search(struct enumeration *en, const struct program *p, struct
 	memset(out, 0, sizeof(*out));
 	outcomes_choose_vars(p, out);
 	clock_gettime(CLOCK_MONOTONIC, &en->start);
-	en->pick = xcalloc(p->nprocs, sizeof(*en->pick));
-	en->base = xcalloc(p->nprocs, sizeof(*en->base));
-	en->final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->final));
-	en->fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->fw));
-	en->state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en->state));
-	en->observed = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->observed));
+	en->pick = search_array(en, p->nprocs, sizeof(*en->pick));
+	en->base = search_array(en, p->nprocs, sizeof(*en->base));
+	en->final = search_array(en, p->nlocs, sizeof(*en->final));
+	en->fw = search_array(en, p->nlocs, sizeof(*en->fw));
+	en->state = search_array(en, out->nvars, sizeof(*en->state));
+	en->observed = search_array(en, p->nlocs, sizeof(*en->observed));
 	for (i = 0; i < out->nvars; i++)
 		if (out->vars[i].proc < 0)
 			en->observed[out->vars[i].index] = true;
 	prop_each_loc(p->test->filter, observe_loc, en);
 	en->prune = order_free(opts);
 	find_twins(en, p, en->prune && !p->test->filter);
-	en->src = xcalloc(p->nprocs + 1, sizeof(*en->src));
+	en->src = search_array(en, p->nprocs + 1, sizeof(*en->src));
 	for (i = 0; i < p->nprocs; i++)
 		en->src[i] = i;
 	en->x.nlocs = p->nlocs;
@@ -1517,24 +1503,9 @@ static void start_search(struct enumeration *en, const struct program *p, struct
 
 static void end_search(struct enumeration *en)
 {
-	for (int i = 0; i < en->prog->nprocs; i++)
-		free(en->shape[i]);
-	free(en->shape);
-	free(en->built);
-	free_summaries(en);
-	free(en->twins.len);
-	free(en->twins.procs);
-	free(en->twins.prev);
-	free(en->twins.used);
-	free(en->src);
-	free(en->pick);
-	free(en->base);
-	free(en->final);
-	free(en->fw);
-	free(en->state);
+	arena_free(&en->arena);
 	free(en->states.slots);
 	free(en->states.cond);
-	free(en->observed);
 	free(en->reads);
 	free(en->read_of);
 	free(en->ncands);
