@@ -951,7 +951,8 @@ static void reset_run(struct run *r)
 	r->abandoned = false;
 }
 
-static void save_trace(struct run *r, struct proc_info *pi)
+/* The run just made, its events and registers in the program's arena. */
+static void save_trace(struct run *r, struct proc_info *pi, struct arena *runs)
 {
 	struct trace *tr;
 	int i;
@@ -963,22 +964,12 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
 	/* One block, the registers after the events (their alignment is the events'). */
-	tr->events = xmalloc(r->nevents * sizeof(*tr->events) + (pi->nregs + 1) * sizeof(*tr->regs));
+	tr->events = arena_alloc(runs, r->nevents * sizeof(*tr->events) +
+				       (pi->nregs + 1) * sizeof(*tr->regs));
 	memcpy(tr->events, r->events, r->nevents * sizeof(*tr->events));
 	tr->regs = (struct value *)(tr->events + r->nevents);
 	for (i = 0; i < pi->nregs; i++)
 		tr->regs[i] = r->regs[i].v;
-}
-
-static void free_traces(struct proc_info *pi)
-{
-	int i;
-
-	for (i = 0; i < pi->ntraces; i++)
-		free(pi->traces[i].events);
-	free(pi->traces);
-	pi->traces = NULL;
-	pi->ntraces = pi->traces_cap = 0;
 }
 
 /* All runs of one process, odometer style. */
@@ -995,12 +986,12 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 	r->proc = proc;
 	r->nchoices = 0;
 	start_regs(r);
-	free_traces(pi);
+	pi->ntraces = 0;	/* a new round: the last one's runs stay in the arena until the end */
 	for (;;) {
 		reset_run(r);
 		exec_stmt(r, p->test->procs[proc].body);
 		if (!r->abandoned)
-			save_trace(r, pi);
+			save_trace(r, pi, &p->runs);
 		for (d = r->depth - 1; d >= 0 && r->choice[d] + 1 >= r->alternatives[d]; d--)
 			;
 		if (d < 0)
@@ -1185,8 +1176,9 @@ void program_free(struct program *p)
 
 	if (p->building)
 		free_build_state(p);
+	arena_free(&p->runs);
 	for (i = 0; i < p->nprocs; i++) {
-		free_traces(&p->procs[i]);
+		free(p->procs[i].traces);
 		for (j = 0; j < p->procs[i].nregs; j++)
 			free(p->procs[i].reg_names[j]);
 		free(p->procs[i].reg_names);

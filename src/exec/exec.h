@@ -100,6 +100,7 @@ struct program {
 	struct value_width *loc_width;
 	int nprocs;
 	struct proc_info *procs;
+	struct arena runs;		/* the runs' events and registers, of every round */
 	enum rmw_style rmw_style;	/* how its RMWs became events */
 	struct value_sets *building;	/* while program_build() runs */
 };
