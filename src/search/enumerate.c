@@ -122,6 +122,8 @@ struct enumeration {
 	uint64_t *gave, *needed;
 	/* givers[p]: per pair id, the runs of p that write it (ntraces / 64 + 1 words) */
 	uint64_t **givers;
+	/* needy[p]: the same, the runs of p that read it and do not write it; needs[p]: what they read */
+	uint64_t **needy, **needs;
 	uint64_t **fit_runs;	/* fit_runs[p]: the runs of p that may fit now (lone_runs()) */
 	bool stop;		/* -speedcheck fast decided the condition */
 	/*
@@ -1113,6 +1115,8 @@ static void summarize_runs(struct enumeration *en)
 			}
 	en->words = vp.n / 64 + 1;
 	en->givers = search_array(en, p->nprocs, sizeof(*en->givers));
+	en->needy = search_array(en, p->nprocs, sizeof(*en->needy));
+	en->needs = search_array(en, p->nprocs, sizeof(*en->needs));
 	en->fit_runs = search_array(en, p->nprocs, sizeof(*en->fit_runs));
 	en->need = search_array(en, p->nprocs, sizeof(*en->need));
 	en->give = search_array(en, p->nprocs, sizeof(*en->give));
@@ -1131,6 +1135,8 @@ static void summarize_runs(struct enumeration *en)
 		en->later_give[i] = search_array(en, en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
 		en->givers[i] = search_array(en, (size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->needy[i] = search_array(en, (size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->needs[i] = search_array(en, en->words, sizeof(uint64_t));
 		en->fit_runs[i] = search_array(en, ntraces / 64 + 1, sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
@@ -1148,8 +1154,13 @@ static void summarize_runs(struct enumeration *en)
 				} else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
 					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
 			}
-			for (k = 0; k < en->words; k++)
+			for (k = 0; k < en->words; k++) {
 				en->later_give[i][k] |= en->give[i][t][k];
+				en->needs[i][k] |= en->need[i][t][k];
+				for (uint64_t m = en->need[i][t][k] & ~en->give[i][t][k]; m; m &= m - 1)
+					bit_set(en->needy[i] + (k * 64 + __builtin_ctzll(m)) *
+						(ntraces / 64 + 1), t);
+			}
 		}
 	}
 	free(vp.loc);
@@ -1203,6 +1214,29 @@ static bool lone_runs(struct enumeration *en, int proc)
 	for (int j = 0; j < rwords; j++)
 		any |= cand[j];
 	return any;
+}
+
+/*
+ * fit_runs[proc] less the runs that read a pair no other process can
+ * still write, and do not write it themselves: picked_fits() would fail
+ * them (in r4242-731, three in five of the third process's runs tried).
+ * Done for the runs about to be tried, not in lone_runs(), which
+ * may_go_on() calls for every run of the process before.
+ */
+static void drop_needy(struct enumeration *en, int proc)
+{
+	const uint64_t *gave = en->gave + en->words * proc;
+	int rwords = en->prog->procs[proc].ntraces / 64 + 1;
+	uint64_t *cand = en->fit_runs[proc];
+
+	for (int k = 0; k < en->words; k++)
+		for (uint64_t m = en->needs[proc][k] & ~(gave[k] | en->later_give[proc + 1][k]); m;
+		     m &= m - 1) {
+			const uint64_t *runs = en->needy[proc] + (k * 64 + __builtin_ctzll(m)) * rwords;
+
+			for (int j = 0; j < rwords; j++)
+				cand[j] &= ~runs[j];
+		}
 }
 
 /* The first run of proc from t on in fit_runs[proc], or ntraces. */
@@ -1261,6 +1295,7 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
+	drop_needy(en, proc);
 	for (en->pick[proc] = next_run(en, proc, first_run(en, proc));
 	     en->pick[proc] < p->procs[proc].ntraces && !en->stop;
 	     en->pick[proc] = next_run(en, proc, en->pick[proc] + 1))
