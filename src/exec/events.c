@@ -76,11 +76,6 @@ struct run {
 static const struct value zero;
 static const struct value symbolic = { true, -1 };
 
-bool value_eq(struct value a, struct value b)
-{
-	return a.is_addr == b.is_addr && a.n == b.n;
-}
-
 bool values_eq(const struct value *a, const struct value *b, int n)
 {
 	for (int i = 0; i < n; i++)
