@@ -1087,21 +1087,41 @@ static void bit_set(uint64_t *bits, int i)
 	bits[i / 64] |= UINT64_C(1) << (i % 64);
 }
 
+/*
+ * The pair id of each event of each run of each process, in order (-1
+ * but for reads and writes): interned once, before the bit sets are
+ * sized by how many there are.
+ */
+static int **pair_ids(struct enumeration *en, struct value_pairs *vp)
+{
+	const struct program *p = en->prog;
+	int **ids = search_array(en, p->nprocs, sizeof(*ids));
+
+	for (int i = 0; i < p->nprocs; i++) {
+		int n = 0;
+
+		for (int t = 0; t < p->procs[i].ntraces; t++)
+			n += p->procs[i].traces[t].nevents;
+		ids[i] = search_array(en, n, sizeof(**ids));
+		n = 0;
+		for (int t = 0; t < p->procs[i].ntraces; t++)
+			for (int k = 0; k < p->procs[i].traces[t].nevents; k++) {
+				const struct trace_event *e = &p->procs[i].traces[t].events[k];
+
+				ids[i][n++] = e->kind == EV_READ || e->kind == EV_WRITE ?
+					      pair_id(vp, e->loc, e->val) : -1;
+			}
+	}
+	return ids;
+}
+
 static void summarize_runs(struct enumeration *en)
 {
 	const struct program *p = en->prog;
 	struct value_pairs vp = { 0 };
+	int **ids = pair_ids(en, &vp);
 	int i, t, k;
 
-	/* Ids first, so that the bit sets can be sized. */
-	for (i = 0; i < p->nprocs; i++)
-		for (t = 0; t < p->procs[i].ntraces; t++)
-			for (k = 0; k < p->procs[i].traces[t].nevents; k++) {
-				const struct trace_event *e = &p->procs[i].traces[t].events[k];
-
-				if (e->kind == EV_READ || e->kind == EV_WRITE)
-					pair_id(&vp, e->loc, e->val);
-			}
 	en->words = vp.n / 64 + 1;
 	en->givers = search_array(en, p->nprocs, sizeof(*en->givers));
 	en->needy = search_array(en, p->nprocs, sizeof(*en->needy));
@@ -1115,6 +1135,7 @@ static void summarize_runs(struct enumeration *en)
 	en->needed = search_array(en, (size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
 	for (i = p->nprocs - 1; i >= 0; i--) {
 		int ntraces = p->procs[i].ntraces;
+		const int *id = ids[i];
 
 		en->need[i] = search_array(en, ntraces, sizeof(**en->need));
 		en->give[i] = search_array(en, ntraces, sizeof(**en->give));
@@ -1132,16 +1153,14 @@ static void summarize_runs(struct enumeration *en)
 
 			en->need[i][t] = en->need[i][0] + t * en->words;
 			en->give[i][t] = en->give[i][0] + t * en->words;
-			for (k = 0; k < tr->nevents; k++) {
+			for (k = 0; k < tr->nevents; k++, id++) {
 				const struct trace_event *e = &tr->events[k];
 
 				if (e->kind == EV_WRITE) {
-					int id = pair_id(&vp, e->loc, e->val);
-
-					bit_set(en->give[i][t], id);
-					bit_set(en->givers[i] + id * (ntraces / 64 + 1), t);
+					bit_set(en->give[i][t], *id);
+					bit_set(en->givers[i] + *id * (ntraces / 64 + 1), t);
 				} else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
-					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
+					bit_set(en->need[i][t], *id);
 			}
 			for (k = 0; k < en->words; k++) {
 				en->later_give[i][k] |= en->give[i][t][k];
