@@ -238,17 +238,6 @@ static void add_deps(struct rel *r, int base, uint64_t deps, int to)
 	}
 }
 
-/* *r empty, of n events: cleared in place when it has that size (every combination of runs). */
-static void fresh_rel(struct rel **r, int n)
-{
-	if (*r && (*r)->n == n) {
-		rel_init(*r, n);
-		return;
-	}
-	free(*r);
-	*r = rel_new(n);
-}
-
 /* Identities of the event structures built, for struct execution's structure. */
 static atomic_ulong structures;
 
@@ -278,16 +267,15 @@ static void build_static_relations(struct enumeration *en)
 	struct execution *x = &en->x;
 	int i, j, k, n = x->nevents;
 
-	fresh_rel(&x->rf, n);	/* filled in for each reads-from choice */
+	rel_init(x->rf, n);	/* filled in for each reads-from choice */
 	if (same_structure(en))
 		return;
-	fresh_rel(&x->po, n);
-	fresh_rel(&x->rmw, n);
-	fresh_rel(&x->addr, n);
-	fresh_rel(&x->data, n);
-	fresh_rel(&x->ctrl, n);
-	free(x->iw);
-	x->iw = set_new(n);
+	rel_init(x->po, n);
+	rel_init(x->rmw, n);
+	rel_init(x->addr, n);
+	rel_init(x->data, n);
+	rel_init(x->ctrl, n);
+	set_init(x->iw, n);
 	for (i = 0; i < p->nlocs; i++)
 		set_add(x->iw, i);
 	for (i = 0; i < p->nprocs; i++) {
@@ -964,8 +952,7 @@ static void each_final_write(struct enumeration *en, int loc)
 	if (!may_matter(en, p->nprocs, loc))
 		return;
 	if (loc == p->nlocs) {
-		free(x->fw);
-		x->fw = set_new(x->nevents);
+		set_init(x->fw, x->nevents);
 		for (i = 0; i < p->nlocs; i++)
 			if (en->fw[i] >= 0)
 				set_add(x->fw, en->fw[i]);
@@ -1511,14 +1498,17 @@ static void shape_runs(struct enumeration *en)
 }
 
 /*
- * The arrays of a combination's events and reads, for the most events a
- * combination may have: made once, not reallocated for each (11
+ * The arrays, relations and sets of a combination's events and reads,
+ * for the most events a combination may have: made once, cleared for
+ * each (rel_init() of a smaller universe fits), not reallocated (11
  * realloc() a combination, 2% of the generated tests).
  */
 static void size_combinations(struct enumeration *en)
 {
 	const struct program *p = en->prog;
-	size_t n = p->nlocs;
+	struct rel **rels[] = { &en->x.rf, &en->x.po, &en->x.rmw, &en->x.addr, &en->x.data,
+				&en->x.ctrl };
+	int n = p->nlocs;
 
 	for (int i = 0; i < p->nprocs; i++) {
 		int most = 0;
@@ -1534,11 +1524,15 @@ static void size_combinations(struct enumeration *en)
 	en->ncands = search_array(en, n, sizeof(*en->ncands));
 	en->rf_pick = search_array(en, n, sizeof(*en->rf_pick));
 	en->cands = search_array(en, n, sizeof(*en->cands));
-	en->cand_store = search_array(en, n * n, sizeof(*en->cand_store));
+	en->cand_store = search_array(en, (size_t)n * n, sizeof(*en->cand_store));
 	en->known = search_array(en, n, sizeof(*en->known));
 	en->first_write = search_array(en, p->nlocs + 1, sizeof(*en->first_write));
 	en->next_write = search_array(en, n, sizeof(*en->next_write));
 	en->leaves_from = search_array(en, n + 1, sizeof(*en->leaves_from));
+	for (size_t i = 0; i < sizeof(rels) / sizeof(*rels); i++)
+		*rels[i] = arena_alloc(&en->arena, rel_bytes(n));
+	en->x.iw = arena_alloc(&en->arena, set_bytes(n));
+	en->x.fw = arena_alloc(&en->arena, set_bytes(n));
 }
 
 static void start_search(struct enumeration *en, const struct program *p, struct cat_eval *ev,
@@ -1581,14 +1575,6 @@ static void end_search(struct enumeration *en)
 	arena_free(&en->arena);
 	free(en->states.slots);
 	free(en->states.cond);
-	free(en->x.po);
-	free(en->x.rmw);
-	free(en->x.addr);
-	free(en->x.data);
-	free(en->x.ctrl);
-	free(en->x.rf);
-	free(en->x.iw);
-	free(en->x.fw);
 }
 
 /* Fewer combinations of runs than this take milliseconds: not worth threads. */
