@@ -207,7 +207,9 @@ static bool add_value(struct value_set *s, int loc, struct value v,
 	if (s->n[loc] == limits->max_values)
 		die(EXIT_LIMIT, "more than %d distinct values stored at one location "
 		    "(raise -max-values)", limits->max_values);
-	s->v[loc] = xrealloc(s->v[loc], (s->n[loc] + 1) * sizeof(**s->v));
+	/* Room doubled when the count reaches a power of two: no capacity kept, few reallocs. */
+	if (!(s->n[loc] & (s->n[loc] - 1)))
+		s->v[loc] = xrealloc(s->v[loc], (s->n[loc] ? 2 * s->n[loc] : 1) * sizeof(**s->v));
 	s->v[loc][s->n[loc]++] = v;
 	return true;
 }
