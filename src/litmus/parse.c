@@ -245,24 +245,33 @@ static char *expect_ident(struct parser *ps, const char *what)
 	return name;
 }
 
-/* Words that start a type; herd7 accepts these and struct tags. */
+/*
+ * Words that start a type; herd7 accepts these and struct tags.  Sorted
+ * as strcmp() orders them, for bsearch(): a statement starts with a test.
+ */
 static const char *const type_words[] = {
-	"int", "long", "char", "short", "unsigned", "signed", "void", "bool",
-	"_Bool", "const", "volatile", "struct", "intptr_t", "uintptr_t",
-	"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-	"int64_t", "uint64_t", "atomic_t", "atomic_long_t", "spinlock_t",
-	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t",
-	"mtx_t", "atomic_int",
+	"_Bool", "atomic_int", "atomic_long_t", "atomic_t", "bool", "char", "const",
+	"int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "long", "mtx_t",
+	"s16", "s32", "s64", "s8", "short", "signed", "size_t", "spinlock_t", "struct",
+	"u16", "u32", "u64", "u8", "uint16_t", "uint32_t", "uint64_t", "uint8_t",
+	"uintptr_t", "unsigned", "void", "volatile",
 };
+
+/* A token against a word, as strcmp() orders them. */
+static int token_cmp(const void *token, const void *word)
+{
+	const struct token *t = token;
+	const char *w = *(const char *const *)word;
+	int c = strncmp(t->start, w, t->len);
+
+	return c ? c : -(w[t->len] != '\0');
+}
 
 static bool at_type(const struct parser *ps)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(type_words) / sizeof(*type_words); i++)
-		if (is(ps, type_words[i]))
-			return true;
-	return false;
+	return ps->tok.kind == T_IDENT &&
+	       bsearch(&ps->tok, type_words, sizeof(type_words) / sizeof(*type_words),
+		       sizeof(*type_words), token_cmp);
 }
 
 /* a + sep + b in the arena (a may be NULL), so that an error leaks nothing. */
