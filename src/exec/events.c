@@ -70,16 +70,11 @@ struct run {
 	struct reg_seen {
 		const char *name;
 		int proc, reg;
-	} seen[64];
+	} seen[256];
 };
 
 static const struct value zero;
 static const struct value symbolic = { true, -1 };
-
-bool value_eq(struct value a, struct value b)
-{
-	return a.is_addr == b.is_addr && a.n == b.n;
-}
 
 bool values_eq(const struct value *a, const struct value *b, int n)
 {
@@ -212,7 +207,9 @@ static bool add_value(struct value_set *s, int loc, struct value v,
 	if (s->n[loc] == limits->max_values)
 		die(EXIT_LIMIT, "more than %d distinct values stored at one location "
 		    "(raise -max-values)", limits->max_values);
-	s->v[loc] = xrealloc(s->v[loc], (s->n[loc] + 1) * sizeof(**s->v));
+	/* Room doubled when the count reaches a power of two: no capacity kept, few reallocs. */
+	if (!(s->n[loc] & (s->n[loc] - 1)))
+		s->v[loc] = xrealloc(s->v[loc], (s->n[loc] ? 2 * s->n[loc] : 1) * sizeof(**s->v));
 	s->v[loc][s->n[loc]++] = v;
 	return true;
 }
@@ -551,17 +548,24 @@ static struct tval srcu_value(struct run *r, const struct expr *e)
 	return (struct tval){ zero, 0, false };
 }
 
-static struct tval *reg(struct run *r, const char *name, struct srcpos pos)
+/* A register not yet seen by that pointer: found by name, out of reg()'s way. */
+static __attribute__((noinline)) void reg_miss(struct run *r, struct reg_seen *s, const char *name,
+					       struct srcpos pos)
 {
-	struct reg_seen *s = &r->seen[(uintptr_t)name / 8 % (sizeof(r->seen) / sizeof(*r->seen))];
+	int i = program_reg(r->prog, r->proc, name);
 
-	if (s->name != name || s->proc != r->proc) {
-		int i = program_reg(r->prog, r->proc, name);
+	if (i < 0)
+		die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
+	*s = (struct reg_seen){ name, r->proc, i };
+}
 
-		if (i < 0)
-			die_at(pos, "unknown register or parameter '%s' in P%d", name, r->proc);
-		*s = (struct reg_seen){ name, r->proc, i };
-	}
+static inline struct tval *reg(struct run *r, const char *name, struct srcpos pos)
+{
+	/* Names are arena strings, 16-byte aligned: the low four bits say nothing. */
+	struct reg_seen *s = &r->seen[(uintptr_t)name / 16 % (sizeof(r->seen) / sizeof(*r->seen))];
+
+	if (s->name != name || s->proc != r->proc)
+		reg_miss(r, s, name, pos);
 	return &r->regs[s->reg];
 }
 
@@ -944,7 +948,8 @@ static void reset_run(struct run *r)
 	r->abandoned = false;
 }
 
-static void save_trace(struct run *r, struct proc_info *pi)
+/* The run just made, its events and registers in the program's arena. */
+static void save_trace(struct run *r, struct proc_info *pi, struct arena *runs)
 {
 	struct trace *tr;
 	int i;
@@ -955,24 +960,13 @@ static void save_trace(struct run *r, struct proc_info *pi)
 	pi->traces = grow_array(pi->traces, pi->ntraces, &pi->traces_cap, sizeof(*pi->traces));
 	tr = &pi->traces[pi->ntraces++];
 	tr->nevents = r->nevents;
-	tr->events = xmalloc((r->nevents ? r->nevents : 1) * sizeof(*tr->events));
+	/* One block, the registers after the events (their alignment is the events'). */
+	tr->events = arena_alloc(runs, r->nevents * sizeof(*tr->events) +
+				       (pi->nregs + 1) * sizeof(*tr->regs));
 	memcpy(tr->events, r->events, r->nevents * sizeof(*tr->events));
-	tr->regs = xmalloc((pi->nregs ? pi->nregs : 1) * sizeof(*tr->regs));
+	tr->regs = (struct value *)(tr->events + r->nevents);
 	for (i = 0; i < pi->nregs; i++)
 		tr->regs[i] = r->regs[i].v;
-}
-
-static void free_traces(struct proc_info *pi)
-{
-	int i;
-
-	for (i = 0; i < pi->ntraces; i++) {
-		free(pi->traces[i].events);
-		free(pi->traces[i].regs);
-	}
-	free(pi->traces);
-	pi->traces = NULL;
-	pi->ntraces = pi->traces_cap = 0;
 }
 
 /* All runs of one process, odometer style. */
@@ -989,12 +983,12 @@ static void run_process(struct program *p, int proc, struct value_sets *sets,
 	r->proc = proc;
 	r->nchoices = 0;
 	start_regs(r);
-	free_traces(pi);
+	pi->ntraces = 0;	/* a new round: the last one's runs stay in the arena until the end */
 	for (;;) {
 		reset_run(r);
 		exec_stmt(r, p->test->procs[proc].body);
 		if (!r->abandoned)
-			save_trace(r, pi);
+			save_trace(r, pi, &p->runs);
 		for (d = r->depth - 1; d >= 0 && r->choice[d] + 1 >= r->alternatives[d]; d--)
 			;
 		if (d < 0)
@@ -1179,8 +1173,9 @@ void program_free(struct program *p)
 
 	if (p->building)
 		free_build_state(p);
+	arena_free(&p->runs);
 	for (i = 0; i < p->nprocs; i++) {
-		free_traces(&p->procs[i]);
+		free(p->procs[i].traces);
 		for (j = 0; j < p->procs[i].nregs; j++)
 			free(p->procs[i].reg_names[j]);
 		free(p->procs[i].reg_names);

@@ -100,6 +100,7 @@ struct program {
 	struct value_width *loc_width;
 	int nprocs;
 	struct proc_info *procs;
+	struct arena runs;		/* the runs' events and registers, of every round */
 	enum rmw_style rmw_style;	/* how its RMWs became events */
 	struct value_sets *building;	/* while program_build() runs */
 };
@@ -125,7 +126,6 @@ int program_reg(const struct program *p, int proc, const char *name);
 void value_print(const struct program *p, struct value v, struct strbuf *out);
 /* v as location loc holds it (see struct value_width). */
 struct value value_at_loc(const struct program *p, int loc, struct value v);
-bool value_eq(struct value a, struct value b);
 /* Whether the n values of a and b are equal, one by one: two final states. */
 bool values_eq(const struct value *a, const struct value *b, int n);
 int value_cmp(const struct program *p, struct value a, struct value b);

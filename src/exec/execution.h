@@ -29,6 +29,12 @@ static inline bool value_is_symbolic(struct value v)
 	return v.is_addr && v.n < 0;
 }
 
+/* Inline: the search compares the values of reads and writes for every combination. */
+static inline bool value_eq(struct value a, struct value b)
+{
+	return a.is_addr == b.is_addr && a.n == b.n;
+}
+
 /*
  * Event kinds, following herd7's C actions.  The names of the sets the
  * model sees are given beside each kind.

@@ -59,75 +59,79 @@ static void md5_init(struct md5 *m)
 	m->length = 0;
 }
 
-static void md5_block(struct md5 *m)
+/* One step: a takes the round's function f of b, c, d, the word x and the sine t. */
+static inline uint32_t md5_step(uint32_t a, uint32_t b, uint32_t f, uint32_t x, uint32_t t, int s)
+{
+	a += f + x + t;
+	return b + (a << s | a >> (32 - s));
+}
+
+/*
+ * The four rounds of 16 steps, each its own loop, unrolled: the words
+ * (word[(k0 + dk * i) % 16]), sines and shifts are constants in each step.
+ */
+#define MD5_ROUND(r, f, k0, dk)								\
+	_Pragma("GCC unroll 16")							\
+	for (i = 0; i < 16; i++) {							\
+		uint32_t next = md5_step(a, b, (f), word[((k0) + (dk) * i) % 16],	\
+					 md5_sine[16 * (r) + i], md5_shift[r][i % 4]);	\
+		a = d;									\
+		d = c;									\
+		c = b;									\
+		b = next;								\
+	}
+
+static void md5_block(struct md5 *m, const unsigned char *block)
 {
 	uint32_t word[16], a = m->state[0], b = m->state[1], c = m->state[2], d = m->state[3];
 	int i;
 
 	for (i = 0; i < 16; i++)
-		word[i] = (uint32_t)m->block[4 * i] | (uint32_t)m->block[4 * i + 1] << 8 |
-			  (uint32_t)m->block[4 * i + 2] << 16 | (uint32_t)m->block[4 * i + 3] << 24;
-	for (i = 0; i < 64; i++) {
-		int round = i / 16, g;
-		uint32_t f, rotated;
-
-		switch (round) {
-		case 0:
-			f = (b & c) | (~b & d);
-			g = i;
-			break;
-		case 1:
-			f = (d & b) | (~d & c);
-			g = (5 * i + 1) % 16;
-			break;
-		case 2:
-			f = b ^ c ^ d;
-			g = (3 * i + 5) % 16;
-			break;
-		default:
-			f = c ^ (b | ~d);
-			g = (7 * i) % 16;
-			break;
-		}
-		f += a + md5_sine[i] + word[g];
-		rotated = f << md5_shift[round][i % 4] | f >> (32 - md5_shift[round][i % 4]);
-		a = d;
-		d = c;
-		c = b;
-		b += rotated;
-	}
+		word[i] = (uint32_t)block[4 * i] | (uint32_t)block[4 * i + 1] << 8 |
+			  (uint32_t)block[4 * i + 2] << 16 | (uint32_t)block[4 * i + 3] << 24;
+	MD5_ROUND(0, d ^ (b & (c ^ d)), 0, 1)
+	MD5_ROUND(1, c ^ (d & (b ^ c)), 1, 5)
+	MD5_ROUND(2, b ^ c ^ d, 5, 3)
+	MD5_ROUND(3, c ^ (b | ~d), 0, 7)
 	m->state[0] += a;
 	m->state[1] += b;
 	m->state[2] += c;
 	m->state[3] += d;
 }
 
+/* Whole blocks straight from the data; a partial one gathered in m->block. */
 static void md5_update(struct md5 *m, const void *data, size_t len)
 {
 	const unsigned char *p = data;
+	size_t used = m->length % 64;
 
-	while (len--) {
-		m->block[m->length++ % 64] = *p++;
-		if (m->length % 64 == 0)
-			md5_block(m);
+	m->length += len;
+	if (used) {
+		size_t n = len < 64 - used ? len : 64 - used;
+
+		memcpy(m->block + used, p, n);
+		p += n;
+		len -= n;
+		if (used + n < 64)
+			return;
+		md5_block(m, m->block);
 	}
+	for (; len >= 64; p += 64, len -= 64)
+		md5_block(m, p);
+	memcpy(m->block, p, len);
 }
 
 static void md5_final(struct md5 *m, unsigned char digest[16])
 {
+	static const unsigned char pad[64] = { 0x80 };
 	uint64_t bits = m->length * 8;
-	unsigned char pad = 0x80;
+	unsigned char length[8];
 	int i;
 
-	md5_update(m, &pad, 1);
-	pad = 0;
-	while (m->length % 64 != 56)
-		md5_update(m, &pad, 1);
-	for (i = 0; i < 8; i++) {
-		unsigned char byte = (unsigned char)(bits >> (8 * i));
-
-		md5_update(m, &byte, 1);
-	}
+	md5_update(m, pad, (119 - m->length % 64) % 64 + 1);	/* to 56 bytes past a block */
+	for (i = 0; i < 8; i++)
+		length[i] = (unsigned char)(bits >> (8 * i));
+	md5_update(m, length, 8);
 	for (i = 0; i < 16; i++)
 		digest[i] = (unsigned char)(m->state[i / 4] >> (8 * (i % 4)));
 }

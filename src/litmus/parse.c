@@ -8,7 +8,6 @@
  */
 #include "litmus.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,32 +25,86 @@ struct parser {
 	const char *file;
 	const char *text;
 	const char *p;		/* next unread character */
-	int line, col;
+	const char *line_start;	/* the first character of p's line: columns count from it */
+	int line;
 	bool in_code;		/* inside a process body: no OCaml comments */
 	struct arena *arena;	/* where the tree is allocated */
 	int depth;		/* nesting of expressions and statements */
 	struct token tok;	/* current token */
 };
 
-/* Multi-character punctuators, longest first where prefixes overlap. */
-static const char *const punctuators[] = {
-	"/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "->",
-};
+/* The length of the punctuator at p: the two-character ones are /\ \/ == != <= >= && || << >> ->. */
+static int punctuator_len(const char *p)
+{
+	switch (p[0]) {
+	case '/': return p[1] == '\\' ? 2 : 1;
+	case '\\': return p[1] == '/' ? 2 : 1;
+	case '=': case '!': return p[1] == '=' ? 2 : 1;
+	case '<': return p[1] == '=' || p[1] == '<' ? 2 : 1;
+	case '>': return p[1] == '=' || p[1] == '>' ? 2 : 1;
+	case '&': return p[1] == '&' ? 2 : 1;
+	case '|': return p[1] == '|' ? 2 : 1;
+	case '-': return p[1] == '>' ? 2 : 1;
+	default: return 1;
+	}
+}
+
+/*
+ * The C locale's classes, inline: <ctype.h>'s look the character up
+ * through a call for the locale's table, once for every character read.
+ */
+static inline bool is_alpha(char c)
+{
+	return (unsigned)((c | 32) - 'a') < 26;
+}
+
+static inline bool is_digit(char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+static inline bool is_ident_char(char c)
+{
+	return is_alpha(c) || is_digit(c) || c == '_';
+}
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || (unsigned)(c - '\t') < 5;	/* \t \n \v \f \r */
+}
 
 static struct srcpos here(const struct parser *ps)
 {
-	return (struct srcpos){ ps->file, ps->line, ps->col };
+	return (struct srcpos){ ps->file, ps->line, (int)(ps->p - ps->line_start) + 1 };
 }
 
 static void advance_char(struct parser *ps)
 {
-	if (*ps->p == '\n') {
+	if (*ps->p++ == '\n') {
 		ps->line++;
-		ps->col = 1;
-	} else {
-		ps->col++;
+		ps->line_start = ps->p;
 	}
-	ps->p++;
+}
+
+/*
+ * p moved on to q, its lines counted by memchr(): comments and strings
+ * are skipped by the library's scans, not a character at a time.
+ */
+static void skip_to(struct parser *ps, const char *q)
+{
+	const char *nl;
+
+	while ((nl = memchr(ps->p, '\n', q - ps->p))) {
+		ps->line++;
+		ps->p = ps->line_start = nl + 1;
+	}
+	ps->p = q;
+}
+
+/* q, or the end of the text when q is NULL (a scan that found nothing). */
+static const char *or_end(const char *q, const struct parser *ps)
+{
+	return q ? q : ps->p + strlen(ps->p);
 }
 
 static void skip_ocaml_comment(struct parser *ps)
@@ -60,6 +113,8 @@ static void skip_ocaml_comment(struct parser *ps)
 	int depth = 0;
 
 	do {
+		/* Nothing but a '(' or a '*' can open or close one. */
+		skip_to(ps, or_end(strpbrk(ps->p, "(*"), ps));
 		if (!*ps->p)
 			die_at(start, "unterminated comment '(*'");
 		if (ps->p[0] == '(' && ps->p[1] == '*') {
@@ -76,22 +131,17 @@ static void skip_ocaml_comment(struct parser *ps)
 static void skip_space_and_comments(struct parser *ps)
 {
 	for (;;) {
-		if (isspace((unsigned char)*ps->p)) {
+		if (is_space(*ps->p)) {
 			advance_char(ps);
 		} else if (ps->p[0] == '/' && ps->p[1] == '/') {
-			while (*ps->p && *ps->p != '\n')
-				advance_char(ps);
+			skip_to(ps, or_end(strchr(ps->p, '\n'), ps));
 		} else if (ps->p[0] == '/' && ps->p[1] == '*') {
 			struct srcpos start = here(ps);
+			const char *end = strstr(ps->p + 2, "*/");
 
-			advance_char(ps);
-			advance_char(ps);
-			while (*ps->p && !(ps->p[0] == '*' && ps->p[1] == '/'))
-				advance_char(ps);
-			if (!*ps->p)
+			if (!end)
 				die_at(start, "unterminated comment '/*'");
-			advance_char(ps);
-			advance_char(ps);
+			skip_to(ps, end + 2);
 		} else if (!ps->in_code && ps->p[0] == '(' && ps->p[1] == '*') {
 			skip_ocaml_comment(ps);
 		} else {
@@ -103,7 +153,6 @@ static void skip_space_and_comments(struct parser *ps)
 static void next(struct parser *ps)
 {
 	struct token *t = &ps->tok;
-	size_t i;
 
 	skip_space_and_comments(ps);
 	t->pos = here(ps);
@@ -113,45 +162,29 @@ static void next(struct parser *ps)
 		t->len = 0;
 		return;
 	}
-	if (isalpha((unsigned char)*ps->p) || *ps->p == '_') {
+	/* No newline in a name, a number or a punctuator: p moves on without advance_char(). */
+	if (is_alpha(*ps->p) || *ps->p == '_') {
 		t->kind = T_IDENT;
-		while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
-			advance_char(ps);
-	} else if (isdigit((unsigned char)*ps->p)) {
+		while (is_ident_char(*ps->p))
+			ps->p++;
+	} else if (is_digit(*ps->p)) {
 		char *end;
 
 		t->kind = T_NUMBER;
 		t->number = strtoll(ps->p, &end, 0);
-		while (ps->p < end)
-			advance_char(ps);
-		if (isalpha((unsigned char)*ps->p) || *ps->p == '_')
+		ps->p = end;
+		if (is_alpha(*ps->p) || *ps->p == '_')
 			die_at(t->pos, "malformed number");
 	} else if (*ps->p == '"') {
 		t->kind = T_STRING;
-		advance_char(ps);
-		while (*ps->p && *ps->p != '"')
-			advance_char(ps);
+		skip_to(ps, or_end(strchr(ps->p + 1, '"'), ps));
 		if (!*ps->p)
 			die_at(t->pos, "unterminated string");
 		advance_char(ps);
 	} else {
 		t->kind = T_PUNCT;
-		for (i = 0; i < sizeof(punctuators) / sizeof(*punctuators); i++) {
-			size_t n;
-
-			/* The first character decides most: no call for the others. */
-			if (punctuators[i][0] != *ps->p)
-				continue;
-			n = strlen(punctuators[i]);
-			if (!strncmp(ps->p, punctuators[i], n)) {
-				while (n--)
-					advance_char(ps);
-				goto done;
-			}
-		}
-		advance_char(ps);
+		ps->p += punctuator_len(ps->p);
 	}
-done:
 	t->len = (int)(ps->p - t->start);
 }
 
@@ -164,7 +197,8 @@ static void enter(struct parser *ps)
 		die_at(ps->tok.pos, "nesting deeper than %d levels", MAX_NESTING);
 }
 
-static bool is(const struct parser *ps, const char *text)
+/* Inlined: most texts are constants, whose first character rejects most tokens at once. */
+static inline __attribute__((always_inline)) bool is(const struct parser *ps, const char *text)
 {
 	const struct token *t = &ps->tok;
 
@@ -211,24 +245,33 @@ static char *expect_ident(struct parser *ps, const char *what)
 	return name;
 }
 
-/* Words that start a type; herd7 accepts these and struct tags. */
+/*
+ * Words that start a type; herd7 accepts these and struct tags.  Sorted
+ * as strcmp() orders them, for bsearch(): a statement starts with a test.
+ */
 static const char *const type_words[] = {
-	"int", "long", "char", "short", "unsigned", "signed", "void", "bool",
-	"_Bool", "const", "volatile", "struct", "intptr_t", "uintptr_t",
-	"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-	"int64_t", "uint64_t", "atomic_t", "atomic_long_t", "spinlock_t",
-	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t",
-	"mtx_t", "atomic_int",
+	"_Bool", "atomic_int", "atomic_long_t", "atomic_t", "bool", "char", "const",
+	"int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "long", "mtx_t",
+	"s16", "s32", "s64", "s8", "short", "signed", "size_t", "spinlock_t", "struct",
+	"u16", "u32", "u64", "u8", "uint16_t", "uint32_t", "uint64_t", "uint8_t",
+	"uintptr_t", "unsigned", "void", "volatile",
 };
+
+/* A token against a word, as strcmp() orders them. */
+static int token_cmp(const void *token, const void *word)
+{
+	const struct token *t = token;
+	const char *w = *(const char *const *)word;
+	int c = strncmp(t->start, w, t->len);
+
+	return c ? c : -(w[t->len] != '\0');
+}
 
 static bool at_type(const struct parser *ps)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(type_words) / sizeof(*type_words); i++)
-		if (is(ps, type_words[i]))
-			return true;
-	return false;
+	return ps->tok.kind == T_IDENT &&
+	       bsearch(&ps->tok, type_words, sizeof(type_words) / sizeof(*type_words),
+		       sizeof(*type_words), token_cmp);
 }
 
 /* a + sep + b in the arena (a may be NULL), so that an error leaks nothing. */
@@ -687,7 +730,7 @@ static struct stmt *parse_stmt(struct parser *ps)
 static bool at_process(const struct parser *ps)
 {
 	return ps->tok.kind == T_IDENT && ps->tok.start[0] == 'P' && ps->tok.len > 1 &&
-	       isdigit((unsigned char)ps->tok.start[1]);
+	       is_digit(ps->tok.start[1]);
 }
 
 /* "P3(int *x, spinlock_t *lck)" then the body. */
@@ -972,7 +1015,7 @@ static void parse_header(struct parser *ps, struct litmus *t)
 	while (*ps->p == ' ' || *ps->p == '\t')
 		advance_char(ps);
 	start = ps->p;
-	while (*ps->p && !isspace((unsigned char)*ps->p))
+	while (*ps->p && !is_space(*ps->p))
 		advance_char(ps);
 	if (ps->p == start)
 		die_at(here(ps), "expected the test name after 'C'");
@@ -1001,7 +1044,7 @@ struct litmus *litmus_parse(const char *file, const char *text)
 
 void litmus_read(struct litmus *t, const char *file, const char *text)
 {
-	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
+	struct parser ps = { .file = file, .text = text, .p = text, .line_start = text, .line = 1,
 			     .arena = &t->arena };
 
 	t->file = file;
@@ -1040,7 +1083,7 @@ static void parse_macro(struct parser *ps, struct macro_table *table)
 
 void macros_read(struct macro_table *table, const char *file, const char *text)
 {
-	struct parser ps = { .file = file, .text = text, .p = text, .line = 1, .col = 1,
+	struct parser ps = { .file = file, .text = text, .p = text, .line_start = text, .line = 1,
 			     .in_code = true, .arena = &table->arena };
 
 	next(&ps);

@@ -363,6 +363,7 @@ struct cat_eval {
 	struct level_read *level_reads;
 	int nlevel_reads, level_reads_cap;
 	bool levels_known;
+	unsigned char *level_states;	/* the slots' states an analysis starts from */
 	struct level_memo level_memos[LEVEL_MEMOS];	/* analyses before the last */
 	int next_level_memo;		/* the one to replace next */
 	int level_memo_in_place;	/* the one whose marks are in place, or -1 */

@@ -44,7 +44,8 @@
 
 #include "catast.h"
 
-enum { UNSEEN, BUSY, DONE };
+/* A slot's state in an analysis; FIXED: a with's, whose level no analysis sets. */
+enum { UNSEEN, BUSY, DONE, FIXED };
 
 /* What a static value read said, per slot. */
 enum { UNREAD, NOT_EMPTY, EMPTY };
@@ -64,9 +65,7 @@ static int slot_level(struct levels *a, int slot);
 /* Whether a slot's level holds as it is: set already, or one no analysis sets. */
 static inline bool level_set(const struct levels *a, int slot)
 {
-	const struct cat_slot *sl = &a->ev->m->slots[slot];
-
-	return a->state[slot] != UNSEEN || sl->predef || sl->definer->kind == S_WITH;
+	return a->state[slot] != UNSEEN;
 }
 
 /* Whether a static value read for the first time in the analysis is empty, kept among the answers. */
@@ -286,8 +285,25 @@ void cat_level_prunes_keep(struct cat_eval *ev)
 	k->has_prunes = true;
 }
 
+/*
+ * The slots' states before an analysis, worked out once: a predefined
+ * value is known (DONE), a with's level is its own (FIXED).
+ */
+static unsigned char *first_states(const struct cat_model *m)
+{
+	unsigned char *state = xcalloc(m->nslots + 1, 1);
+
+	for (int i = 0; i < m->nslots; i++)
+		if (m->slots[i].predef)
+			state[i] = DONE;
+		else if (m->slots[i].definer->kind == S_WITH)
+			state[i] = FIXED;
+	return state;
+}
+
 void cat_level_memos_new(struct cat_eval *ev)
 {
+	ev->level_states = first_states(ev->m);
 	for (int i = 0; i < LEVEL_MEMOS; i++)
 		ev->level_memos[i].marks = xcalloc(ev->m->nexprs + 1, sizeof(*ev->marks));
 	ev->marks = ev->level_memos[0].marks;
@@ -295,6 +311,7 @@ void cat_level_memos_new(struct cat_eval *ev)
 
 void cat_level_memos_free(struct cat_eval *ev)
 {
+	free(ev->level_states);
 	for (int i = 0; i < LEVEL_MEMOS; i++) {
 		struct level_memo *k = &ev->level_memos[i];
 
@@ -310,8 +327,7 @@ void cat_level_memos_free(struct cat_eval *ev)
 /* Whether the slot is of the static level and its value may be read now. */
 static bool static_value_known(struct levels *a, int slot)
 {
-	return a->ev->slots[slot].level == LEVEL_STATIC &&
-	       (a->ev->m->slots[slot].predef || a->state[slot] == DONE);
+	return a->ev->slots[slot].level == LEVEL_STATIC && a->state[slot] == DONE;
 }
 
 /* Whether e's value is {}, an empty set or an empty relation here (a name is never marked). */
@@ -623,9 +639,10 @@ void cat_level_analyse(struct cat_eval *ev, cat_slot_reader slot_value)
 	ev->nlevel_reads = 0;
 	ev->nkept = 0;
 	replace_analysis(ev);
-	a = (struct levels){ ev, slot_value, xcalloc(ev->m->nslots + 1, 1),
+	a = (struct levels){ ev, slot_value, xmalloc(ev->m->nslots + 1),
 			     xcalloc(ev->m->nslots + 1, 1), xcalloc(ev->m->nslots + 1, sizeof(bool)),
 			     0 };
+	memcpy(a.state, ev->level_states, ev->m->nslots + 1);
 	status = catch_die(analyse_each, &a);
 	free(a.state);
 	free(a.answer);

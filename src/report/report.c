@@ -62,7 +62,7 @@ void state_vars_print(const struct outcomes *o, struct strbuf *out)
 	int v;
 
 	for (v = 0; v < o->nvars; v++) {
-		sb_addf(out, "%s", v ? " " : "");
+		sb_adds(out, v ? " " : "");
 		print_var(&o->vars[v], out);
 	}
 }
@@ -96,15 +96,22 @@ static void print_states(const struct program *p, const struct outcomes *o,
 
 static void print_cond_loc(const struct cond_loc *l, struct strbuf *out)
 {
-	if (l->proc >= 0)
-		sb_addf(out, "%d:%s", l->proc, l->name);
-	else
-		sb_addf(out, "[%s]", l->name);
+	if (l->proc >= 0) {
+		sb_add_int(out, l->proc);
+		sb_adds(out, ":");
+		sb_adds(out, l->name);
+	} else {
+		sb_adds(out, "[");
+		sb_adds(out, l->name);
+		sb_adds(out, "]");
+	}
 }
 
 /*
  * herd7 flattens chains of /\ and of \/, and parenthesises a \/ inside a
- * /\ (never the other way round), and writes ~p as "not (p)".
+ * /\ (never the other way round), and writes ~p as "not (p)".  No
+ * printf: sb_addf() formats through vsnprintf(), about a thousand
+ * instructions a piece of every test's condition.
  */
 enum prop_context { IN_TOP, IN_AND, IN_OR };
 
@@ -114,37 +121,37 @@ static void print_prop(const struct prop *pr, enum prop_context above, struct st
 
 	switch (pr->kind) {
 	case P_TRUE:
-		sb_addf(out, "true");
+		sb_adds(out, "true");
 		return;
 	case P_FALSE:
-		sb_addf(out, "false");
+		sb_adds(out, "false");
 		return;
 	case P_NOT:
-		sb_addf(out, "not (");
+		sb_adds(out, "not (");
 		print_prop(pr->left, IN_TOP, out);
-		sb_addf(out, ")");
+		sb_adds(out, ")");
 		return;
 	case P_ATOM:
 		print_cond_loc(&pr->loc, out);
-		sb_addf(out, "=");
+		sb_adds(out, "=");
 		if (pr->rhs_is_loc)
 			print_cond_loc(&pr->rhs_loc, out);
 		else if (pr->value.is_addr)
-			sb_addf(out, "%s", pr->value.addr_of);
+			sb_adds(out, pr->value.addr_of);
 		else
-			sb_addf(out, "%lld", pr->value.n);
+			sb_add_int(out, pr->value.n);
 		return;
 	case P_AND:
 	case P_OR:
 		break;
 	}
 	if (paren)
-		sb_addf(out, "(");
+		sb_adds(out, "(");
 	print_prop(pr->left, pr->kind == P_AND ? IN_AND : IN_OR, out);
-	sb_addf(out, pr->kind == P_AND ? " /\\ " : " \\/ ");
+	sb_adds(out, pr->kind == P_AND ? " /\\ " : " \\/ ");
 	print_prop(pr->right, pr->kind == P_AND ? IN_AND : IN_OR, out);
 	if (paren)
-		sb_addf(out, ")");
+		sb_adds(out, ")");
 }
 
 static bool condition_ok(const struct litmus *t, const struct outcomes *o)

@@ -75,6 +75,7 @@ struct enumeration {
 	const struct check_options *opts;
 	struct outcomes *out;
 	struct timespec start;
+	struct arena arena;	/* the arrays sized at the search's start, freed at its end */
 
 	int *pick;		/* run of each process in this combination */
 	int *base;		/* first event id of each process */
@@ -121,6 +122,8 @@ struct enumeration {
 	uint64_t *gave, *needed;
 	/* givers[p]: per pair id, the runs of p that write it (ntraces / 64 + 1 words) */
 	uint64_t **givers;
+	/* needy[p]: the same, the runs of p that read it and do not write it; needs[p]: what they read */
+	uint64_t **needy, **needs;
 	uint64_t **fit_runs;	/* fit_runs[p]: the runs of p that may fit now (lone_runs()) */
 	bool stop;		/* -speedcheck fast decided the condition */
 	/*
@@ -194,7 +197,6 @@ static void layout_events(struct enumeration *en)
 		n += picked(en, i)->nevents;
 	}
 	x->nevents = n;
-	x->events = xrealloc(x->events, n * sizeof(*x->events));
 	for (i = 0; i < p->nlocs; i++) {
 		struct event *e = &x->events[i];
 
@@ -236,17 +238,6 @@ static void add_deps(struct rel *r, int base, uint64_t deps, int to)
 	}
 }
 
-/* *r empty, of n events: cleared in place when it has that size (every combination of runs). */
-static void fresh_rel(struct rel **r, int n)
-{
-	if (*r && (*r)->n == n) {
-		rel_init(*r, n);
-		return;
-	}
-	free(*r);
-	*r = rel_new(n);
-}
-
 /* Identities of the event structures built, for struct execution's structure. */
 static atomic_ulong structures;
 
@@ -276,16 +267,15 @@ static void build_static_relations(struct enumeration *en)
 	struct execution *x = &en->x;
 	int i, j, k, n = x->nevents;
 
-	fresh_rel(&x->rf, n);	/* filled in for each reads-from choice */
+	rel_init(x->rf, n);	/* filled in for each reads-from choice */
 	if (same_structure(en))
 		return;
-	fresh_rel(&x->po, n);
-	fresh_rel(&x->rmw, n);
-	fresh_rel(&x->addr, n);
-	fresh_rel(&x->data, n);
-	fresh_rel(&x->ctrl, n);
-	free(x->iw);
-	x->iw = set_new(n);
+	rel_init(x->po, n);
+	rel_init(x->rmw, n);
+	rel_init(x->addr, n);
+	rel_init(x->data, n);
+	rel_init(x->ctrl, n);
+	set_init(x->iw, n);
 	for (i = 0; i < p->nlocs; i++)
 		set_add(x->iw, i);
 	for (i = 0; i < p->nprocs; i++) {
@@ -316,8 +306,8 @@ enum { PARTIAL_MIN = 64, LEAVES_MAX = 1 << 20 };
 
 /*
  * For every read, the writes of the same location and value.  The
- * buffers are reused from one combination to the next: this runs for
- * every combination of runs.
+ * buffers, sized for the largest combination (size_combinations()),
+ * serve every combination of runs.
  */
 static bool collect_rf_candidates(struct enumeration *en)
 {
@@ -325,16 +315,7 @@ static bool collect_rf_candidates(struct enumeration *en)
 	int n = x->nevents, i, j;
 
 	en->nreads = 0;
-	en->reads = xrealloc(en->reads, n * sizeof(*en->reads));
-	en->read_of = xrealloc(en->read_of, n * sizeof(*en->read_of));
-	en->ncands = xrealloc(en->ncands, n * sizeof(*en->ncands));
-	en->rf_pick = xrealloc(en->rf_pick, n * sizeof(*en->rf_pick));
-	en->cands = xrealloc(en->cands, n * sizeof(*en->cands));
-	en->cand_store = xrealloc(en->cand_store, (size_t)n * n * sizeof(*en->cand_store));
-	en->known = xrealloc(en->known, n * sizeof(*en->known));
 	/* The writes of each location, in order, chained: first_write, next_write. */
-	en->first_write = xrealloc(en->first_write, (x->nlocs + 1) * sizeof(*en->first_write));
-	en->next_write = xrealloc(en->next_write, n * sizeof(*en->next_write));
 	for (i = 0; i < x->nlocs; i++)
 		en->first_write[i] = -1;
 	for (i = n - 1; i >= 0; i--)
@@ -360,7 +341,6 @@ static bool collect_rf_candidates(struct enumeration *en)
 		if (!en->ncands[k])
 			return false;
 	}
-	en->leaves_from = xrealloc(en->leaves_from, (en->nreads + 1) * sizeof(*en->leaves_from));
 	en->leaves_from[en->nreads] = 1;
 	for (i = en->nreads - 1; i >= 0; i--)
 		en->leaves_from[i] = en->ncands[i] * en->leaves_from[i + 1] < LEAVES_MAX ?
@@ -972,8 +952,7 @@ static void each_final_write(struct enumeration *en, int loc)
 	if (!may_matter(en, p->nprocs, loc))
 		return;
 	if (loc == p->nlocs) {
-		free(x->fw);
-		x->fw = set_new(x->nevents);
+		set_init(x->fw, x->nevents);
 		for (i = 0; i < p->nlocs; i++)
 			if (en->fw[i] >= 0)
 				set_add(x->fw, en->fw[i]);
@@ -1081,94 +1060,107 @@ static int pair_id(struct value_pairs *vp, int loc, struct value v)
 	return *slot - 1;
 }
 
+/*
+ * A zeroed array of n items for the whole search: some 40 a test, made
+ * and freed at once (a calloc() and a free() each cost 1% of the corpus).
+ */
+static void *search_array(struct enumeration *en, size_t n, size_t size)
+{
+	return arena_alloc(&en->arena, (n ? n : 1) * size);
+}
+
 static void bit_set(uint64_t *bits, int i)
 {
 	bits[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+/*
+ * The pair id of each event of each run of each process, in order (-1
+ * but for reads and writes): interned once, before the bit sets are
+ * sized by how many there are.
+ */
+static int **pair_ids(struct enumeration *en, struct value_pairs *vp)
+{
+	const struct program *p = en->prog;
+	int **ids = search_array(en, p->nprocs, sizeof(*ids));
+
+	for (int i = 0; i < p->nprocs; i++) {
+		int n = 0;
+
+		for (int t = 0; t < p->procs[i].ntraces; t++)
+			n += p->procs[i].traces[t].nevents;
+		ids[i] = search_array(en, n, sizeof(**ids));
+		n = 0;
+		for (int t = 0; t < p->procs[i].ntraces; t++)
+			for (int k = 0; k < p->procs[i].traces[t].nevents; k++) {
+				const struct trace_event *e = &p->procs[i].traces[t].events[k];
+
+				ids[i][n++] = e->kind == EV_READ || e->kind == EV_WRITE ?
+					      pair_id(vp, e->loc, e->val) : -1;
+			}
+	}
+	return ids;
 }
 
 static void summarize_runs(struct enumeration *en)
 {
 	const struct program *p = en->prog;
 	struct value_pairs vp = { 0 };
+	int **ids = pair_ids(en, &vp);
 	int i, t, k;
 
-	/* Ids first, so that the bit sets can be sized. */
-	for (i = 0; i < p->nprocs; i++)
-		for (t = 0; t < p->procs[i].ntraces; t++)
-			for (k = 0; k < p->procs[i].traces[t].nevents; k++) {
-				const struct trace_event *e = &p->procs[i].traces[t].events[k];
-
-				if (e->kind == EV_READ || e->kind == EV_WRITE)
-					pair_id(&vp, e->loc, e->val);
-			}
 	en->words = vp.n / 64 + 1;
-	en->givers = xcalloc(p->nprocs, sizeof(*en->givers));
-	en->fit_runs = xcalloc(p->nprocs, sizeof(*en->fit_runs));
-	en->need = xcalloc(p->nprocs, sizeof(*en->need));
-	en->give = xcalloc(p->nprocs, sizeof(*en->give));
-	en->later_give = xcalloc(p->nprocs + 1, sizeof(*en->later_give));
-	en->later_give[p->nprocs] = xcalloc(en->words, sizeof(uint64_t));
-	en->gave = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
-	en->needed = xcalloc((size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->givers = search_array(en, p->nprocs, sizeof(*en->givers));
+	en->needy = search_array(en, p->nprocs, sizeof(*en->needy));
+	en->needs = search_array(en, p->nprocs, sizeof(*en->needs));
+	en->fit_runs = search_array(en, p->nprocs, sizeof(*en->fit_runs));
+	en->need = search_array(en, p->nprocs, sizeof(*en->need));
+	en->give = search_array(en, p->nprocs, sizeof(*en->give));
+	en->later_give = search_array(en, p->nprocs + 1, sizeof(*en->later_give));
+	en->later_give[p->nprocs] = search_array(en, en->words, sizeof(uint64_t));
+	en->gave = search_array(en, (size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
+	en->needed = search_array(en, (size_t)(p->nprocs + 1) * en->words, sizeof(uint64_t));
 	for (i = p->nprocs - 1; i >= 0; i--) {
 		int ntraces = p->procs[i].ntraces;
+		const int *id = ids[i];
 
-		en->need[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->need));
-		en->give[i] = xcalloc(ntraces ? ntraces : 1, sizeof(**en->give));
+		en->need[i] = search_array(en, ntraces, sizeof(**en->need));
+		en->give[i] = search_array(en, ntraces, sizeof(**en->give));
 		/* The runs' sets in one block each, from need[i][0] and give[i][0] on. */
-		en->need[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
-		en->give[i][0] = xcalloc((size_t)(ntraces ? ntraces : 1) * en->words, sizeof(uint64_t));
-		en->later_give[i] = xcalloc(en->words, sizeof(uint64_t));
+		en->need[i][0] = search_array(en, (size_t)ntraces * en->words, sizeof(uint64_t));
+		en->give[i][0] = search_array(en, (size_t)ntraces * en->words, sizeof(uint64_t));
+		en->later_give[i] = search_array(en, en->words, sizeof(uint64_t));
 		memcpy(en->later_give[i], en->later_give[i + 1], en->words * sizeof(uint64_t));
-		en->givers[i] = xcalloc((size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
-		en->fit_runs[i] = xcalloc(ntraces / 64 + 1, sizeof(uint64_t));
+		en->givers[i] = search_array(en, (size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->needy[i] = search_array(en, (size_t)vp.n * (ntraces / 64 + 1), sizeof(uint64_t));
+		en->needs[i] = search_array(en, en->words, sizeof(uint64_t));
+		en->fit_runs[i] = search_array(en, ntraces / 64 + 1, sizeof(uint64_t));
 		for (t = 0; t < ntraces; t++) {
 			const struct trace *tr = &p->procs[i].traces[t];
 
 			en->need[i][t] = en->need[i][0] + t * en->words;
 			en->give[i][t] = en->give[i][0] + t * en->words;
-			for (k = 0; k < tr->nevents; k++) {
+			for (k = 0; k < tr->nevents; k++, id++) {
 				const struct trace_event *e = &tr->events[k];
 
 				if (e->kind == EV_WRITE) {
-					int id = pair_id(&vp, e->loc, e->val);
-
-					bit_set(en->give[i][t], id);
-					bit_set(en->givers[i] + id * (ntraces / 64 + 1), t);
+					bit_set(en->give[i][t], *id);
+					bit_set(en->givers[i] + *id * (ntraces / 64 + 1), t);
 				} else if (e->kind == EV_READ && !value_eq(e->val, p->loc_init[e->loc]))
-					bit_set(en->need[i][t], pair_id(&vp, e->loc, e->val));
+					bit_set(en->need[i][t], *id);
 			}
-			for (k = 0; k < en->words; k++)
+			for (k = 0; k < en->words; k++) {
 				en->later_give[i][k] |= en->give[i][t][k];
+				en->needs[i][k] |= en->need[i][t][k];
+				for (uint64_t m = en->need[i][t][k] & ~en->give[i][t][k]; m; m &= m - 1)
+					bit_set(en->needy[i] + (k * 64 + __builtin_ctzll(m)) *
+						(ntraces / 64 + 1), t);
+			}
 		}
 	}
 	free(vp.loc);
 	free(vp.val);
 	free(vp.slots);
-}
-
-static void free_summaries(struct enumeration *en)
-{
-	const struct program *p = en->prog;
-	int i;
-
-	for (i = 0; i < p->nprocs; i++) {
-		free(en->need[i][0]);
-		free(en->give[i][0]);
-		free(en->givers[i]);
-		free(en->fit_runs[i]);
-		free(en->need[i]);
-		free(en->give[i]);
-	}
-	for (i = 0; i <= p->nprocs; i++)
-		free(en->later_give[i]);
-	free(en->givers);
-	free(en->fit_runs);
-	free(en->need);
-	free(en->give);
-	free(en->later_give);
-	free(en->gave);
-	free(en->needed);
 }
 
 /*
@@ -1210,13 +1202,40 @@ static bool lone_runs(struct enumeration *en, int proc)
 	for (int k = 0; k < en->words; k++)
 		for (uint64_t m = needed[k] & ~(gave[k] | en->later_give[proc + 1][k]); m; m &= m - 1) {
 			const uint64_t *runs = en->givers[proc] + (k * 64 + __builtin_ctzll(m)) * rwords;
+			uint64_t left = 0;
 
 			for (int j = 0; j < rwords; j++)
-				cand[j] &= runs[j];
+				left |= cand[j] &= runs[j];
+			/* Most fail (97% in r4242-731): at once, fit_runs[proc] left unread. */
+			if (!left)
+				return false;
 		}
 	for (int j = 0; j < rwords; j++)
 		any |= cand[j];
 	return any;
+}
+
+/*
+ * fit_runs[proc] less the runs that read a pair no other process can
+ * still write, and do not write it themselves: picked_fits() would fail
+ * them (in r4242-731, three in five of the third process's runs tried).
+ * Done for the runs about to be tried, not in lone_runs(), which
+ * may_go_on() calls for every run of the process before.
+ */
+static void drop_needy(struct enumeration *en, int proc)
+{
+	const uint64_t *gave = en->gave + en->words * proc;
+	int rwords = en->prog->procs[proc].ntraces / 64 + 1;
+	uint64_t *cand = en->fit_runs[proc];
+
+	for (int k = 0; k < en->words; k++)
+		for (uint64_t m = en->needs[proc][k] & ~(gave[k] | en->later_give[proc + 1][k]); m;
+		     m &= m - 1) {
+			const uint64_t *runs = en->needy[proc] + (k * 64 + __builtin_ctzll(m)) * rwords;
+
+			for (int j = 0; j < rwords; j++)
+				cand[j] &= ~runs[j];
+		}
 }
 
 /* The first run of proc from t on in fit_runs[proc], or ntraces. */
@@ -1275,6 +1294,7 @@ static void each_combination(struct enumeration *en, int proc)
 		}
 		return;
 	}
+	drop_needy(en, proc);
 	for (en->pick[proc] = next_run(en, proc, first_run(en, proc));
 	     en->pick[proc] < p->procs[proc].ntraces && !en->stop;
 	     en->pick[proc] = next_run(en, proc, en->pick[proc] + 1))
@@ -1406,10 +1426,10 @@ static void find_twins(struct enumeration *en, const struct program *p, bool all
 	int *class_of = xcalloc(size, sizeof(*class_of));	/* its first twin */
 	int nclasses = 0, n = 0;
 
-	tw->prev = xcalloc(size, sizeof(*tw->prev));
-	tw->len = xcalloc(size, sizeof(*tw->len));
-	tw->procs = xcalloc(size, sizeof(*tw->procs));
-	tw->used = xcalloc(size, sizeof(*tw->used));
+	tw->prev = search_array(en, size, sizeof(*tw->prev));
+	tw->len = search_array(en, size, sizeof(*tw->len));
+	tw->procs = search_array(en, size, sizeof(*tw->procs));
+	tw->used = search_array(en, size, sizeof(*tw->used));
 	for (int i = 0; i < p->nprocs; i++) {
 		tw->prev[i] = -1;
 		class_of[i] = i;
@@ -1454,8 +1474,9 @@ static bool same_events(const struct trace *a, const struct trace *b)
 		    e->data_deps != f->data_deps || e->ctrl_deps != f->ctrl_deps ||
 		    e->ntags != f->ntags)
 			return false;
+		/* One statement's tags are the same strings in every run: strcmp() seldom. */
 		for (int t = 0; t < e->ntags; t++)
-			if (strcmp(e->tags[t], f->tags[t]))
+			if (e->tags[t] != f->tags[t] && strcmp(e->tags[t], f->tags[t]))
 				return false;
 	}
 	return true;
@@ -1466,11 +1487,11 @@ static void shape_runs(struct enumeration *en)
 {
 	const struct program *p = en->prog;
 
-	en->shape = xcalloc(p->nprocs, sizeof(*en->shape));
-	en->built = xcalloc(p->nprocs, sizeof(*en->built));
+	en->shape = search_array(en, p->nprocs, sizeof(*en->shape));
+	en->built = search_array(en, p->nprocs, sizeof(*en->built));
 	for (int i = 0; i < p->nprocs; i++) {
 		const struct trace *runs = p->procs[i].traces;
-		int *shape = en->shape[i] = xcalloc(p->procs[i].ntraces, sizeof(*shape));
+		int *shape = en->shape[i] = search_array(en, p->procs[i].ntraces, sizeof(*shape));
 
 		for (int t = 0; t < p->procs[i].ntraces; t++) {
 			shape[t] = t;
@@ -1479,6 +1500,44 @@ static void shape_runs(struct enumeration *en)
 					shape[t] = u;
 		}
 	}
+}
+
+/*
+ * The arrays, relations and sets of a combination's events and reads,
+ * for the most events a combination may have: made once, cleared for
+ * each (rel_init() of a smaller universe fits), not reallocated (11
+ * realloc() a combination, 2% of the generated tests).
+ */
+static void size_combinations(struct enumeration *en)
+{
+	const struct program *p = en->prog;
+	struct rel **rels[] = { &en->x.rf, &en->x.po, &en->x.rmw, &en->x.addr, &en->x.data,
+				&en->x.ctrl };
+	int n = p->nlocs;
+
+	for (int i = 0; i < p->nprocs; i++) {
+		int most = 0;
+
+		for (int t = 0; t < p->procs[i].ntraces; t++)
+			if (p->procs[i].traces[t].nevents > most)
+				most = p->procs[i].traces[t].nevents;
+		n += most;
+	}
+	en->x.events = search_array(en, n, sizeof(*en->x.events));
+	en->reads = search_array(en, n, sizeof(*en->reads));
+	en->read_of = search_array(en, n, sizeof(*en->read_of));
+	en->ncands = search_array(en, n, sizeof(*en->ncands));
+	en->rf_pick = search_array(en, n, sizeof(*en->rf_pick));
+	en->cands = search_array(en, n, sizeof(*en->cands));
+	en->cand_store = search_array(en, (size_t)n * n, sizeof(*en->cand_store));
+	en->known = search_array(en, n, sizeof(*en->known));
+	en->first_write = search_array(en, p->nlocs + 1, sizeof(*en->first_write));
+	en->next_write = search_array(en, n, sizeof(*en->next_write));
+	en->leaves_from = search_array(en, n + 1, sizeof(*en->leaves_from));
+	for (size_t i = 0; i < sizeof(rels) / sizeof(*rels); i++)
+		*rels[i] = arena_alloc(&en->arena, rel_bytes(n));
+	en->x.iw = arena_alloc(&en->arena, set_bytes(n));
+	en->x.fw = arena_alloc(&en->arena, set_bytes(n));
 }
 
 static void start_search(struct enumeration *en, const struct program *p, struct cat_eval *ev,
@@ -1494,66 +1553,33 @@ static void start_search(struct enumeration *en, const struct program *p, struct
 	memset(out, 0, sizeof(*out));
 	outcomes_choose_vars(p, out);
 	clock_gettime(CLOCK_MONOTONIC, &en->start);
-	en->pick = xcalloc(p->nprocs, sizeof(*en->pick));
-	en->base = xcalloc(p->nprocs, sizeof(*en->base));
-	en->final = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->final));
-	en->fw = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->fw));
-	en->state = xcalloc(out->nvars ? out->nvars : 1, sizeof(*en->state));
-	en->observed = xcalloc(p->nlocs ? p->nlocs : 1, sizeof(*en->observed));
+	en->pick = search_array(en, p->nprocs, sizeof(*en->pick));
+	en->base = search_array(en, p->nprocs, sizeof(*en->base));
+	en->final = search_array(en, p->nlocs, sizeof(*en->final));
+	en->fw = search_array(en, p->nlocs, sizeof(*en->fw));
+	en->state = search_array(en, out->nvars, sizeof(*en->state));
+	en->observed = search_array(en, p->nlocs, sizeof(*en->observed));
 	for (i = 0; i < out->nvars; i++)
 		if (out->vars[i].proc < 0)
 			en->observed[out->vars[i].index] = true;
 	prop_each_loc(p->test->filter, observe_loc, en);
 	en->prune = order_free(opts);
 	find_twins(en, p, en->prune && !p->test->filter);
-	en->src = xcalloc(p->nprocs + 1, sizeof(*en->src));
+	en->src = search_array(en, p->nprocs + 1, sizeof(*en->src));
 	for (i = 0; i < p->nprocs; i++)
 		en->src[i] = i;
 	en->x.nlocs = p->nlocs;
 	en->x.loc_names = (const char **)p->loc_names;
 	summarize_runs(en);
 	shape_runs(en);
+	size_combinations(en);
 }
 
 static void end_search(struct enumeration *en)
 {
-	for (int i = 0; i < en->prog->nprocs; i++)
-		free(en->shape[i]);
-	free(en->shape);
-	free(en->built);
-	free_summaries(en);
-	free(en->twins.len);
-	free(en->twins.procs);
-	free(en->twins.prev);
-	free(en->twins.used);
-	free(en->src);
-	free(en->pick);
-	free(en->base);
-	free(en->final);
-	free(en->fw);
-	free(en->state);
+	arena_free(&en->arena);
 	free(en->states.slots);
 	free(en->states.cond);
-	free(en->observed);
-	free(en->reads);
-	free(en->read_of);
-	free(en->ncands);
-	free(en->cands);
-	free(en->cand_store);
-	free(en->known);
-	free(en->rf_pick);
-	free(en->leaves_from);
-	free(en->first_write);
-	free(en->next_write);
-	free(en->x.events);
-	free(en->x.po);
-	free(en->x.rmw);
-	free(en->x.addr);
-	free(en->x.data);
-	free(en->x.ctrl);
-	free(en->x.rf);
-	free(en->x.iw);
-	free(en->x.fw);
 }
 
 /* Fewer combinations of runs than this take milliseconds: not worth threads. */
