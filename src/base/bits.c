@@ -217,46 +217,79 @@ static inline uint64_t *row(const struct rel *r, int a, int words)
 	((words) == 1 ? fn(__VA_ARGS__, 1) :					\
 	 (words) == 2 ? fn(__VA_ARGS__, 2) : fn(__VA_ARGS__, (words)))
 
+/*
+ * Row x of dst = a ; b, into out: the union of the rows of b at a's row
+ * x, that row not empty.  Its pairs ORed into *pairs_v, in the pairs the
+ * loop uses (read as words, out leaves the registers), or into *pairs.
+ */
+ROWS_INLINE void seq_row(struct rel *dst, const struct rel *a, const struct rel *b, int x,
+			 uint64_t *out, pair_of_words *pairs_v, uint64_t *pairs, int words)
+{
+	const uint64_t *in = row(a, x, words);
+
+	for (int i = 0; i < words; i++)
+		out[i] = 0;
+	for (int i = 0; i < words; i++)
+		for (uint64_t bits = in[i]; bits; bits &= bits - 1) {
+			const uint64_t *by = row(b, i * 64 + __builtin_ctzll(bits), words);
+			int j = 0;
+
+			for (; j + 2 <= words; j += 2)
+				store_pair(out + j, load_pair(out + j) | load_pair(by + j));
+			for (; j < words; j++)
+				out[j] |= by[j];
+		}
+	memcpy(row(dst, x, words), out, words * sizeof(*out));
+	for (int j = 0; j + 2 <= words; j += 2)
+		*pairs_v |= load_pair(out + j);
+	for (int j = words & ~1; j < words; j++)
+		*pairs |= out[j];
+}
+
+/*
+ * Most rows of most relations are empty: dst is cleared all at once, and
+ * those skipped.  out is declared out of the row loops: a variable-length
+ * array in them saves and restores the stack pointer on every row, empty
+ * or not, even where words is a constant (two-word rows: 9 instructions
+ * an empty row, 8 so).
+ */
 ROWS_INLINE bool seq_rows(struct rel *dst, const struct rel *a, const struct rel *b, int words)
 {
-	/*
-	 * Most rows of most relations are empty: clear all at once, skip
-	 * those.  out is declared out of the loop: a variable-length array
-	 * in it saves and restores the stack pointer on every row, empty or
-	 * not, even where words is a constant (two-word rows: 9 instructions
-	 * an empty row, 8 so).
-	 */
 	uint64_t out[words], pairs = 0;
 	pair_of_words pairs_v = { 0, 0 };
 
 	memset(dst->w, 0, rel_words(dst) * sizeof(uint64_t));
 	for (int x = 0, n = a->n; x < n; x++) {	/* n read once: a store to dst may change a->n */
-		uint64_t any = 0;
 		const uint64_t *in = row(a, x, words);
+		uint64_t any = 0;
 
-		for (int i = 0; i < words; i++) {
-			out[i] = 0;
-			any |= in[i];
-		}
-		if (!any)
-			continue;
 		for (int i = 0; i < words; i++)
-			for (uint64_t bits = in[i]; bits; bits &= bits - 1) {
-				const uint64_t *by = row(b, i * 64 + __builtin_ctzll(bits), words);
-				int j = 0;
-
-				for (; j + 2 <= words; j += 2)
-					store_pair(out + j, load_pair(out + j) | load_pair(by + j));
-				for (; j < words; j++)
-					out[j] |= by[j];
-			}
-		memcpy(row(dst, x, words), out, sizeof(out));
-		/* In the pairs the loop above uses: read as words, out leaves the registers. */
-		for (int j = 0; j + 2 <= words; j += 2)
-			pairs_v |= load_pair(out + j);
-		for (int j = words & ~1; j < words; j++)
-			pairs |= out[j];
+			any |= in[i];
+		if (any)
+			seq_row(dst, a, b, x, out, &pairs_v, &pairs, words);
 	}
+	return (pairs | pairs_v[0] | pairs_v[1]) != 0;
+}
+
+/* The same, visiting only the rows in rows. */
+ROWS_INLINE bool seq_listed_rows(struct rel *dst, const struct rel *a, const uint64_t *rows,
+				 const struct rel *b, int words)
+{
+	uint64_t out[words], pairs = 0;
+	pair_of_words pairs_v = { 0, 0 };
+
+	memset(dst->w, 0, rel_words(dst) * sizeof(uint64_t));
+	for (int i = 0; i < words; i++)
+		for (uint64_t bits = rows[i]; bits; bits &= bits - 1) {
+			int x = i * 64 + __builtin_ctzll(bits);
+			const uint64_t *in = row(a, x, words);
+			uint64_t any = 0;
+
+			for (int j = 0; j < words; j++)
+				any |= in[j];
+			if (any)
+				seq_row(dst, a, b, x, out, &pairs_v, &pairs, words);
+		}
 	return (pairs | pairs_v[0] | pairs_v[1]) != 0;
 }
 
@@ -268,6 +301,16 @@ ROWS_INLINE bool seq_rows(struct rel *dst, const struct rel *a, const struct rel
 bool rel_seq(struct rel *dst, const struct rel *a, const struct rel *b)
 {
 	return BY_WORDS(a->words, seq_rows, dst, a, b);
+}
+
+/*
+ * The same, a's rows with a pair among rows (a bit an event): only those
+ * are visited (T16's rcu-order fixpoint: 8 of 72).
+ */
+bool rel_seq_rows(struct rel *dst, const struct rel *a, const uint64_t *rows,
+		  const struct rel *b)
+{
+	return BY_WORDS(a->words, seq_listed_rows, dst, a, rows, b);
 }
 
 ROWS_INLINE void inverse_rows(struct rel *dst, const struct rel *a, int words)

@@ -140,6 +140,18 @@ static void check_closure(const struct rel *a)
 	free(reach), free(c);
 }
 
+/* a ; b visiting the rows in rows, a's rows with a pair among them: as visiting all. */
+static void check_seq_rows(const struct rel *a, const struct set *rows, const struct rel *b)
+{
+	struct rel *all = rel_new(a->n), *some = rel_new(a->n);
+	bool pairs = rel_seq_rows(some, a, rows->w, b);
+
+	rel_seq(all, a, b);
+	assert_int_equal(rel_cmp(some, all), 0);
+	assert_int_equal(pairs, !rel_is_empty(all));
+	free(all), free(some);
+}
+
 static void test_kernels_by_definition(void **state)
 {
 	static const int sizes[] = { 1, 3, 7, 45, 63, 64, 65, 72, 130 };
@@ -162,6 +174,7 @@ static void test_kernels_by_definition(void **state)
 			rel_diff(m, a, b);
 			rel_copy(q, a);
 			rel_restrict(q, s, t);
+			check_seq_rows(q, s, b);
 			rel_copy(id, a);
 			rel_add_id(id, s);
 			rel_cartesian(c, s, t);
