@@ -341,10 +341,19 @@ void rel_inverse(struct rel *dst, const struct rel *a)
 ROWS_INLINE void edge_ends(const struct rel *r, uint64_t *from, uint64_t *to, int words)
 {
 	if (words == 1) {
-		/* Event x is bit x: no division or shift by x % 64 for each row. */
+		/*
+		 * Event x is bit x: no division or shift by x % 64 for each
+		 * row.  Two rows a step: the loop's own work was a third of a
+		 * row's (C-ManfredSpraul-L1G2xchg: 4% of its instructions).
+		 */
 		uint64_t out = 0, in = 0;
+		int x = 0;
 
-		for (int x = 0; x < r->n; x++) {
+		for (; x + 2 <= r->n; x += 2) {
+			out |= (uint64_t)(r->w[x] != 0) << x | (uint64_t)(r->w[x + 1] != 0) << (x + 1);
+			in |= r->w[x] | r->w[x + 1];
+		}
+		if (x < r->n) {
 			out |= (uint64_t)(r->w[x] != 0) << x;
 			in |= r->w[x];
 		}
