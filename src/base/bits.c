@@ -632,6 +632,20 @@ bool rel_is_empty(const struct rel *r)
 	return i == n || !r->w[i];
 }
 
+/* Whether r is empty, its rows with a pair among rows (a bit an event). */
+bool rel_rows_empty(const struct rel *r, const uint64_t *rows)
+{
+	for (int i = 0; i < r->words; i++)
+		for (uint64_t bits = rows[i]; bits; bits &= bits - 1) {
+			const uint64_t *rx = row(r, i * 64 + __builtin_ctzll(bits), r->words);
+
+			for (int j = 0; j < r->words; j++)
+				if (rx[j])
+					return false;
+		}
+	return true;
+}
+
 bool rel_is_irreflexive(const struct rel *r)
 {
 	for (int x = 0; x < r->n; x++)

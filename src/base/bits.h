@@ -126,6 +126,7 @@ void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
 void rel_domain(struct set *dst, const struct rel *r);
 void rel_range(struct set *dst, const struct rel *r);
 bool rel_is_empty(const struct rel *r);
+bool rel_rows_empty(const struct rel *r, const uint64_t *rows);	/* its rows with a pair among rows */
 bool rel_is_irreflexive(const struct rel *r);
 bool rel_is_acyclic(const struct rel *r);
 /*

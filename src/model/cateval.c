@@ -705,7 +705,7 @@ seq_of(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env, boo
 			own = true;
 			continue;
 		}
-		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
+		if (!acc ? set_is_empty(dom) : rows ? rel_rows_empty(acc, rows) : rel_is_empty(acc))
 			return &empty_value;
 	}
 	if (!acc)

@@ -149,12 +149,16 @@ static struct rel *rel_full(int n)
 	return r;
 }
 
-/* a ; b visiting the rows in rows, a's rows with a pair among them: as visiting all. */
+/*
+ * a ; b and a's emptiness, visiting the rows in rows, a's rows with a
+ * pair among them: as visiting all.
+ */
 static void check_seq_rows(const struct rel *a, const struct set *rows, const struct rel *b)
 {
 	struct rel *all = rel_full(a->n), *some = rel_full(a->n);
 	bool pairs = rel_seq_rows(some, a, rows->w, b);
 
+	assert_int_equal(rel_rows_empty(a, rows->w), rel_is_empty(a));
 	rel_seq(all, a, b);
 	assert_int_equal(rel_cmp(some, all), 0);
 	assert_int_equal(pairs, !rel_is_empty(all));
