@@ -116,6 +116,8 @@ void rel_union(struct rel *dst, const struct rel *a, const struct rel *b);
 void rel_inter(struct rel *dst, const struct rel *a, const struct rel *b);
 void rel_diff(struct rel *dst, const struct rel *a, const struct rel *b);
 bool rel_seq(struct rel *dst, const struct rel *a, const struct rel *b); /* dst must not alias; false: empty */
+/* The same, a's rows with a pair among rows, a bit an event. */
+bool rel_seq_rows(struct rel *dst, const struct rel *a, const uint64_t *rows, const struct rel *b);
 void rel_inverse(struct rel *dst, const struct rel *a);	/* dst must not alias */
 void rel_closure(struct rel *dst, const struct rel *a);	/* transitive: a+ */
 void rel_add_id(struct rel *dst, const struct set *s);	/* dst |= [s] */
@@ -124,6 +126,7 @@ void rel_restrict(struct rel *dst, const struct set *dom, const struct set *ran)
 void rel_domain(struct set *dst, const struct rel *r);
 void rel_range(struct set *dst, const struct rel *r);
 bool rel_is_empty(const struct rel *r);
+bool rel_rows_empty(const struct rel *r, const uint64_t *rows);	/* its rows with a pair among rows */
 bool rel_is_irreflexive(const struct rel *r);
 bool rel_is_acyclic(const struct rel *r);
 /*

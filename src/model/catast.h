@@ -110,9 +110,24 @@ typedef struct cat_value *cat_prim_fn(struct cat_eval *ev,
 
 struct cat_value {
 	enum cat_value_kind kind;
+	bool rows_sought;	/* a static set's or relation's rows looked for */
 	union {
-		struct set *set;
-		struct rel *rel;
+		/*
+		 * rows, where known: events of a set (its members, or more)
+		 * or of a relation (its rows with a pair, or more), a bit an
+		 * event, that a sequence visits instead of all.  Found for
+		 * static values (rows_of() in cateval.c), passed on by what
+		 * filters, sequences and unions make of them; NULL
+		 * otherwise.  A set or relation is not changed once its
+		 * value has rows.
+		 */
+		struct {
+			union {
+				struct set *set;
+				struct rel *rel;
+			};
+			const uint64_t *rows;
+		};
 		int ev;
 		struct { int a, b; } pair;
 		const char *tag;

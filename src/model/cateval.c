@@ -522,6 +522,16 @@ static struct cat_value *valset_op(struct cat_eval *ev, enum cat_expr_kind op,
 	return cat_valset(ev, &items);
 }
 
+/* The rows of a union, both sides' known. */
+static const uint64_t *rows_union(struct cat_eval *ev, const uint64_t *a, const uint64_t *b)
+{
+	uint64_t *rows = run_alloc(ev, ev->words * sizeof(uint64_t));
+
+	for (int i = 0; i < ev->words; i++)
+		rows[i] = a[i] | b[i];
+	return rows;
+}
+
 /* a | b, a & b, a \ b on two values of the same kind. */
 static struct cat_value *set_op(struct cat_eval *ev, const struct cat_expr *e,
 				struct cat_value *a, struct cat_value *b)
@@ -537,12 +547,15 @@ static struct cat_value *set_op(struct cat_eval *ev, const struct cat_expr *e,
 	 */
 	if (a->kind == V_REL && b->kind == V_REL) {
 		r = rel_value(ev);
-		if (op == X_UNION)
+		if (op == X_UNION) {
 			rel_union(r->u.rel, a->u.rel, b->u.rel);
-		else if (op == X_INTER)
+			if (a->u.rows && b->u.rows)
+				r->u.rows = rows_union(ev, a->u.rows, b->u.rows);
+		} else if (op == X_INTER) {
 			rel_inter(r->u.rel, a->u.rel, b->u.rel);
-		else
+		} else {
 			rel_diff(r->u.rel, a->u.rel, b->u.rel);
+		}
 		return r;
 	}
 	if (a->kind == V_EMPTY || b->kind == V_EMPTY)
@@ -580,7 +593,7 @@ static struct cat_value *eval_union(struct cat_eval *ev, const struct cat_expr *
 	return acc;
 }
 
-static struct cat_value *identity(struct cat_eval *ev, const struct set *s);
+static struct cat_value *identity(struct cat_eval *ev, const struct set *s, const uint64_t *rows);
 
 /* r restricted to pairs from dom to ran, as a new relation. */
 static struct rel *restricted(struct cat_eval *ev, const struct rel *r,
@@ -593,16 +606,64 @@ static struct rel *restricted(struct cat_eval *ev, const struct rel *r,
 	return out;
 }
 
+/* s's members, when they are at most half the events; else NULL. */
+static const uint64_t *sparse_rows(struct cat_eval *ev, const struct set *s)
+{
+	int members = 0;
+
+	for (int i = 0; i < ev->words; i++)
+		members += word_count(s->w[i]);
+	return 2 * members <= ev->nevents ? s->w : NULL;
+}
+
+/* Out of line: most values asked have rows or are not static. */
+static __attribute__((noinline)) const uint64_t *seek_rows(struct cat_eval *ev,
+							   const struct cat_expr *e,
+							   struct cat_value *v)
+{
+	int arena = ev->arena;
+	struct set *s = v->u.set;
+
+	v->rows_sought = true;
+	if (e->kind != X_VAR || e->slot < 0 || ev->slots[e->slot].level != LEVEL_STATIC)
+		return NULL;
+	ev->arena = LEVEL_STATIC;
+	if (v->kind == V_REL) {
+		s = cat_new_set(ev)->u.set;
+		rel_domain(s, v->u.rel);
+	}
+	v->u.rows = sparse_rows(ev, s);
+	ev->arena = arena;
+	return v->u.rows;
+}
+
+/*
+ * The rows of v, the value of e (cat_value.rows).  A static set or
+ * relation is read by every execution of its structure: its members or
+ * rows with a pair are found the first time, in its arena (T16's
+ * Sync-rcu and rcu-rscsi: 8 rows of 72 each).  Not on rows of one word,
+ * where testing a row costs about what visiting its bit does (6 to 8
+ * instructions): there the looking would cost more than it saves.
+ */
+static inline const uint64_t *rows_of(struct cat_eval *ev, const struct cat_expr *e,
+				      struct cat_value *v)
+{
+	if (ev->words == 1 || v->u.rows || v->rows_sought)
+		return v->u.rows;
+	return seek_rows(ev, e, v);
+}
+
 /*
  * A sequence stops at the first empty step, as herd's does.  A step [S]
  * only filters the rows or columns of its neighbour, so it is applied as
  * a filter rather than composed with.
  */
-static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
-				  struct cat_frame *env)
+static inline __attribute__((always_inline)) struct cat_value *
+seq_of(struct cat_eval *ev, const struct cat_expr *e, struct cat_frame *env, bool wide)
 {
 	struct set *dom = ev->all;	/* filter on the left, until acc */
 	struct rel *acc = NULL;
+	const uint64_t *rows = NULL;	/* dom's members, then acc's rows with a pair, where known */
 	bool own = false;		/* acc was made here: it may be filtered in place */
 	struct cat_value *v;
 
@@ -626,6 +687,7 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 
 				set_inter(d, dom, s);
 				dom = d;
+				rows = wide && !rows ? rows_of(ev, arg->args[0], v) : rows;
 			}
 		} else if (!acc) {
 			struct rel *first = cat_as_rel(ev, v, arg->pos);
@@ -633,30 +695,52 @@ static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
 			/* Unfiltered and not last, it is only read: the next step makes a new one. */
 			own = dom != ev->all || i + 1 == e->n;
 			acc = own ? restricted(ev, first, dom, ev->all) : first;
+			rows = wide && !rows ? rows_of(ev, arg, v) : rows;
 		} else {
-			struct rel *r = rel_to_fill(ev);
+			struct rel *r = rel_to_fill(ev), *b = cat_as_rel(ev, v, arg->pos);
 
-			if (!rel_seq(r, acc, cat_as_rel(ev, v, arg->pos)))
+			if (!(rows ? rel_seq_rows(r, acc, rows, b) : rel_seq(r, acc, b)))
 				return &empty_value;
 			acc = r;
 			own = true;
 			continue;
 		}
-		if (acc ? rel_is_empty(acc) : set_is_empty(dom))
+		if (!acc ? set_is_empty(dom) : rows ? rel_rows_empty(acc, rows) : rel_is_empty(acc))
 			return &empty_value;
 	}
 	if (!acc)
-		return identity(ev, dom);
+		return identity(ev, dom, rows);
 	v = new_value(ev, V_REL);
 	v->u.rel = acc;
+	v->u.rows = rows;	/* a step's rows are among its left side's */
 	return v;
 }
 
-static struct cat_value *identity(struct cat_eval *ev, const struct set *s)
+/* Out of line: its rows would cost the registers of every term's evaluation. */
+static __attribute__((noinline)) struct cat_value *eval_wide_seq(struct cat_eval *ev,
+								 const struct cat_expr *e,
+								 struct cat_frame *env)
+{
+	return seq_of(ev, e, env, true);
+}
+
+/*
+ * Rows of one word have no rows known (rows_of()): their sequences are
+ * made without looking for any.
+ */
+static struct cat_value *eval_seq(struct cat_eval *ev, const struct cat_expr *e,
+				  struct cat_frame *env)
+{
+	return ev->words == 1 ? seq_of(ev, e, env, false) : eval_wide_seq(ev, e, env);
+}
+
+/* [s], rows where known (s's members, or more). */
+static struct cat_value *identity(struct cat_eval *ev, const struct set *s, const uint64_t *rows)
 {
 	struct cat_value *r = cat_new_rel(ev);
 
 	rel_add_id(r->u.rel, s);
+	r->u.rows = rows;
 	return r;
 }
 
@@ -695,7 +779,7 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 		return r;
 	}
 	if (a->kind == V_EMPTY)
-		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all)
+		return e->kind == X_STAR || e->kind == X_OPT ? identity(ev, ev->all, NULL)
 							     : a;
 	/* Each case writes every word of r: the inverse clears it, the others copy a. */
 	r = rel_value(ev);
@@ -708,6 +792,8 @@ static struct cat_value *closure(struct cat_eval *ev, const struct cat_expr *e,
 		rel_closure(r->u.rel, cat_as_rel(ev, a, e->pos));
 		if (e->kind == X_STAR)
 			rel_add_id(r->u.rel, ev->all);
+		else
+			r->u.rows = a->u.rows;	/* a path starts with a step */
 		break;
 	default:
 		rel_copy(r->u.rel, cat_as_rel(ev, a, e->pos));
@@ -902,7 +988,7 @@ static struct cat_value *eval_term(struct cat_eval *ev, const struct cat_expr *e
 		a = eval(ev, e->args[0], env);
 		if (a->kind == V_EMPTY)
 			return a;
-		return identity(ev, cat_as_set(ev, a, e->args[0]->pos));
+		return identity(ev, cat_as_set(ev, a, e->args[0]->pos), a->u.rows);
 	case X_APP:
 		a = eval(ev, e->args[0], env);
 		return cat_apply(ev, a, eval(ev, e->args[1], env), e->pos);

@@ -140,6 +140,31 @@ static void check_closure(const struct rel *a)
 	free(reach), free(c);
 }
 
+/* A relation of n events, every pair in it: a sequence must write every word of its result. */
+static struct rel *rel_full(int n)
+{
+	struct rel *r = rel_new(n);
+
+	memset(r->w, 0xff, (size_t)n * r->words * sizeof(uint64_t));
+	return r;
+}
+
+/*
+ * a ; b and a's emptiness, visiting the rows in rows, a's rows with a
+ * pair among them: as visiting all.
+ */
+static void check_seq_rows(const struct rel *a, const struct set *rows, const struct rel *b)
+{
+	struct rel *all = rel_full(a->n), *some = rel_full(a->n);
+	bool pairs = rel_seq_rows(some, a, rows->w, b);
+
+	assert_int_equal(rel_rows_empty(a, rows->w), rel_is_empty(a));
+	rel_seq(all, a, b);
+	assert_int_equal(rel_cmp(some, all), 0);
+	assert_int_equal(pairs, !rel_is_empty(all));
+	free(all), free(some);
+}
+
 static void test_kernels_by_definition(void **state)
 {
 	static const int sizes[] = { 1, 3, 7, 45, 63, 64, 65, 72, 130 };
@@ -154,7 +179,7 @@ static void test_kernels_by_definition(void **state)
 			struct set *s = random_set(n, d, &seed), *t = random_set(n, 500, &seed);
 			struct rel *u = rel_new(n), *x = rel_new(n), *m = rel_new(n);
 			struct rel *q = rel_new(n), *id = rel_new(n), *c = rel_new(n);
-			struct rel *sq = rel_new(n);
+			struct rel *sq = rel_full(n);
 			bool sq_pairs = rel_seq(sq, a, b), sq_any = false;
 
 			rel_union(u, a, b);
@@ -162,6 +187,7 @@ static void test_kernels_by_definition(void **state)
 			rel_diff(m, a, b);
 			rel_copy(q, a);
 			rel_restrict(q, s, t);
+			check_seq_rows(q, s, b);
 			rel_copy(id, a);
 			rel_add_id(id, s);
 			rel_cartesian(c, s, t);
