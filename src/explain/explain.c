@@ -1459,12 +1459,12 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 		 * without the lock: readers set it against DCL's "the lock
 		 * orders nothing" and found two sentences of it one too many.
 		 */
-		sb_addf(point, "when P%d takes the lock after P%d releases it, every CPU, even one "
-			"that never takes the lock, sees P%d's stores from before the release (",
-			passed->proc, sent->proc, sent->proc);
-		access_value(p, sent, point);
-		sb_addf(point, ") before P%d's from after taking it (", passed->proc);
+		sb_addf(point, "when P%d takes the lock after P%d releases it, any CPU, even one "
+			"that never takes the lock, that sees P%d's stores from after taking it (",
+			passed->proc, sent->proc, passed->proc);
 		access_value(p, passed, point);
+		sb_addf(point, ") then sees P%d's from before the release (", sent->proc);
+		access_value(p, sent, point);
 		sb_addf(point, "); P%d %s ", load->proc, reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 		sb_addf(point, ", so it must see ");
@@ -1654,13 +1654,14 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 */
 		if (passed && timeline && !l->point.len) {
 			/* Three short sentences: readers lost the "but" in one long one. */
-			sb_addf(&l->point, "%s makes ", passed->what);
+			sb_addf(&l->point, "%s makes a CPU that sees ", passed->what);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, " see ");
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " reach a CPU before ");
+			sb_addf(&l->point, " too.  P%d never sees ", by->proc);
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " only for a CPU that reads ");
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ".  P%d does not read it: it overwrites it, so ", by->proc);
+			sb_addf(&l->point, ": writing after it in %s's order is not seeing it, so ",
+				p->loc_names[over->loc]);
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " may not have reached P%d yet.  The full barrier%s",
 				by->proc, fences > 1 ? "s" : "");
@@ -2536,13 +2537,14 @@ static void opening(const struct program *p, const struct outcomes *o, const cha
 	if (!o->positive)
 		sb_addf(out, "  Forbidden: the outcome (%s) never happens (%s)", cond.buf, seen);
 	else
-		/* herd7's own line, where the reader's eye goes: "States" counts results. */
+		/* herd7's own words, where the reader's eye goes: what "Ok" is, too. */
 		sb_addf(out, "  Allowed: the outcome (%s) %s (%s: %ld of the %ld executions the "
-			"model accepts end%s in it, herd7's \"Positive: %ld Negative: %ld\"%s; a "
-			"count of ways, not a likelihood)",
+			"model accepts end%s in it, which herd7 says with \"%s\" and \"Positive: "
+			"%ld Negative: %ld\"%s; a count of ways, not a likelihood)",
 			cond.buf, o->negative ? "can happen" : "always happens",
 			seen, o->positive, total, o->positive == 1 ? "s" : "",
-			swap ? o->negative : o->positive, swap ? o->positive : o->negative,
+			condition_ok(p->test, o) ? "Ok" : "No", swap ? o->negative : o->positive,
+			swap ? o->positive : o->negative,
 			swap ? ", counted the other way round for a ~exists test" : "");
 	/* Result: DEADLOCK and the like are about runs on hardware: no verdict to compare. */
 	if (result_comment(p->test, result, sizeof(result)) &&

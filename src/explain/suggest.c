@@ -913,9 +913,8 @@ static const char *price_note(enum edit_kind kind)
 	case ADD_BEFORE_ATOMIC:
 	case ADD_AFTER_ATOMIC:
 	case ADD_AFTER_SPINLOCK:
-		return " (a full barrier on arm64 and PowerPC, as smp_mb() is, but free on x86, "
-			"whose locks and atomic RMWs are full barriers already: so between the two "
-			"overall)";
+		return " (a full barrier's price on arm64 and PowerPC, but free on x86, whose "
+			"locks and atomic RMWs are full barriers already)";
 	default:
 		return "";
 	}
@@ -2693,9 +2692,11 @@ static void locks_instead(const struct checker *c, const char *path, const char 
 		return;
 	}
 	/* What the lock gives, not a nudge to drop it: readers asked for a verdict. */
-	sb_addf(out, ": still forbidden (cost %d on the price list below): that is the ordering "
-		"the lock", edit_kinds[ADD_RELEASE].cost +
-		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost));
+	sb_addf(out, ": still forbidden (cost %d: smp_store_release() %d + %s %d): that is the "
+		"ordering the lock", edit_kinds[ADD_RELEASE].cost +
+		(mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost),
+		edit_kinds[ADD_RELEASE].cost, mb ? "smp_mb()" : "smp_load_acquire()",
+		mb ? edit_kinds[ADD_MB].cost : edit_kinds[ADD_ACQUIRE].cost);
 	if (after_lock)
 		sb_addf(out, " and line %d `%s`", after_lock->line, code_at(orig, after_lock->line));
 	sb_addf(out, " give%s here.  The lock costs more (an atomic RMW and a release on each "

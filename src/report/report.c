@@ -154,7 +154,7 @@ static void print_prop(const struct prop *pr, enum prop_context above, struct st
 		sb_adds(out, ")");
 }
 
-static bool condition_ok(const struct litmus *t, const struct outcomes *o)
+bool condition_ok(const struct litmus *t, const struct outcomes *o)
 {
 	switch (t->quantifier) {
 	case Q_EXISTS:

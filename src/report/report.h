@@ -30,6 +30,8 @@ void report_klitmus(const struct program *p, const struct outcomes *o,
 		    const bool *satisfies, double seconds, struct strbuf *out);
 /* A condition or filter as herd7 prints it: "1:r0=1 /\\ 1:r1=0". */
 void prop_print(const struct prop *pr, struct strbuf *out);
+/* Whether herd7 says "Ok": the test's condition, as it is quantified, holds. */
+bool condition_ok(const struct litmus *t, const struct outcomes *o);
 
 /* kernel/litmus/lkmm-runtime.h, built into the library (see Makefile). */
 extern const char lkmm_runtime_h[];

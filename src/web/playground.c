@@ -239,7 +239,8 @@ static void json_key(struct text *out, const char *key, const char *s)
 /*
  * The suggestion's unified diffs: each "--- " line indented by four
  * spaces, and the lines of its hunks after it, de-indented; its title
- * the last numbered line before it ("1. (cost 2) ...").
+ * the last numbered line before it ("1. (cost 2) ..."), without which
+ * a diff is not a fix.
  */
 static void json_fixes(struct text *out, const char *suggestion)
 {
@@ -260,7 +261,8 @@ static void json_fixes(struct text *out, const char *suggestion)
 			title = q;
 			title_len = (size_t)(p + len - q);
 		}
-		if (len > 8 && !strncmp(p, "    --- ", 8)) {
+		/* Only a numbered fix's: a forbidden test's cheaper form is no fix. */
+		if (len > 8 && !strncmp(p, "    --- ", 8) && title) {
 			struct text diff = { 0 };
 
 			/* The header, then every line of the hunks, four spaces in. */

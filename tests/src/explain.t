@@ -157,7 +157,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  Forbidden: .* \(Never\), unlike the test.s "Result: Sometimes"; the shape is MP' \
 		"$lkmm" check -I "$model_dir" --explain "$work/MP-wrong.litmus"
 	expect "$tag: herd7's count of the executions that reach an allowed outcome is named" 0 \
-		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, herd7.s "Positive: 1 Negative: 3"; a count of ways, not a likelihood\), as the test.s "Result: Sometimes" says; the shape is SB \(store buffering\)\.$' \
+		'^  Allowed: the outcome \(0:r0=0 /\\ 1:r0=0\) can happen \(Sometimes: 1 of the 4 executions the model accepts ends in it, which herd7 says with "Ok" and "Positive: 1 Negative: 3"; a count of ways, not a likelihood\), as the test.s "Result: Sometimes" says; the shape is SB \(store buffering\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: a final value the condition reads is said to be one" 0 \
 		'^  Forbidden: the outcome \(1:r0=1 /\\ \[z\]=2 /\\ 2:r1=0, where \[z\] is z.s final value\) never happens' \
@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes x=1 reach a CPU before z=1 only for a CPU that reads z=1\.  P2 does not read it: it overwrites it, so x=1 may not have reached P2 yet\.  The full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
+		'^  The point: the lock hand-off makes a CPU that sees z=1 see x=1 too\.  P2 never sees z=1: writing after it in z.s order is not seeing it, so x=1 may not have reached P2 yet\.  The full barriers on P1 and P2, on both sides of that overwrite, forbid it\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, every CPU, even one that never takes the lock, sees P0.s stores from before the release \(x=1\) before P1.s from after taking it \(z=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \

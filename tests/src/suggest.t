@@ -188,7 +188,7 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The outcome is forbidden\.  The test has no acquire, release, ordered RMW or fence to weaken\.  It relies on the lock hand-off from P0 line 21 `spin_unlock\(mylock\);` to P1 line 29 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 31 `spin_unlock\(mylock\);` to P0 line 19 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... where a release and an acquire in the lock's place keep it forbidden, that is said, verified" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2 on the price list below\): that is the ordering the lock gives here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 20 and smp_load_acquire\(\) at P1 line 30: still forbidden \(cost 2: smp_store_release\(\) 1 \+ smp_load_acquire\(\) 1\): that is the ordering the lock gives here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+polocks.litmus"
 	expect "$tag: ... and where they do not (ISA2: the lock orders more than a release and an acquire)" 0 \
 		'^  Without the lock \(mylock removed from P0 and P1\): smp_store_release\(\) at P0 line 16 and smp_load_acquire\(\) at P1 line 25 are not enough: the outcome becomes possible \(after an acquire, a store that is not a release carries nothing on to a third CPU; a lock.s hand-off does: LOCKING in explanation\.txt\)\.  With smp_store_release\(\) at P1 line 26 too: still forbidden \(cost 3\), as a release passes on the stores its CPU has seen\.$' \
@@ -222,11 +222,11 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
-		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4 on the price list below\): that is the ordering the lock and line 27 `smp_mb__after_spinlock\(\);` give here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
+		'^  Without the lock \(mylock removed from P0 and P1, and line 27 `smp_mb__after_spinlock\(\);` with it\): smp_store_release\(\) at P0 line 18 and smp_mb\(\) after P1 line 28: still forbidden \(cost 4: smp_store_release\(\) 1 \+ smp_mb\(\) 3\): that is the ordering the lock and line 27 `smp_mb__after_spinlock\(\);` give here\.  The lock costs more \(an atomic RMW and a release on each CPU\), but it also keeps the critical sections apart: keep it wherever they must be\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: ... the price of a fence the trials name, beside the common ones" 0 \
-		'^  Cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86 \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(a full barrier on arm64 and PowerPC, as smp_mb\(\) is, but free on x86, whose locks and atomic RMWs are full barriers already: so between the two overall\); on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\)\.$' \
+		'^  Cost: each edit.s rough relative price, weighing arm64 and PowerPC, where ordering costs most, and x86 \(smp_load_acquire\(\) 1, smp_store_release\(\) 1, smp_rmb\(\) 2, smp_wmb\(\) 2, smp_mb\(\) 3, smp_mb__after_spinlock\(\) 2 \(a full barrier.s price on arm64 and PowerPC, but free on x86, whose locks and atomic RMWs are full barriers already\); on x86 only smp_mb\(\) costs anything: x86 keeps every order but a store before a later load\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	if "$lkmm" check -I "$model_dir" --suggest \
