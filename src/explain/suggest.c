@@ -2484,7 +2484,7 @@ static void tell_dependency(const struct lines *orig, const struct link *links, 
  * nearest load before it or a release of the nearest store after it
  * (from adds, the edits a reachable outcome would be offered): a
  * reader's usual alternatives to smp_rmb(), smp_wmb() or smp_mb(), told
- * when one keeps the outcome forbidden and costs less.
+ * whether it keeps the outcome forbidden, and offered when it does.
  */
 static void ordered_access_instead(const struct checker *c, const char *path, const char *text,
 				   const struct edit *e, const struct edits *adds,
@@ -2525,6 +2525,12 @@ static void ordered_access_instead(const struct checker *c, const char *path, co
 			code_at(orig, access->line), edit_kinds[kind].cost, price);
 		offer_cheaper(cheapest, edit_kinds[kind].cost, &diff, "%s() at line %d", name,
 			      access->line);
+	} else if (ok) {
+		/* Said too, as tried: readers asked whether the cheaper one would do. */
+		sb_addf(out, "  P%d line %d `%s`: replaced by %s() at line %d `%s`: the outcome "
+			"becomes possible, so that is not enough\n", e->proc, e->line,
+			code_at(orig, e->line), name, access->line, code_at(orig, access->line));
+		sb_addf(&cheapest->short_of, "%s() at line %d\n", name, access->line);
 	}
 	sb_free(&diff);
 }

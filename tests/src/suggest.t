@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 52 ))
+plan $(( $# * 53 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -154,7 +154,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/w" 2>&1
 	if grep -q '^  P1 line 27 `smp_mb__after_spinlock();`: removed: the outcome becomes possible, so this ordering is needed$' "$work/w" &&
 	   ! grep -q 'weakened to smp_mb__after_unlock_lock' "$work/w" &&
-	   grep -q '^  In short: .*keep P1 line 27 `smp_mb__after_spinlock();` as it is (removing it would let it happen) and P2 line 38 `smp_mb();` as it is (needed too; neither smp_rmb() nor smp_wmb() can replace it)' "$work/w"; then
+	   grep -qF '  In short: to keep it forbidden, keep P1 line 27 `smp_mb__after_spinlock();` as it is (removing it would let it happen; smp_store_release() at line 29 cannot replace it) and P2 line 38 `smp_mb();` as it is (needed too; neither smp_rmb() nor smp_wmb() can replace it)' "$work/w"; then
 		ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
 	else
 		not_ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
@@ -169,6 +169,9 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... with none of either when the test has no ordering to vary" 0 \
 		'^Suggestion: forbidden, needs 0, cheaper 0$' \
 		bash -c "'$lkmm' check -I '$model_dir' --suggest '$model_dir/litmus-tests/MP+polocks.litmus' | grep -v '^$' | tail -1"
+	expect "$tag: ... and a release of the store after it, tried in its place, said not enough" 0 \
+		'^  P1 line 27 `smp_mb__after_spinlock\(\);`: replaced by smp_store_release\(\) at line 29 `WRITE_ONCE\(\*z, 1\);`: the outcome becomes possible, so that is not enough$' \
+		cat "$work/w"
 	expect "$tag: a forbidden outcome: first, what the code relies on, the lock hand-offs of its chains too" 0 \
 		'^  The outcome is forbidden\.  It needs P1 line 27 `smp_mb__after_spinlock\(\);` and P2 line 38 `smp_mb\(\);` \(weaken or remove any one of them and it can happen: below\)\.  It also relies on the lock hand-off from P0 line 19 `spin_unlock\(mylock\);` to P1 line 26 `spin_lock\(mylock\);` \(and, had P1 taken the lock first, the one back from P1 line 30 `spin_unlock\(mylock\);` to P0 line 16 `spin_lock\(mylock\);`\)\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
