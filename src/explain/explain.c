@@ -427,6 +427,13 @@ static size_t ident_len(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 }
 
+size_t assigned_register(const char *code)
+{
+	size_t len = ident_len(code), eq = len + strspn(code + len, " ");
+
+	return len && code[eq] == '=' && code[eq + 1] != '=' ? len : 0;
+}
+
 /*
  * "`rcu_assign_pointer()` ": the call of a line, where its name does not
  * say what tag it has (readers asked where the release came from).
@@ -1789,7 +1796,7 @@ static long long register_initial(const struct litmus *t, int proc, const char *
 
 /*
  * "P1 line 43 does not run here, so 1:r1=0 in this outcome only because
- * r1 keeps its initial value, not because a load read it.": a load the
+ * r1 starts at 0 (...), not because a load read it.": a load the
  * execution's branches skip, whose register readers took for a value it
  * read.  The register is the one the line's text assigns, "r1 = ...".
  */
@@ -1804,22 +1811,22 @@ static void loads_not_run(const struct program *p, const struct snapshot *s, str
 			for (i = 0; i < pi->traces[t].nevents; i++) {
 				int line = pi->traces[t].events[i].pos.line;
 				struct strbuf text = { 0 };
-				size_t len, eq;
+				size_t len;
+				long long initial;
 
 				if (pi->traces[t].events[i].kind != EV_READ ||
 				    runs_load(s, proc, line) || line_seen(pi, t, i))
 					continue;
 				source_line(p->test, line, &text);
-				len = text.buf ? ident_len(text.buf) : 0;
-				eq = len + (len ? strspn(text.buf + len, " ") : 0);
-				if (len && text.buf[eq] == '=' && text.buf[eq + 1] != '=')
+				len = text.buf ? assigned_register(text.buf) : 0;
+				if (len) {
+					initial = register_initial(p->test, proc, text.buf, len);
 					sb_addf(out, "  P%d line %d does not run here, so %d:%.*s=%lld in "
 						"this outcome only because %.*s starts at %lld (a litmus "
 						"test's registers start so), not because a load read "
-						"it.\n", proc, line, proc, (int)len, text.buf,
-						register_initial(p->test, proc, text.buf, len),
-						(int)len, text.buf,
-						register_initial(p->test, proc, text.buf, len));
+						"it.\n", proc, line, proc, (int)len, text.buf, initial,
+						(int)len, text.buf, initial);
+				}
 				sb_free(&text);
 			}
 	}

@@ -114,6 +114,9 @@ struct checker {
 /* Whether processes a and b of t are the same code: parameters and body. */
 bool same_code(const struct litmus *t, int a, int b);
 
+/* The length of the register a line's code assigns, "r0 = ...", or 0. */
+size_t assigned_register(const char *code);
+
 /*
  * --suggest (suggest.c): for a test whose outcome the model allows, the
  * cheapest edits that forbid it, as unified diffs of text; for one it

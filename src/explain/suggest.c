@@ -317,7 +317,7 @@ static void find_calls(struct finder *f, const struct expr *e, bool call_access)
  * back at once, for noise.
  */
 static const struct {
-	const char *fence, *weaker, *orders;
+	const char *fence, *weaker, *orders;	/* orders: what it cannot do, or NULL */
 	/* the pair the weaker one keeps in order: two accesses of this kind (pair_name: told) */
 	enum event_kind pair;
 	const char *pair_name;
@@ -328,14 +328,12 @@ static const struct {
 	/*
 	 * And the other way, a dearer smp_mb() in place of a fence that is a
 	 * full barrier only where the lock or the RMW is not one already:
-	 * readers asked why the test does not simply use smp_mb().
+	 * readers asked why the test does not simply use smp_mb().  Should
+	 * one fail, the checker's answer is told without a guessed reason.
 	 */
-	{ "smp_mb__after_spinlock", "smp_mb", "it orders only what its own CPU does, not the "
-	  "lock taken before it", 0, NULL },
-	{ "smp_mb__before_atomic", "smp_mb", "it does not order the atomic operation's own "
-	  "accesses as their part of a full barrier", 0, NULL },
-	{ "smp_mb__after_atomic", "smp_mb", "it does not order the atomic operation's own "
-	  "accesses as their part of a full barrier", 0, NULL },
+	{ "smp_mb__after_spinlock", "smp_mb", NULL, 0, NULL },
+	{ "smp_mb__before_atomic", "smp_mb", NULL, 0, NULL },
+	{ "smp_mb__after_atomic", "smp_mb", NULL, 0, NULL },
 };
 
 /* The entry of weaker[] for fence weakened to to. */
@@ -2347,8 +2345,8 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 	struct strbuf diff = { 0 };
 
 	if (to_price > from_price && reachable) {
-		sb_addf(out, ": the outcome becomes possible: %s() cannot stand in for %s() (%s)\n",
-			e->to, e->from, weaker[w].orders);
+		sb_addf(out, ": the outcome becomes possible: %s() cannot stand in for %s()\n",
+			e->to, e->from);
 		return;
 	}
 	if (to_price > from_price) {
@@ -2359,7 +2357,7 @@ static void tell_weakening(const struct findings *f, const struct edit *e, bool 
 	}
 	if (reachable) {
 		sb_addf(out, ": the outcome becomes possible, so %s() is not enough", e->to);
-		if (w >= 0) {
+		if (w >= 0 && weaker[w].orders) {
 			sb_addf(out, " (%s", weaker[w].orders);
 			tell_pair_kinds(f, e, out);
 			sb_addf(out, ")");
@@ -2459,9 +2457,8 @@ static void tell_dependency(const struct lines *orig, const struct link *links, 
 	if (dependency && !control) {
 		/* In the test's own names where its line says "r0 = ...": readers asked. */
 		const char *code = addr ? code_at(orig, addr->a->line) : "";
-		int len = (int)strspn(code, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				      "0123456789_");
-		const char *reg = len && code[len + strspn(code + len, " ")] == '=' ? code : "ptr";
+		int len = (int)assigned_register(code);
+		const char *reg = len ? code : "ptr";
 
 		if (reg == code)
 			sb_addf(out, "; keep the dependency: use the loaded value itself, not one "
