@@ -300,6 +300,12 @@ static struct value int_value(long long n)
 	return (struct value){ false, n };
 }
 
+/* x + y as 64-bit registers wrap, where C's signed overflow is undefined (a fuzzed test's huge values). */
+static long long wrap_add(long long x, unsigned long long y)
+{
+	return (long long)((unsigned long long)x + y);
+}
+
 static struct tval binary(struct run *r, const struct expr *e)
 {
 	struct tval a = eval(r, e->args[0]);
@@ -339,9 +345,9 @@ static struct tval binary(struct run *r, const struct expr *e)
 	x = int_of(r, a);
 	y = int_of(r, b);
 	switch (e->op) {
-	case OP_ADD: out.v.n = x + y; break;
-	case OP_SUB: out.v.n = x - y; break;
-	case OP_MUL: out.v.n = x * y; break;
+	case OP_ADD: out.v.n = wrap_add(x, y); break;
+	case OP_SUB: out.v.n = wrap_add(x, -(unsigned long long)y); break;
+	case OP_MUL: out.v.n = (long long)((unsigned long long)x * (unsigned long long)y); break;
 	case OP_DIV:
 	case OP_MOD:
 		if (!y)
@@ -368,8 +374,8 @@ static long long apply_rmw_op(struct run *r, int op, struct tval old, struct tva
 	long long x = int_of(r, old), y = int_of(r, v);
 
 	switch (op) {
-	case OP_ADD: return x + y;
-	case OP_SUB: return x - y;
+	case OP_ADD: return wrap_add(x, y);
+	case OP_SUB: return wrap_add(x, -(unsigned long long)y);
 	case OP_AND: return x & y;
 	case OP_OR: return x | y;
 	case OP_ANDNOT: return x & ~y;
