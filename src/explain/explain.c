@@ -174,9 +174,11 @@ static const struct {
 	  "sleeper stores "
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
-	  "This outcome is the lost wake-up.  A plain wake_up() is safe, as it and the "
-	  "sleeper's prepare_to_wait() take the same wait-queue lock; if you test "
-	  "waitqueue_active() before wake_up(), use wq_has_sleeper() instead",
+	  "This outcome is the lost wake-up: the sleeper misses the condition and the waker "
+	  "misses the sleeper.  The kernel's own calls prevent it: a plain wake_up() takes the "
+	  "wait-queue lock the sleeper's prepare_to_wait() took, which orders the waker's "
+	  "side; but if you test waitqueue_active() before wake_up(), use wq_has_sleeper() "
+	  "instead, whose smp_mb() is the waker's barrier",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -1267,15 +1269,16 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
 }
 
 /*
- * "P1's too.  f. Putting it together: x=1 had reached every CPU (b) before
- * P1 wrote z=1 (c); z=2 reaches P1's CPU only after that, as every CPU
- * sees z=1 before z=2; and P2's wait (e) lasts until z=2 has reached P1's
- * CPU.  So when that wait ends, x=1 has reached every CPU": where the store a
+ * "P1's too.  f. Putting it together: P1 wrote z=1 (c) only after x=1 had
+ * reached every CPU (b).  z=2 comes after z=1 in z's order, so it reaches
+ * P1's CPU after P1 wrote z=1.  P2's wait (e) lasts until z=2 has reached
+ * P1's CPU.  So when that wait ends, x=1 has reached every CPU": where the store a
  * fence (link i) waits for overwrote another CPU's (link i - 1), the
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
  * broken without it, then a chain to rebuild in every shorter form: its
- * links in the order they happened, and the conclusion apart.
+ * links in the order they happened, a sentence each (one of 60 words was
+ * read twice), and the conclusion apart.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
@@ -1294,20 +1297,21 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	next_moment(tl, out);
 	if (k >= 0 && k < i - 1) {
 		/* Each link in the order it happened, then the conclusion, as readers asked. */
-		sb_addf(out, "Putting it together: ");
+		sb_addf(out, "Putting it together: P%d wrote ", over->proc);
+		access_value(p, over, out);
+		moment_ref(tl->at[i - 1], out);
+		sb_addf(out, " only after ");
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " had reached every CPU");
 		moment_ref(tl->fence_wait, out);
-		sb_addf(out, " before P%d wrote ", over->proc);
-		access_value(p, over, out);
-		moment_ref(tl->at[i - 1], out);
-		sb_addf(out, "; ");
+		sb_addf(out, ".  ");
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " reaches P%d's CPU only after that, as every CPU sees ", over->proc);
+		sb_addf(out, " comes after ");
 		access_value(p, over, out);
-		sb_addf(out, " before ");
-		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, "; and P%d's wait", s->events[ev[i]].proc);
+		sb_addf(out, " in %s's order, so it reaches P%d's CPU after P%d wrote ",
+			p->loc_names[over->loc], over->proc, over->proc);
+		access_value(p, over, out);
+		sb_addf(out, ".  P%d's wait", s->events[ev[i]].proc);
 		moment_ref(wait, out);
 		sb_addf(out, " lasts until ");
 		access_value(p, &s->events[ev[i]], out);
@@ -1486,10 +1490,12 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 			reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 	}
-	sb_addf(point, ".  That is a rule for locks alone: with a release and an acquire in "
-		"place of the lock, ");
+	sb_addf(point, ".  That is a rule for locks alone: a release and an acquire carry "
+		"ordering only to the CPU that acquires.  Had P%d and P%d used them in place of "
+		"the lock, ", sent->proc, passed->proc);
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too");
+	sb_addf(point, " would have to be a release too, for P%d to see ", load->proc);
+	access_value(p, sent, point);
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1665,20 +1671,23 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " see ");
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " too.  P%d never sees ", by->proc);
+			sb_addf(&l->point, " too.  But P%d never reads ", by->proc);
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, ": writing after it in %s's order is not seeing it, so ",
-				p->loc_names[over->loc]);
+			sb_addf(&l->point, ": its store ");
+			access_value(p, by, &l->point);
+			sb_addf(&l->point, " only comes after it in the order every CPU sees "
+				"%s's stores in, and overwriting a store is not reading it.  So that "
+				"alone does not carry ", p->loc_names[over->loc]);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " may not have reached P%d yet.  The full barrier%s",
-				by->proc, fences > 1 ? "s" : "");
+			sb_addf(&l->point, " to P%d: the full barrier%s", by->proc,
+				fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
 					sb_addf(&l->point, "%s P%d", told++ ? " and" : " on",
 						s->events[ev[i]].proc);
 			sb_addf(&l->point, "%s", fences > 1 ? ", on both sides of that overwrite, "
-				"forbid it" : " forbids it");
+				"do" : " does");
 			return;
 		}
 		if (passed) {
@@ -2264,10 +2273,10 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"dependency between them):\n");
 	else
 		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
-			"happen.  %s of these pairs taking effect out of program order is enough "
-			"to produce it, and nothing in the test orders them (no fence, acquire, "
-			"release or dependency between them), so %s must be kept in order:\n",
-			n == 2 ? "Either" : "Any one", n == 2 ? "both" : "every one");
+			"happen.  Each of these pairs, taken out of program order, lets it happen "
+			"on its own, and nothing in the test orders them (no fence, acquire, "
+			"release or dependency between them): so %s must be kept in order:\n",
+			n == 2 ? "both" : "every one");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;

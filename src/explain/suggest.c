@@ -2279,25 +2279,27 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 
 	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
-		sb_addf(weaker, "%s could become the cheaper ", c->statement.buf);
+		/* One pick first: readers given the replacements as equals asked which. */
+		sb_addf(weaker, "%s is more than these accesses need: %s is enough, and the "
+			"cheapest", c->statement.buf, c->what[0].buf);
 		/* As a diff too: readers wanted to see the line the fence leaves. */
 		if (c->diff.buf)
 			sb_addf(diffs, "  The cheapest replacement of %s, %s, as a diff:\n%s",
 				c->statement.buf, c->what[0].buf, c->diff.buf);
-		for (i = 0; i < c->n; i++)
-			sb_addf(weaker, "%s%s", i ? ", or, next cheapest, " : "", c->what[i].buf);
+		for (i = 1; i < c->n; i++)
+			sb_addf(weaker, "%s%s", i == 1 ? " (next: " : ", then ", c->what[i].buf);
+		sb_addf(weaker, "%s", c->n > 1 ? ")" : "");
 		/*
 		 * What a full barrier alone does, the one reason to keep it that
 		 * holds for every cheaper replacement: readers could not act on
 		 * "other code may need more".
 		 */
 		if (strstr(c->statement.buf, "`smp_mb();`"))
-			sb_addf(weaker, ": enough for these accesses; keep smp_mb() if code around "
-				"it also needs a store before it ordered before a load after it, which "
-				"only a full barrier does\n");
+			sb_addf(weaker, "; keep smp_mb() only if code around it also needs a store "
+				"before it ordered before a load after it, which only a full barrier "
+				"does\n");
 		else
-			sb_addf(weaker, ": enough for these accesses, though other code around it "
-				"may need more\n");
+			sb_addf(weaker, "; other code around it may need more\n");
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
