@@ -48,8 +48,7 @@ static const struct {
 	  "allows: a strong fence (smp_mb(), synchronize_rcu(), smp_mb__after_spinlock() "
 	  "after a lock, smp_mb__before_atomic() or smp_mb__after_atomic() beside an RMW) "
 	  "waits until every store its CPU has seen has reached every CPU",
-	  "stores a CPU has seen before a full barrier reach every CPU before anything after "
-	  "the barrier does" },
+	  "a full barrier waits until the stores its CPU has seen have reached every CPU" },
 	{ "rcu", "an RCU read-side critical section would overlap a grace period that "
 	  "must wait for it", "a grace period waits for the readers that started before it" },
 	{ "plain-coherence", "plain accesses would be seen out of order", NULL },
@@ -1009,6 +1008,20 @@ static void step_range(int first, int last, struct strbuf *out)
 		sb_addf(out, "steps %d %s %d", first, last == first + 1 ? "and" : "to", last);
 }
 
+/*
+ * "step 1: P1 took the lock after P0 released it": the steps that open a
+ * timeline, with why, where they are one lock hand-off: readers took the
+ * bare "(step 1)" for the guarantee asserted.
+ */
+static void opening_steps(const struct snapshot *s, const int *ev, const char *const *labels,
+			  int last, struct strbuf *out)
+{
+	step_range(1, last, out);
+	if (last == 1 && !strcmp(labels[0], "unlock-lock"))
+		sb_addf(out, ": P%d took the lock after P%d released it", s->events[ev[1]].proc,
+			s->events[ev[0]].proc);
+}
+
 /* Whether the step labelled label sends the stores before it out first. */
 static bool sends_stores_first(const char *label)
 {
@@ -1415,7 +1428,7 @@ static bool fence_timeline(const struct program *p, const struct snapshot *s, co
 	if (k) {
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " reaches P%d's CPU (", s->events[ev[k]].proc);
-		step_range(1, k, out);
+		opening_steps(s, ev, labels, k, out);
 		sb_addf(out, ")");
 	} else {
 		timeline_event(p, s, ev[0], false, out);
@@ -1446,7 +1459,7 @@ static void hb_timeline(const struct program *p, const struct snapshot *s,
 	sb_addf(out, " reaches each CPU before ");
 	chain_event(p, s, c->ev[ahead], out);
 	sb_addf(out, " reaches it (");
-	step_range(1, ahead, out);
+	opening_steps(s, c->ev, c->labels, ahead, out);
 	sb_addf(out, ")");
 	for (i = ahead; i < n - 1; i++)
 		timeline_step(p, s, c->ev, c->labels, i, -1, n, &tl, out);

@@ -235,7 +235,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  The code can give these values in 2 ways (candidate executions), and the model rules out each one, as told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
-	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (stores a CPU has seen before a full barrier reach every CPU before anything after the barrier does) forbids\.$" "$work/z6" &&
+	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (a full barrier waits until the stores its CPU has seen have reached every CPU) forbids\.$" "$work/z6" &&
 	   ! grep -q "^  Why " "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check (no event happens before itself) forbids\.$"; then
@@ -345,7 +345,7 @@ for lkmm in $LKMM_BINARIES; do
 	if grep -q '^  Step by step:$' "$work/z6" &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/z6" | diff - <(cat <<-'EOF'
 	  In time:
-	    a. x=1 reaches P1's CPU (step 1).
+	    a. x=1 reaches P1's CPU (step 1: P1 took the lock after P0 released it).
 	    b. P1 waits at its fence (step 2) until x=1 has reached every CPU.
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
@@ -372,7 +372,7 @@ for lkmm in $LKMM_BINARIES; do
 	   sed -n '/^  Way 2 of 2/,$p' "$work/isa2" | grep -q 'with P1.s critical section first .*: then P1 line 25 .* would run before P0 line 16 .*, the store it reads' &&
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/isa2" | diff - <(cat <<-'EOF'
 	  In time:
-	    a. x=1 reaches each CPU before P1 line 26 (z=1) reaches it (step 1).
+	    a. x=1 reaches each CPU before P1 line 26 (z=1) reaches it (step 1: P1 took the lock after P0 released it).
 	    b. P2 line 35 reads z=1 (step 2).
 	    c. P2 line 37 reads x (step 3, mb), where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
