@@ -174,10 +174,9 @@ static const struct {
 	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
 	  "This outcome is the lost wake-up: the sleeper misses the condition and the waker "
-	  "misses the sleeper.  The kernel's own calls prevent it: a plain wake_up() takes the "
-	  "wait-queue lock the sleeper's prepare_to_wait() took, which orders the waker's "
-	  "side; but if you test waitqueue_active() before wake_up(), use wq_has_sleeper() "
-	  "instead, whose smp_mb() is the waker's barrier",
+	  "misses the sleeper.  Safe: a plain wake_up(), which takes the wait-queue lock the "
+	  "sleeper's prepare_to_wait() took.  Not safe: testing waitqueue_active() before "
+	  "wake_up(); use wq_has_sleeper(), whose smp_mb() is the waker's barrier",
 	  "Store buffering" },
 	{ "po rf po rf", "LB (load buffering)", NULL, NULL },
 	{ "po co po fr", "R (a store overwritten by another CPU's, which then loads)", NULL, NULL },
@@ -195,11 +194,11 @@ static const struct {
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
 	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
 	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
-	  "so that CPUs see critical sections in order without taking the lock.  The rule: if "
-	  "a CPU outside the lock is linked to a critical section only by its store "
-	  "overwriting one made there, put smp_mb__after_spinlock() right after the spin_lock() "
-	  "of the critical section whose store is overwritten, and smp_mb() between the "
-	  "overwriting store and that CPU's later loads", "Locking" },
+	  "so that CPUs see critical sections in order without taking the lock.  The rule: "
+	  "where a CPU that does not take the lock writes a variable that critical sections "
+	  "also write, then reads data written under the lock, it needs smp_mb() between "
+	  "that write and its reads, and the critical section whose store it overwrites "
+	  "needs smp_mb__after_spinlock() right after its spin_lock()", "Locking" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL, NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL, NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL, NULL },
@@ -1310,25 +1309,24 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	next_moment(tl, out);
 	if (k >= 0 && k < i - 1) {
 		/* Each link in the order it happened, then the conclusion, as readers asked. */
-		sb_addf(out, "Putting it together: P%d wrote ", over->proc);
-		access_value(p, over, out);
-		moment_ref(tl->at[i - 1], out);
-		sb_addf(out, " only after ");
-		access_value(p, &s->events[ev[0]], out);
-		sb_addf(out, " had reached every CPU");
-		moment_ref(tl->fence_wait, out);
-		sb_addf(out, ".  ");
-		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " comes after ");
-		access_value(p, over, out);
-		sb_addf(out, " in %s's order, so it reaches P%d's CPU after P%d wrote ",
-			p->loc_names[over->loc], over->proc, over->proc);
-		access_value(p, over, out);
-		sb_addf(out, ".  P%d's wait", s->events[ev[i]].proc);
+		/* Back from the wait, each sentence from the one before. */
+		sb_addf(out, "Putting it together: P%d's wait", s->events[ev[i]].proc);
 		moment_ref(wait, out);
 		sb_addf(out, " lasts until ");
 		access_value(p, &s->events[ev[i]], out);
-		sb_addf(out, " has reached P%d's CPU.  So when that wait ends, ", over->proc);
+		sb_addf(out, " has reached P%d's CPU.  ", over->proc);
+		access_value(p, &s->events[ev[i]], out);
+		sb_addf(out, " comes after ");
+		access_value(p, over, out);
+		sb_addf(out, " in %s's order, so it reaches P%d's CPU only after P%d wrote ",
+			p->loc_names[over->loc], over->proc, over->proc);
+		access_value(p, over, out);
+		moment_ref(tl->at[i - 1], out);
+		sb_addf(out, ", which P%d did only after ", over->proc);
+		access_value(p, &s->events[ev[0]], out);
+		sb_addf(out, " had reached every CPU");
+		moment_ref(tl->fence_wait, out);
+		sb_addf(out, ".  So when P%d's wait ends, ", s->events[ev[i]].proc);
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " has reached every CPU");
 		return;
@@ -1503,12 +1501,12 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 			reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 	}
-	sb_addf(point, ".  That is a rule for locks alone: a release and an acquire carry "
-		"ordering only to the CPU that acquires.  Had P%d and P%d used them in place of "
-		"the lock, ", sent->proc, passed->proc);
+	sb_addf(point, ".  That is a rule for locks alone.  With a release and an acquire in "
+		"place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too, for P%d to see ", load->proc);
-	access_value(p, sent, point);
+	sb_addf(point, ", a plain store after the acquire, would pass nothing on to P%d: "
+		"every hop of the chain needs a release, so it would have to be one too",
+		load->proc);
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1679,18 +1677,23 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 * it.  Where the timeline told the rest, the answer is the crux.
 		 */
 		if (passed && timeline && !l->point.len) {
-			/* Three short sentences: readers lost the "but" in one long one. */
-			sb_addf(&l->point, "%s makes a CPU that sees ", passed->what);
+			/*
+			 * Short sentences, the overwrite first: readers lost the "but"
+			 * in one long one, and looked for the crux in the middle.
+			 */
+			sb_addf(&l->point, "P%d's store ", by->proc);
+			access_value(p, by, &l->point);
+			sb_addf(&l->point, " overwrites P%d's ", over->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, ", but P%d never reads ", by->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, ", and overwriting a store is not reading it.  %c%s makes "
+				"a CPU that sees ", toupper((unsigned char)passed->what[0]),
+				passed->what + 1);
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " see ");
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " too.  But P%d never reads ", by->proc);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ": its store ");
-			access_value(p, by, &l->point);
-			sb_addf(&l->point, " only comes after it in the order every CPU sees "
-				"%s's stores in, and overwriting a store is not reading it.  So that "
-				"alone does not carry ", p->loc_names[over->loc]);
+			sb_addf(&l->point, " too, so it does not carry ");
 			access_value(p, &s->events[ev[0]], &l->point);
 			sb_addf(&l->point, " to P%d: the full barrier%s", by->proc,
 				fences > 1 ? "s" : "");
@@ -2286,9 +2289,9 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"dependency between them):\n");
 	else
 		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
-			"happen.  Each of these pairs, taken out of program order, lets it happen "
-			"on its own, and nothing in the test orders them (no fence, acquire, "
-			"release or dependency between them): so %s must be kept in order:\n",
+			"happen.  It happens if any one of these pairs takes effect out of program "
+			"order, and nothing in the test orders them (no fence, acquire, release or "
+			"dependency between them): so a fix must order %s:\n",
 			n == 2 ? "both" : "every one");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);

@@ -2287,8 +2287,10 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 			sb_addf(diffs, "  The cheapest replacement of %s, %s, as a diff:\n%s",
 				c->statement.buf, c->what[0].buf, c->diff.buf);
 		for (i = 1; i < c->n; i++)
-			sb_addf(weaker, "%s%s", i == 1 ? " (next: " : ", then ", c->what[i].buf);
-		sb_addf(weaker, "%s", c->n > 1 ? ")" : "");
+			sb_addf(weaker, "%s%s", i == 1 ? " (" : i + 1 < c->n ? ", " : " and ",
+				c->what[i].buf);
+		if (c->n > 1)
+			sb_addf(weaker, " %s enough too)", c->n > 2 ? "are" : "is");
 		/*
 		 * What a full barrier alone does, the one reason to keep it that
 		 * holds for every cheaper replacement: readers could not act on
@@ -2803,10 +2805,12 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		else if (e->kind == PARTLY_WEAKEN)
 			tell_weakening(&f, e, reachable[i], &tried, &cheapest);
 		else if (!reachable[i] && !strcmp(e->from, "rcu_dereference"))
-			sb_addf(&tried, ": still forbidden: READ_ONCE() orders a load through the "
-				"pointer it returns too.  Keep rcu_dereference() for an RCU-protected "
-				"pointer all the same, under rcu_read_lock(): lockdep and sparse check "
-				"it.  rcu_read_lock() orders nothing here: it keeps the object alive while "
+			/* "Keep" first: readers skimming took "still forbidden" for leave to drop it. */
+			sb_addf(&tried, ": still forbidden, but keep rcu_dereference() for an "
+				"RCU-protected pointer, under rcu_read_lock(): lockdep and sparse check "
+				"it.  (READ_ONCE() orders a load through the pointer it returns too, so "
+				"the model sees no difference.)  rcu_read_lock() orders nothing here: it "
+				"keeps the object alive while "
 				"the updater waits for a grace period (synchronize_rcu(), kfree_rcu()) "
 				"before freeing it.\n");
 		else if (reachable[i] && !strcmp(e->from, "rcu_assign_pointer"))

@@ -164,7 +164,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up: the sleeper misses the condition and the waker misses the sleeper\.  The kernel.s own calls prevent it: a plain wake_up\(\) takes the wait-queue lock the sleeper.s prepare_to_wait\(\) took, which orders the waker.s side; but if you test waitqueue_active\(\) before wake_up\(\), use wq_has_sleeper\(\) instead, whose smp_mb\(\) is the waker.s barrier \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up: the sleeper misses the condition and the waker misses the sleeper\.  Safe: a plain wake_up\(\), which takes the wait-queue lock the sleeper.s prepare_to_wait\(\) took\.  Not safe: testing waitqueue_active\(\) before wake_up\(\); use wq_has_sleeper\(\), whose smp_mb\(\) is the waker.s barrier \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: SB: which process is the sleeper and which the waker, in the test's names" 0 \
 		'^  Mapped onto that pattern, P0 would be the sleeper \(x its task state, y the condition\) and P1 the waker\.$' \
@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: a release and an acquire carry ordering only to the CPU that acquires\.  Had P0 and P1 used them in place of the lock, P1 line 26 \(z=1\) would have to be a release too, for P2 to see x=1\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\), a plain store after the acquire, would pass nothing on to P2: every hop of the chain needs a release, so it would have to be one too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes a CPU that sees z=1 see x=1 too\.  But P2 never reads z=1: its store z=2 only comes after it in the order every CPU sees z.s stores in, and overwriting a store is not reading it\.  So that alone does not carry x=1 to P2: the full barriers on P1 and P2, on both sides of that overwrite, do\.$' \
+		'^  The point: P2.s store z=2 overwrites P1.s z=1, but P2 never reads z=1, and overwriting a store is not reading it\.  The lock hand-off makes a CPU that sees z=1 see x=1 too, so it does not carry x=1 to P2: the full barriers on P1 and P2, on both sides of that overwrite, do\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: a release and an acquire carry ordering only to the CPU that acquires\.  Had P0 and P1 used them in place of the lock, P1 line 26 \(z=1\) would have to be a release too, for P2 to see x=1\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\), a plain store after the acquire, would pass nothing on to P2: every hop of the chain needs a release, so it would have to be one too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -350,7 +350,7 @@ for lkmm in $LKMM_BINARIES; do
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    f. Putting it together: P1 wrote z=1 (c) only after x=1 had reached every CPU (b).  z=2 comes after z=1 in z's order, so it reaches P1's CPU after P1 wrote z=1.  P2's wait (e) lasts until z=2 has reached P1's CPU.  So when that wait ends, x=1 has reached every CPU.
+	    f. Putting it together: P2's wait (e) lasts until z=2 has reached P1's CPU.  z=2 comes after z=1 in z's order, so it reaches P1's CPU only after P1 wrote z=1 (c), which P1 did only after x=1 had reached every CPU (b).  So when P2's wait ends, x=1 has reached every CPU.
 	    g. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF

@@ -221,7 +221,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... and \"In short\" names each cheaper replacement, apart from what must stay" 0 \
-		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock\.  P2 line 36 `smp_mb\(\);` is more than these accesses need: smp_load_acquire\(\) at line 35 is enough, and the cheapest \(next: smp_rmb\(\)\); keep smp_mb\(\) only if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
+		'^  In short: to keep it forbidden, keep P0 and P1 both taking mylock\.  P2 line 36 `smp_mb\(\);` is more than these accesses need: smp_load_acquire\(\) at line 35 is enough, and the cheapest \(smp_rmb\(\) is enough too\); keep smp_mb\(\) only if code around it also needs a store before it ordered before a load after it, which only a full barrier does\.$' \
 		"$lkmm" check -I "$model_dir" --suggest \
 		"$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... or says that the needed orderings stay as they are (Z6.0)" 0 \
@@ -240,7 +240,7 @@ for lkmm in $LKMM_BINARIES; do
 		ok "$tag: ... and not where no load comes before the fence (Z6.0's P2: a store, then smp_mb())"
 	fi
 	expect "$tag: ... and the reader's side: rcu_dereference() against READ_ONCE()" 0 \
-		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden: READ_ONCE\(\) orders a load through the pointer it returns too\.  Keep rcu_dereference\(\) for an RCU-protected pointer all the same, under rcu_read_lock\(\): lockdep and sparse check it\.  rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it\.$' \
+		'^  P1 line 28 `r0 = rcu_dereference\(\*p\);`: rcu_dereference\(\) weakened to READ_ONCE\(\): still forbidden, but keep rcu_dereference\(\) for an RCU-protected pointer, under rcu_read_lock\(\): lockdep and sparse check it\.  \(READ_ONCE\(\) orders a load through the pointer it returns too, so the model sees no difference\.\)  rcu_read_lock\(\) orders nothing here: it keeps the object alive while the updater waits for a grace period \(synchronize_rcu\(\), kfree_rcu\(\)\) before freeing it\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# Four CPUs, each a store then a load: the cheapest-first search runs
 	# out of variants long before four smp_mb() (cost 12); the fix found by
