@@ -2392,10 +2392,10 @@ static bool call_argument(const char *code, char arg[48])
 }
 
 /*
- * "P0 and P1 both taking mylock, and P1 line 29 loading through the
+ * "P0 and P1 both taking mylock", "P1 line 29 loading through the
  * pointer line 28 returned": what links keeps, for "In short", in the code's
  * terms (readers found "the lock hand-off" and "the address dependency"
- * gave them nothing to do); after ", and " when out has items already.
+ * gave them nothing to do), one a line into out.
  */
 static void tell_kept_kinds(const struct lines *orig, const struct link *links, int n,
 			    struct strbuf *out)
@@ -2433,12 +2433,28 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
 				sb_addf(&items, "%s", said.buf);
 			said.len = 0;
 		}
-	if (items.buf) {
-		sb_addf(out, out->len ? ", and " : "");
-		join_items(items.buf, out);
-	}
+	if (items.buf)
+		sb_addf(out, "%s", items.buf);
 	sb_free(&items);
 	sb_free(&said);
+}
+
+/*
+ * What "In short" keeps, items one a line: in words up to two, and from
+ * three on a list (readers lost the third item among the parentheses).
+ */
+static void tell_keep(const char *items, struct strbuf *out)
+{
+	const char *p;
+
+	if (count_items(items) < 3) {
+		join_items(items, out);
+		return;
+	}
+	sb_addf(out, ":");
+	for (p = items; *p; p = strchr(p, '\n') + 1)
+		sb_addf(out, "\n    - %.*s%s", (int)strcspn(p, "\n"), p,
+			strchr(p, '\n')[1] ? ";" : "");
 }
 
 /*
@@ -2875,12 +2891,17 @@ told:
 	if (strstr(tried.buf, "cost ") || (swaps.buf && strstr(swaps.buf, "cost ")))
 		price_list(out->buf, out);
 	if (advice.buf || weaker.buf) {
+		struct strbuf items = { 0 };
+
 		if (advice.buf)
-			join_items(advice.buf, &keep);
-		tell_kept_kinds(&orig, links, nlinks, &keep);
-		sb_addf(in_short, "to keep it forbidden, %s%s", keep.buf ? "keep " :
-			"no one ordering is needed on its own",
-			keep.buf ? keep.buf : "");
+			sb_addf(&items, "%s", advice.buf);
+		tell_kept_kinds(&orig, links, nlinks, &items);
+		if (items.buf)
+			tell_keep(items.buf, &keep);
+		sb_free(&items);
+		sb_addf(in_short, "to keep it forbidden, %s%s", !keep.buf ? "" :
+			keep.buf[0] == ':' ? "keep" : "keep ",
+			keep.buf ? keep.buf : "no one ordering is needed on its own");
 		/* Apart from what must stay, as readers asked: a sentence of its own. */
 		if (weaker.buf) {
 			sb_addf(in_short, ".  ");

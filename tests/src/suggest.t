@@ -154,7 +154,10 @@ for lkmm in $LKMM_BINARIES; do
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus" > "$work/w" 2>&1
 	if grep -q '^  P1 line 27 `smp_mb__after_spinlock();`: removed: the outcome becomes possible, so this ordering is needed$' "$work/w" &&
 	   ! grep -q 'weakened to smp_mb__after_unlock_lock' "$work/w" &&
-	   grep -qF '  In short: to keep it forbidden, keep P1 line 27 `smp_mb__after_spinlock();` as it is (removing it would let it happen; smp_store_release() at line 29 cannot replace it) and P2 line 38 `smp_mb();` as it is (needed too; neither smp_rmb() nor smp_wmb() can replace it)' "$work/w"; then
+	   grep -qxF '  In short: to keep it forbidden, keep:' "$work/w" &&
+	   grep -qxF '    - P1 line 27 `smp_mb__after_spinlock();` as it is (removing it would let it happen; smp_store_release() at line 29 cannot replace it);' "$work/w" &&
+	   grep -qxF '    - P2 line 38 `smp_mb();` as it is (needed too; neither smp_rmb() nor smp_wmb() can replace it);' "$work/w" &&
+	   grep -qxF '    - P0 and P1 both taking mylock.' "$work/w"; then
 		ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
 	else
 		not_ok "$tag: a forbidden outcome: smp_mb__after_spinlock() needed, with no RCU-only weakening offered"
