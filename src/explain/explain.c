@@ -168,10 +168,12 @@ static const struct {
 #define SB_SHAPE 1
 	{ "po rf po fr", "MP (message passing: data published behind a flag or a pointer)",
 	  "publish with smp_store_release() and check with smp_load_acquire(), or, for a "
-	  "pointer, rcu_assign_pointer() and rcu_dereference()", "Message passing (MP)" },
+	  "pointer, rcu_assign_pointer() and rcu_dereference(); every store that initialises "
+	  "the data, plain ones too, goes before the publishing one", "Message passing (MP)" },
 	{ "po fr po fr", "SB (store buffering)", "for example, the sleep/wake-up pattern.  A "
 	  "sleeper stores "
-	  "its task state (set_current_state(), which is smp_store_mb()), then loads the "
+	  "its task state (set_current_state(), whose smp_store_mb() is the sleeper's barrier), "
+	  "then loads the "
 	  "condition; a waker stores the condition, then loads the task state (in wake_up()).  "
 	  "This outcome is the lost wake-up: the sleeper misses the condition and the waker "
 	  "misses the sleeper.  Safe: a plain wake_up(), which takes the wait-queue lock the "
@@ -192,13 +194,12 @@ static const struct {
 	{ "po rf po co po fr", "Z6.0 (like ISA2, a message passed on through a third CPU, but "
 	  "the third CPU overwrites the second CPU's store instead of reading it)",
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
-	  "both sides of the overwrite need full barriers: smp_mb(), or after a lock "
-	  "smp_mb__after_spinlock(), as the scheduler's __schedule() and try_to_wake_up() use "
-	  "so that CPUs see critical sections in order without taking the lock.  The rule: "
-	  "where a CPU that does not take the lock writes a variable that critical sections "
-	  "also write, then reads data written under the lock, it needs smp_mb() between "
-	  "that write and its reads, and the critical section whose store it overwrites "
-	  "needs smp_mb__after_spinlock() right after its spin_lock()", "Locking" },
+	  "both sides of the overwrite need full barriers.  With a lock: an unlock then a "
+	  "lock is not a full barrier for CPUs that do not take the lock; "
+	  "smp_mb__after_spinlock() right after the spin_lock() makes it one (the scheduler's "
+	  "__schedule() and try_to_wake_up() use it so), and a CPU outside the lock that "
+	  "overwrites a store made under it needs smp_mb() between that store and its later "
+	  "loads", "Locking" },
 	{ "po fr po fr po fr", "3.SB (store buffering on three CPUs)", NULL, NULL },
 	{ "po rf po rf po rf", "3.LB (load buffering on three CPUs)", NULL, NULL },
 	{ "- rf po fr - rf po fr", "IRIW (independent reads of independent writes)", NULL, NULL },
@@ -1501,12 +1502,15 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 			reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 	}
-	sb_addf(point, ".  That is a rule for locks alone.  With a release and an acquire in "
-		"place of the lock, ");
+	/* Where the rule stops, said here: readers took it for a full barrier. */
+	sb_addf(point, ".  That is a rule for locks alone, and not a full barrier: a CPU that "
+		"overwrote ");
+	access_value(p, passed, point);
+	sb_addf(point, " instead of reading it would get nothing (smp_mb__after_spinlock() is "
+		"for that).  With a release and an acquire in place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, ", a plain store after the acquire, would pass nothing on to P%d: "
-		"every hop of the chain needs a release, so it would have to be one too",
-		load->proc);
+	sb_addf(point, " would have to be a release too: a plain store after an acquire passes "
+		"nothing on to a third CPU");
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1681,29 +1685,25 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			 * Short sentences, the overwrite first: readers lost the "but"
 			 * in one long one, and looked for the crux in the middle.
 			 */
-			sb_addf(&l->point, "P%d's store ", by->proc);
-			access_value(p, by, &l->point);
-			sb_addf(&l->point, " overwrites P%d's ", over->proc);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ", but P%d never reads ", by->proc);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, ", and overwriting a store is not reading it.  %c%s makes "
-				"a CPU that sees ", toupper((unsigned char)passed->what[0]),
-				passed->what + 1);
+			sb_addf(&l->point, "%s makes only a CPU that reads ", passed->what);
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, " see ");
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " too, so it does not carry ");
-			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " to P%d: the full barrier%s", by->proc,
-				fences > 1 ? "s" : "");
+			sb_addf(&l->point, " too.  P%d's store ", by->proc);
+			access_value(p, by, &l->point);
+			sb_addf(&l->point, " overwrites P%d's ", over->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, " instead of reading it, so that gives P%d nothing: the "
+				"full barrier%s", by->proc, fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
 					sb_addf(&l->point, "%s P%d", told++ ? " and" : " on",
 						s->events[ev[i]].proc);
 			sb_addf(&l->point, "%s", fences > 1 ? ", on both sides of that overwrite, "
-				"do" : " does");
+				"carry " : " carries ");
+			access_value(p, &s->events[ev[0]], &l->point);
+			sb_addf(&l->point, " to P%d", by->proc);
 			return;
 		}
 		if (passed) {
@@ -2289,9 +2289,9 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"dependency between them):\n");
 	else
 		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
-			"happen.  It happens if any one of these pairs takes effect out of program "
-			"order, and nothing in the test orders them (no fence, acquire, release or "
-			"dependency between them): so a fix must order %s:\n",
+			"happen.  %s reordering alone is enough to produce it, and nothing in the "
+			"test prevents them (no fence, acquire, release or dependency between "
+			"them): so a fix must prevent %s:\n", n == 2 ? "Either" : "Any one",
 			n == 2 ? "both" : "every one");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);

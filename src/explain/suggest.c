@@ -1763,9 +1763,11 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 				    moved_fence(all, last, set, k, moved, &nmoved)) {
 					/* One fix whose fence may stand in either place: said once. */
 					shown++;
-					sb_addf(&list, "    or the same with ");
+					/* Readers could not tell what "instead" replaced. */
+					sb_addf(&list, "    or the same change with its fence%s moved: ",
+						nmoved > 1 ? "s" : "");
 					describe_set(all, moved, nmoved, &list);
-					sb_addf(&list, " instead:\n");
+					sb_addf(&list, " instead (the rest as above):\n");
 					quote_set(t, all, moved, nmoved, &orig, &edited, &list);
 				} else if (ok && !reachable && fixes > shown && shown < MAX_SHOWN) {
 					int repeated = repeats(t, all, set, k);
@@ -3033,6 +3035,129 @@ out:
 	free(plain.items);
 }
 
+/* The line of the character at `at` in text. */
+static int line_of(const char *text, const char *at)
+{
+	int line = 1;
+
+	for (const char *p = text; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+/* The '}' closing the '{' at open, comments skipped; NULL if none. */
+static const char *closing_brace(const char *open)
+{
+	int depth = 0;
+
+	for (const char *p = open; *p; p++) {
+		if (p[0] == '/' && p[1] == '*') {
+			p = strstr(p + 2, "*/");
+			if (!p)
+				return NULL;
+			p++;
+		} else if (p[0] == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+			if (!*p)
+				return NULL;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}' && !--depth) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Process proc's body made one critical section of lock, in l: the lock
+ * taken before its first statement that is not a declaration, released
+ * before its closing brace, and the lock among its parameters.  False
+ * where the layout has no line of its own for each.
+ */
+static bool lock_body(const char *text, const struct process *pr, const char *lock,
+		      struct lines *l)
+{
+	const struct stmt *body = pr->body;
+	const char *close = closing_brace(pr->body_text), *params = pr->body_text;
+	int open_line = line_of(text, pr->body_text), first = 0, last = 0, end, i;
+	struct strbuf with_lock = { 0 }, call = { 0 };
+	char *header;
+
+	for (i = 0; i < body->nbody; i++) {
+		if (!first && body->body[i]->kind != S_DECL)
+			first = body->body[i]->pos.line;
+		last = body->body[i]->pos.line;
+	}
+	while (params > text && params[-1] != ')')
+		params--;
+	if (!close || !first || params == text || first <= open_line ||
+	    (end = line_of(text, close)) <= last || l->before[first - 1] || l->before[end - 1])
+		return false;
+	i = line_of(text, params - 1) - 1;
+	header = l->text[i];
+	params = strrchr(header, ')');
+	sb_addf(&with_lock, "%.*s%sspinlock_t *%s%s", (int)(params - header), header,
+		pr->nparams ? ", " : "", lock, params);
+	l->text[i] = with_lock.buf;
+	free(header);
+	sb_addf(&call, "spin_lock(%s)", lock);
+	l->before[first - 1] = fence_statement(l->text[first - 1], call.buf);
+	call.len = 0;
+	sb_addf(&call, "spin_unlock(%s)", lock);
+	l->before[end - 1] = fence_statement(l->text[first - 1], call.buf);
+	sb_free(&call);
+	return true;
+}
+
+/*
+ * A driver writer's first fix is often a lock both sides take: each
+ * process's body made one critical section of one new lock, and the test
+ * checked again (readers asked whether a lock would do, for SB).  Not
+ * where a process sleeps (synchronize_rcu() under a spinlock is a bug)
+ * or takes a lock already, nor where the name is in use.
+ */
+static void one_lock_trial(const struct checker *c, const char *path, const char *text,
+			   const struct litmus *t, struct strbuf *out)
+{
+	static const char lock[] = "shared_lock";
+	struct lines l = split_lines(text);
+	struct strbuf procs = { 0 };
+	bool ok = true, reachable;
+	char *variant;
+	int i;
+
+	if (t->nprocs < 2 || strstr(text, lock) || strstr(text, "synchronize_") ||
+	    strstr(text, "spin_lock") || strstr(text, "mutex_lock"))
+		goto out;
+	for (i = 0; i < t->nprocs && ok; i++) {
+		ok = lock_body(text, &t->procs[i], lock, &l);
+		sb_addf(&procs, "P%d\n", t->procs[i].id);
+	}
+	if (!ok)
+		goto out;
+	variant = join_lines(&l);
+	reachable = c->reachable(c, path, variant, &ok, NULL);
+	free(variant);
+	if (!ok)
+		goto out;
+	sb_addf(out, "  Or one lock on every side: with each process's statements between "
+		"spin_lock(%s) and spin_unlock(%s) (", lock, lock);
+	join_items(procs.buf, out);
+	if (reachable) {
+		sb_addf(out, "), the outcome is still possible (checked).\n");
+		goto out;
+	}
+	sb_addf(out, "), it is forbidden too (checked): the critical sections run one at a "
+		"time, each after all the last one did.  A lock costs more than the barriers "
+		"above (an atomic RMW and a release on each CPU, and a CPU waits while another "
+		"holds it); where %s already take one lock around these accesses, they need no "
+		"barrier for them.\n", t->nprocs == 2 ? "both sides" : "all sides");
+out:
+	sb_free(&procs);
+	free_lines(&l);
+}
+
 void suggest(const struct checker *c, const char *path, const char *text,
 	     const struct outcomes *o, struct strbuf *in_short, struct strbuf *out)
 {
@@ -3054,6 +3179,7 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			sb_addf(out, "  The outcome is reachable.\n");
 			likely_first(c, path, text, &all);
 			suggest_fixes(c, path, text, t, &all, o->witness, &summary, out);
+			one_lock_trial(c, path, text, t, out);
 		}
 	} else {
 		struct edits adds = find_edits(t, false, c->macros);

@@ -164,7 +164,7 @@ for lkmm in $LKMM_BINARIES; do
 		"$lkmm" check -I "$model_dir" --explain \
 		"$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: \"In the kernel\" names the recipe that shows the pattern" 0 \
-		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), which is smp_store_mb\(\)\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up: the sleeper misses the condition and the waker misses the sleeper\.  Safe: a plain wake_up\(\), which takes the wait-queue lock the sleeper.s prepare_to_wait\(\) took\.  Not safe: testing waitqueue_active\(\) before wake_up\(\); use wq_has_sleeper\(\), whose smp_mb\(\) is the waker.s barrier \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
+		'^  In the kernel: for example, the sleep/wake-up pattern\.  A sleeper stores its task state \(set_current_state\(\), whose smp_store_mb\(\) is the sleeper.s barrier\), then loads the condition; a waker stores the condition, then loads the task state \(in wake_up\(\)\)\.  This outcome is the lost wake-up: the sleeper misses the condition and the waker misses the sleeper\.  Safe: a plain wake_up\(\), which takes the wait-queue lock the sleeper.s prepare_to_wait\(\) took\.  Not safe: testing waitqueue_active\(\) before wake_up\(\); use wq_has_sleeper\(\), whose smp_mb\(\) is the waker.s barrier \(tools/memory-model/Documentation/recipes\.txt: "Store buffering"\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: SB: which process is the sleeper and which the waker, in the test's names" 0 \
 		'^  Mapped onto that pattern, P0 would be the sleeper \(x its task state, y the condition\) and P1 the waker\.$' \
@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\), a plain store after the acquire, would pass nothing on to P2: every hop of the chain needs a release, so it would have to be one too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone, and not a full barrier: a CPU that overwrote z=1 instead of reading it would get nothing \(smp_mb__after_spinlock\(\) is for that\)\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too: a plain store after an acquire passes nothing on to a third CPU\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: P2.s store z=2 overwrites P1.s z=1, but P2 never reads z=1, and overwriting a store is not reading it\.  The lock hand-off makes a CPU that sees z=1 see x=1 too, so it does not carry x=1 to P2: the full barriers on P1 and P2, on both sides of that overwrite, do\.$' \
+		'^  The point: the lock hand-off makes only a CPU that reads z=1 see x=1 too\.  P2.s store z=2 overwrites P1.s z=1 instead of reading it, so that gives P2 nothing: the full barriers on P1 and P2, on both sides of that overwrite, carry x=1 to P2\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\), a plain store after the acquire, would pass nothing on to P2: every hop of the chain needs a release, so it would have to be one too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone, and not a full barrier: a CPU that overwrote z=1 instead of reading it would get nothing \(smp_mb__after_spinlock\(\) is for that\)\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too: a plain store after an acquire passes nothing on to a third CPU\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 set -- $LKMM_BINARIES
-plan $(( $# * 53 ))
+plan $(( $# * 56 ))
 
 for lkmm in $LKMM_BINARIES; do
 	tag=$(basename "$(dirname "$lkmm")")
@@ -119,9 +119,19 @@ for lkmm in $LKMM_BINARIES; do
 		not_ok "$tag: DCL-broken: a change's cost counts each twin edit once, dearer ones quoted"
 		diag < "$work/w"
 	fi
+	# A lock both sides take, the fix a driver writer reaches for first,
+	# is tried and checked; not where a process takes a lock already.
+	expect "$tag: an allowed outcome: one lock around every process's statements, tried" 0 \
+		'^  Or one lock on every side: with each process.s statements between spin_lock\(shared_lock\) and spin_unlock\(shared_lock\) \(P0 and P1\), it is forbidden too \(checked\): the critical sections run one at a time, each after all the last one did\.  A lock costs more than the barriers above \(an atomic RMW and a release on each CPU, and a CPU waits while another holds it\); where both sides already take one lock around these accesses, they need no barrier for them\.$' \
+		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
+	expect "$tag: ... not where a process takes a lock already" 1 '' \
+		grep -q '^  Or one lock' "$work/w"
+	expect "$tag: MP: every initialising store goes before the publishing one" 0 \
+		'; every store that initialises the data, plain ones too, goes before the publishing one \(' \
+		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/MP+onceassign+derefonce.litmus"
 	# The same fix with its fence in another place is said once, as an "or".
 	expect "$tag: DCL-broken: a fence before a branch is named after the statement before it, as the other place of a fence" 0 \
-		'^    or the same with smp_rmb\(\) after P0 line 21, smp_rmb\(\) after P1 line 40 instead:$' \
+		'^    or the same change with its fences moved: smp_rmb\(\) after P0 line 21, smp_rmb\(\) after P1 line 40 instead \(the rest as above\):$' \
 		cat "$work/w"
 	expect "$tag: ... and its changed line is told by that statement too" 0 \
 		'^    P0 line 21 and P1 line 40: `smp_rmb\(\);` inserted after `r0 = READ_ONCE\(\*flag\);`$' \
