@@ -1055,6 +1055,24 @@ static void chain_event(const struct program *p, const struct snapshot *s, int i
 }
 
 /*
+ * Why a propagation chain is not judged by happens-before, where an
+ * overwrite is the reason: readers met the second check with no word
+ * on why it, not the first.
+ */
+static void overwrite_not_in_time(const char *check, const char *const *labels, int n,
+				  struct strbuf *out)
+{
+	if (strcmp(check, "propagation"))
+		return;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(labels[i], "co")) {
+			sb_addf(out, " (not 'happens-before': the overwrite of step %d is no "
+				"order in time by itself)", i + 1);
+			return;
+		}
+}
+
+/*
  * A chain as told: its events ev[], the label of the link from each to
  * the next (to[]: the next, but where a pair's chain ends) and that
  * link's sentence; a link that hands a lock on from one CPU to another
@@ -2098,7 +2116,9 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	name_event(p, s, c.ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which ");
 	name_check(s->check, out);
-	sb_addf(out, " forbids.\n");
+	sb_addf(out, " forbids");
+	overwrite_not_in_time(s->check, c.labels, c.n, out);
+	sb_addf(out, ".\n");
 	why_check(p, s, &c, l, out);
 done:
 	free_chain(&c);
@@ -2875,11 +2895,11 @@ void explain(const struct program *p, const struct outcomes *o, bool with_fixes,
 	herd7_gloss(p, o, out);
 	if (!o->positive)
 		old_pointers(p, o, out);
-	if (in_short && *in_short)
-		sb_addf(out, "  In short: %s.\n", in_short);
-	/* What readers found deep in the why and asked to read first. */
+	/* What readers found deep in the why and asked to read first, the lesson before the action. */
 	if (l.point.len)
 		sb_addf(out, "  The point: %s.\n", l.point.buf);
+	if (in_short && *in_short)
+		sb_addf(out, "  In short: %s.\n", in_short);
 	kernel_note(shape, out);
 	if (shape && shape == shapes[SB_SHAPE].name)
 		sleeper_roles(p, o->positive ? o->witness : o->ncounterexamples ?

@@ -1685,6 +1685,154 @@ static void tell_stripped(const char *path, const char *text, const struct litmu
 	free_lines(&edited);
 }
 
+/* How many items, one a line, items holds. */
+static int count_items(const char *items)
+{
+	int n = 0;
+
+	for (const char *p = items; p && *p; p = strchr(p, '\n') + 1)
+		n++;
+	return n;
+}
+
+/* Items one a line, as a list in words: "A", "A and B", "A, B and C" (or "nor"). */
+static void join_items_with(const char *items, const char *last, struct strbuf *out)
+{
+	int n = count_items(items), i = 0;
+	const char *p;
+
+	for (p = items; p && *p; p = strchr(p, '\n') + 1, i++)
+		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? last : ", ", (int)strcspn(p, "\n"), p);
+}
+
+static void join_items(const char *items, struct strbuf *out)
+{
+	join_items_with(items, " and ", out);
+}
+
+/* The line of the character at `at` in text. */
+static int line_of(const char *text, const char *at)
+{
+	int line = 1;
+
+	for (const char *p = text; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+/* The '}' closing the '{' at open, comments skipped; NULL if none. */
+static const char *closing_brace(const char *open)
+{
+	int depth = 0;
+
+	for (const char *p = open; *p; p++) {
+		if (p[0] == '/' && p[1] == '*') {
+			p = strstr(p + 2, "*/");
+			if (!p)
+				return NULL;
+			p++;
+		} else if (p[0] == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+			if (!*p)
+				return NULL;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}' && !--depth) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Process proc's body made one critical section of lock, in l: the lock
+ * taken before its first statement that is not a declaration, released
+ * before its closing brace, and the lock among its parameters.  False
+ * where the layout has no line of its own for each.
+ */
+static bool lock_body(const char *text, const struct process *pr, const char *lock,
+		      struct lines *l)
+{
+	const struct stmt *body = pr->body;
+	const char *close = closing_brace(pr->body_text), *params = pr->body_text;
+	int open_line = line_of(text, pr->body_text), first = 0, last = 0, end, i;
+	struct strbuf with_lock = { 0 }, call = { 0 };
+	char *header;
+
+	for (i = 0; i < body->nbody; i++) {
+		if (!first && body->body[i]->kind != S_DECL)
+			first = body->body[i]->pos.line;
+		last = body->body[i]->pos.line;
+	}
+	while (params > text && params[-1] != ')')
+		params--;
+	if (!close || !first || params == text || first <= open_line ||
+	    (end = line_of(text, close)) <= last || l->before[first - 1] || l->before[end - 1])
+		return false;
+	i = line_of(text, params - 1) - 1;
+	header = l->text[i];
+	params = strrchr(header, ')');
+	sb_addf(&with_lock, "%.*s%sspinlock_t *%s%s", (int)(params - header), header,
+		pr->nparams ? ", " : "", lock, params);
+	l->text[i] = with_lock.buf;
+	free(header);
+	sb_addf(&call, "spin_lock(%s)", lock);
+	l->before[first - 1] = fence_statement(l->text[first - 1], call.buf);
+	call.len = 0;
+	sb_addf(&call, "spin_unlock(%s)", lock);
+	l->before[end - 1] = fence_statement(l->text[first - 1], call.buf);
+	sb_free(&call);
+	return true;
+}
+
+/*
+ * A driver writer's first fix is often a lock both sides take: each
+ * process's body made one critical section of one new lock, and the test
+ * checked again (readers asked whether a lock would do, for SB).  Not
+ * where a process sleeps (synchronize_rcu() under a spinlock is a bug)
+ * or takes a lock already, nor where the name is in use.
+ */
+static void one_lock_trial(const struct checker *c, const char *path, const char *text,
+			   const struct litmus *t, struct strbuf *out)
+{
+	static const char lock[] = "shared_lock";
+	struct lines l = split_lines(text);
+	struct strbuf procs = { 0 };
+	bool ok = true, reachable;
+	char *variant;
+	int i;
+
+	if (t->nprocs < 2 || strstr(text, lock) || strstr(text, "synchronize_") ||
+	    strstr(text, "spin_lock") || strstr(text, "mutex_lock"))
+		goto out;
+	for (i = 0; i < t->nprocs && ok; i++) {
+		ok = lock_body(text, &t->procs[i], lock, &l);
+		sb_addf(&procs, "P%d\n", t->procs[i].id);
+	}
+	if (!ok)
+		goto out;
+	variant = join_lines(&l);
+	reachable = c->reachable(c, path, variant, &ok, NULL);
+	free(variant);
+	if (!ok)
+		goto out;
+	sb_addf(out, "  Or one lock on every side: with each process's statements between "
+		"spin_lock(%s) and spin_unlock(%s) (", lock, lock);
+	join_items(procs.buf, out);
+	if (reachable) {
+		sb_addf(out, "), the outcome is still possible (checked).\n");
+		goto out;
+	}
+	sb_addf(out, "), it is forbidden too (checked): the critical sections run one at a "
+		"time, each after all the last one did.  A lock costs more than the barriers "
+		"above (an atomic RMW and a release on each CPU, and a CPU waits while another "
+		"holds it); where %s already take one lock around these accesses, they need no "
+		"barrier for them.\n", t->nprocs == 2 ? "both sides" : "all sides");
+out:
+	sb_free(&procs);
+	free_lines(&l);
+}
+
 /*
  * Sets of up to --suggest-edits edits, cheapest first, from the cheapest
  * that works to COST_SPREAD above it: the cheapest fix, and the other
@@ -1851,6 +1999,7 @@ static void suggest_fixes(const struct checker *c, const char *path, const char 
 		sb_addf(in_short, stop ? "no change that forbids it was found in the time given "
 			"(below)" : "no set of up to %d edits forbids it (below)", max_set);
 	sb_free(&prices);
+	one_lock_trial(c, path, text, t, out);
 	if (fixes)
 		sb_addf(out, "Suggestion: fixed %d\n", fixes);
 	else if (stop)
@@ -2086,30 +2235,6 @@ static void tell_links(const struct lines *orig, const struct link *links, int n
 	}
 }
 
-/* How many items, one a line, items holds. */
-static int count_items(const char *items)
-{
-	int n = 0;
-
-	for (const char *p = items; p && *p; p = strchr(p, '\n') + 1)
-		n++;
-	return n;
-}
-
-/* Items one a line, as a list in words: "A", "A and B", "A, B and C" (or "nor"). */
-static void join_items_with(const char *items, const char *last, struct strbuf *out)
-{
-	int n = count_items(items), i = 0;
-	const char *p;
-
-	for (p = items; p && *p; p = strchr(p, '\n') + 1, i++)
-		sb_addf(out, "%s%.*s", !i ? "" : i == n - 1 ? last : ", ", (int)strcspn(p, "\n"), p);
-}
-
-static void join_items(const char *items, struct strbuf *out)
-{
-	join_items_with(items, " and ", out);
-}
 
 /*
  * The accesses of s's cycle on process proc nearest line: the last at
@@ -2281,29 +2406,33 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 
 	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
-		/* One pick first: readers given the replacements as equals asked which. */
-		sb_addf(weaker, "%s is more than these accesses need: %s is enough, and the "
-			"cheapest", c->statement.buf, c->what[0].buf);
-		/* As a diff too: readers wanted to see the line the fence leaves. */
-		if (c->diff.buf)
-			sb_addf(diffs, "  The cheapest replacement of %s, %s, as a diff:\n%s",
-				c->statement.buf, c->what[0].buf, c->diff.buf);
+		/*
+		 * Kept too, the cheapest form named: readers of a forbidden
+		 * outcome came to learn what must stay, and took "is more than
+		 * these accesses need" for leave to weaken.  Counted apart.
+		 */
+		sb_addf(weaker, "%s\n", c->statement.buf);
+		sb_addf(advice, "%s, or the cheaper %s in its place", c->statement.buf,
+			c->what[0].buf);
 		for (i = 1; i < c->n; i++)
-			sb_addf(weaker, "%s%s", i == 1 ? " (" : i + 1 < c->n ? ", " : " and ",
+			sb_addf(advice, "%s%s", i == 1 ? " (" : i + 1 < c->n ? ", " : " and ",
 				c->what[i].buf);
 		if (c->n > 1)
-			sb_addf(weaker, " %s enough too)", c->n > 2 ? "are" : "is");
+			sb_addf(advice, " %s enough too)", c->n > 2 ? "are" : "is");
+		sb_addf(advice, "\n");
 		/*
-		 * What a full barrier alone does, the one reason to keep it that
-		 * holds for every cheaper replacement: readers could not act on
-		 * "other code may need more".
+		 * As a diff too: readers wanted to see the line the fence leaves;
+		 * with what a full barrier alone does, the one reason to keep it
+		 * that holds for every cheaper replacement.
 		 */
-		if (strstr(c->statement.buf, "`smp_mb();`"))
-			sb_addf(weaker, "; keep smp_mb() only if code around it also needs a store "
-				"before it ordered before a load after it, which only a full barrier "
-				"does\n");
-		else
-			sb_addf(weaker, "; other code around it may need more\n");
+		if (c->diff.buf)
+			sb_addf(diffs, "  The cheapest replacement of %s, %s, as a diff (%s):\n%s",
+				c->statement.buf, c->what[0].buf,
+				strstr(c->statement.buf, "`smp_mb();`") ? "enough for these "
+				"accesses; keep smp_mb() if code around it also needs a store before "
+				"it ordered before a load after it, which only a full barrier does" :
+				"enough for these accesses; other code around it may need more",
+				c->diff.buf);
 	} else if (c->statement.buf) {
 		int n = count_items(c->short_of.buf);
 
@@ -2400,7 +2529,7 @@ static bool call_argument(const char *code, char arg[48])
  * gave them nothing to do), one a line into out.
  */
 static void tell_kept_kinds(const struct lines *orig, const struct link *links, int n,
-			    struct strbuf *out)
+			    bool locks, struct strbuf *out)
 {
 	static const struct { const char *kind, *what; } kept[] = {
 		{ "lock", NULL },
@@ -2417,7 +2546,7 @@ static void tell_kept_kinds(const struct lines *orig, const struct link *links, 
 		for (i = 0; i < n; i++) {
 			const struct event *a = links[i].a, *b = links[i].b;
 
-			if (strcmp(links[i].kind, kept[k].kind))
+			if (strcmp(links[i].kind, kept[k].kind) || !kept[k].what != locks)
 				continue;
 			if (kept[k].what) {
 				sb_addf(&items, "P%d line %d %s line %d %s\n", b->proc, b->line,
@@ -2895,20 +3024,17 @@ told:
 	if (advice.buf || weaker.buf) {
 		struct strbuf items = { 0 };
 
+		/* The lock first: what a reader of a lock test came to learn. */
+		tell_kept_kinds(&orig, links, nlinks, true, &items);
 		if (advice.buf)
 			sb_addf(&items, "%s", advice.buf);
-		tell_kept_kinds(&orig, links, nlinks, &items);
+		tell_kept_kinds(&orig, links, nlinks, false, &items);
 		if (items.buf)
 			tell_keep(items.buf, &keep);
 		sb_free(&items);
 		sb_addf(in_short, "to keep it forbidden, %s%s", !keep.buf ? "" :
 			keep.buf[0] == ':' ? "keep" : "keep ",
 			keep.buf ? keep.buf : "no one ordering is needed on its own");
-		/* Apart from what must stay, as readers asked: a sentence of its own. */
-		if (weaker.buf) {
-			sb_addf(in_short, ".  ");
-			join_items(weaker.buf, in_short);
-		}
 	}
 out:
 	/* For scripts, as a reachable outcome's answer ends. */
@@ -3035,129 +3161,6 @@ out:
 	free(plain.items);
 }
 
-/* The line of the character at `at` in text. */
-static int line_of(const char *text, const char *at)
-{
-	int line = 1;
-
-	for (const char *p = text; p < at; p++)
-		line += *p == '\n';
-	return line;
-}
-
-/* The '}' closing the '{' at open, comments skipped; NULL if none. */
-static const char *closing_brace(const char *open)
-{
-	int depth = 0;
-
-	for (const char *p = open; *p; p++) {
-		if (p[0] == '/' && p[1] == '*') {
-			p = strstr(p + 2, "*/");
-			if (!p)
-				return NULL;
-			p++;
-		} else if (p[0] == '/' && p[1] == '/') {
-			p += strcspn(p, "\n");
-			if (!*p)
-				return NULL;
-		} else if (*p == '{') {
-			depth++;
-		} else if (*p == '}' && !--depth) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/*
- * Process proc's body made one critical section of lock, in l: the lock
- * taken before its first statement that is not a declaration, released
- * before its closing brace, and the lock among its parameters.  False
- * where the layout has no line of its own for each.
- */
-static bool lock_body(const char *text, const struct process *pr, const char *lock,
-		      struct lines *l)
-{
-	const struct stmt *body = pr->body;
-	const char *close = closing_brace(pr->body_text), *params = pr->body_text;
-	int open_line = line_of(text, pr->body_text), first = 0, last = 0, end, i;
-	struct strbuf with_lock = { 0 }, call = { 0 };
-	char *header;
-
-	for (i = 0; i < body->nbody; i++) {
-		if (!first && body->body[i]->kind != S_DECL)
-			first = body->body[i]->pos.line;
-		last = body->body[i]->pos.line;
-	}
-	while (params > text && params[-1] != ')')
-		params--;
-	if (!close || !first || params == text || first <= open_line ||
-	    (end = line_of(text, close)) <= last || l->before[first - 1] || l->before[end - 1])
-		return false;
-	i = line_of(text, params - 1) - 1;
-	header = l->text[i];
-	params = strrchr(header, ')');
-	sb_addf(&with_lock, "%.*s%sspinlock_t *%s%s", (int)(params - header), header,
-		pr->nparams ? ", " : "", lock, params);
-	l->text[i] = with_lock.buf;
-	free(header);
-	sb_addf(&call, "spin_lock(%s)", lock);
-	l->before[first - 1] = fence_statement(l->text[first - 1], call.buf);
-	call.len = 0;
-	sb_addf(&call, "spin_unlock(%s)", lock);
-	l->before[end - 1] = fence_statement(l->text[first - 1], call.buf);
-	sb_free(&call);
-	return true;
-}
-
-/*
- * A driver writer's first fix is often a lock both sides take: each
- * process's body made one critical section of one new lock, and the test
- * checked again (readers asked whether a lock would do, for SB).  Not
- * where a process sleeps (synchronize_rcu() under a spinlock is a bug)
- * or takes a lock already, nor where the name is in use.
- */
-static void one_lock_trial(const struct checker *c, const char *path, const char *text,
-			   const struct litmus *t, struct strbuf *out)
-{
-	static const char lock[] = "shared_lock";
-	struct lines l = split_lines(text);
-	struct strbuf procs = { 0 };
-	bool ok = true, reachable;
-	char *variant;
-	int i;
-
-	if (t->nprocs < 2 || strstr(text, lock) || strstr(text, "synchronize_") ||
-	    strstr(text, "spin_lock") || strstr(text, "mutex_lock"))
-		goto out;
-	for (i = 0; i < t->nprocs && ok; i++) {
-		ok = lock_body(text, &t->procs[i], lock, &l);
-		sb_addf(&procs, "P%d\n", t->procs[i].id);
-	}
-	if (!ok)
-		goto out;
-	variant = join_lines(&l);
-	reachable = c->reachable(c, path, variant, &ok, NULL);
-	free(variant);
-	if (!ok)
-		goto out;
-	sb_addf(out, "  Or one lock on every side: with each process's statements between "
-		"spin_lock(%s) and spin_unlock(%s) (", lock, lock);
-	join_items(procs.buf, out);
-	if (reachable) {
-		sb_addf(out, "), the outcome is still possible (checked).\n");
-		goto out;
-	}
-	sb_addf(out, "), it is forbidden too (checked): the critical sections run one at a "
-		"time, each after all the last one did.  A lock costs more than the barriers "
-		"above (an atomic RMW and a release on each CPU, and a CPU waits while another "
-		"holds it); where %s already take one lock around these accesses, they need no "
-		"barrier for them.\n", t->nprocs == 2 ? "both sides" : "all sides");
-out:
-	sb_free(&procs);
-	free_lines(&l);
-}
-
 void suggest(const struct checker *c, const char *path, const char *text,
 	     const struct outcomes *o, struct strbuf *in_short, struct strbuf *out)
 {
@@ -3179,7 +3182,6 @@ void suggest(const struct checker *c, const char *path, const char *text,
 			sb_addf(out, "  The outcome is reachable.\n");
 			likely_first(c, path, text, &all);
 			suggest_fixes(c, path, text, t, &all, o->witness, &summary, out);
-			one_lock_trial(c, path, text, t, out);
 		}
 	} else {
 		struct edits adds = find_edits(t, false, c->macros);
