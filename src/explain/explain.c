@@ -1838,8 +1838,8 @@ static long long register_initial(const struct litmus *t, int proc, const char *
 }
 
 /*
- * "P1 line 43 does not run here, so 1:r1=0 in this outcome only because
- * r1 starts at 0 (...), not because a load read it.": a load the
+ * "(P1 line 43 does not run here: 1:r1=0 in herd7's state is r1's
+ * initial value, not a value read.)": a load the
  * execution's branches skip, whose register readers took for a value it
  * read.  The register is the one the line's text assigns, "r1 = ...".
  */
@@ -1864,11 +1864,11 @@ static void loads_not_run(const struct program *p, const struct snapshot *s, str
 				len = text.buf ? assigned_register(text.buf) : 0;
 				if (len) {
 					initial = register_initial(p->test, proc, text.buf, len);
-					sb_addf(out, "  P%d line %d does not run here, so %d:%.*s=%lld in "
-						"this outcome only because %.*s starts at %lld (a litmus "
-						"test's registers start so), not because a load read "
-						"it.\n", proc, line, proc, (int)len, text.buf, initial,
-						(int)len, text.buf, initial);
+					/* Short: readers who did not misread the state found it noise. */
+					sb_addf(out, "  (P%d line %d does not run here: %d:%.*s=%lld in "
+						"herd7's state is %.*s's initial value, not a value "
+						"read.)\n", proc, line, proc, (int)len, text.buf,
+						initial, (int)len, text.buf);
 				}
 				sb_free(&text);
 			}
