@@ -1055,24 +1055,6 @@ static void chain_event(const struct program *p, const struct snapshot *s, int i
 }
 
 /*
- * Why a propagation chain is not judged by happens-before, where an
- * overwrite is the reason: readers met the second check with no word
- * on why it, not the first.
- */
-static void overwrite_not_in_time(const char *check, const char *const *labels, int n,
-				  struct strbuf *out)
-{
-	if (strcmp(check, "propagation"))
-		return;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(labels[i], "co")) {
-			sb_addf(out, " (not 'happens-before': the overwrite of step %d is no "
-				"order in time by itself)", i + 1);
-			return;
-		}
-}
-
-/*
  * A chain as told: its events ev[], the label of the link from each to
  * the next (to[]: the next, but where a pair's chain ends) and that
  * link's sentence; a link that hands a lock on from one CPU to another
@@ -1341,7 +1323,12 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 			p->loc_names[over->loc], over->proc, over->proc);
 		access_value(p, over, out);
 		moment_ref(tl->at[i - 1], out);
-		sb_addf(out, ", which P%d did only after ", over->proc);
+		/* Coherence in a clause: readers stopped to rebuild it. */
+		sb_addf(out, "; had it arrived first, ");
+		access_value(p, over, out);
+		sb_addf(out, " would have overwritten it there.  P%d wrote ", over->proc);
+		access_value(p, over, out);
+		sb_addf(out, " only after ");
 		access_value(p, &s->events[ev[0]], out);
 		sb_addf(out, " had reached every CPU");
 		moment_ref(tl->fence_wait, out);
@@ -1520,15 +1507,11 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 			reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 	}
-	/* Where the rule stops, said here: readers took it for a full barrier. */
-	sb_addf(point, ".  That is a rule for locks alone, and not a full barrier: a CPU that "
-		"overwrote ");
-	access_value(p, passed, point);
-	sb_addf(point, " instead of reading it would get nothing (smp_mb__after_spinlock() is "
-		"for that).  With a release and an acquire in place of the lock, ");
+	/* One variant only: readers lost the case at hand among more. */
+	sb_addf(point, ".  That is a rule for locks alone: with a release and an acquire in "
+		"its place, ");
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too: a plain store after an acquire passes "
-		"nothing on to a third CPU");
+	sb_addf(point, " would have to be a release too");
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1703,25 +1686,23 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			 * Short sentences, the overwrite first: readers lost the "but"
 			 * in one long one, and looked for the crux in the middle.
 			 */
-			sb_addf(&l->point, "%s makes only a CPU that reads ", passed->what);
-			access_value(p, over, &l->point);
-			sb_addf(&l->point, " see ");
+			sb_addf(&l->point, "%s passes ", passed->what);
 			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " too.  P%d's store ", by->proc);
-			access_value(p, by, &l->point);
-			sb_addf(&l->point, " overwrites P%d's ", over->proc);
+			sb_addf(&l->point, " on only to a CPU that reads ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, " instead of reading it, so that gives P%d nothing: the "
+			sb_addf(&l->point, ".  P%d never reads ", by->proc);
+			access_value(p, over, &l->point);
+			sb_addf(&l->point, ": its store ");
+			access_value(p, by, &l->point);
+			sb_addf(&l->point, " overwrites it.  So that gives P%d nothing here; the "
 				"full barrier%s", by->proc, fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
 					sb_addf(&l->point, "%s P%d", told++ ? " and" : " on",
 						s->events[ev[i]].proc);
-			sb_addf(&l->point, "%s", fences > 1 ? ", on both sides of that overwrite, "
-				"carry " : " carries ");
-			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " to P%d", by->proc);
+			sb_addf(&l->point, "%s the outcome (\"Putting it together\" below)",
+				fences > 1 ? ", on both sides of that overwrite, forbid" : " forbids");
 			return;
 		}
 		if (passed) {
@@ -2116,9 +2097,7 @@ static const char *tell_cycle(const struct program *p, struct snapshot *s, struc
 	name_event(p, s, c.ev[0], out);
 	sb_addf(out, ": it would have to come after itself, which ");
 	name_check(s->check, out);
-	sb_addf(out, " forbids");
-	overwrite_not_in_time(s->check, c.labels, c.n, out);
-	sb_addf(out, ".\n");
+	sb_addf(out, " forbids.\n");
 	why_check(p, s, &c, l, out);
 done:
 	free_chain(&c);

@@ -235,7 +235,7 @@ for lkmm in $LKMM_BINARIES; do
 	"$lkmm" check -I "$model_dir" --explain "$z6" > "$work/z6" 2>&1
 	if grep -q "^  The code can give these values in 2 ways (candidate executions), and the model rules out each one, as told below:$" "$work/z6" &&
 	   grep -q '^  Way 2 of 2:$' "$work/z6" &&
-	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (a full barrier waits until the stores its CPU has seen have reached every CPU) forbids (not .happens-before.: the overwrite of step 3 is no order in time by itself)\.$" "$work/z6" &&
+	   grep -q "^  That leads back to P0 line 17 (writes x=1): it would have to come after itself, which the model's 'propagation' check (a full barrier waits until the stores its CPU has seen have reached every CPU) forbids\.$" "$work/z6" &&
 	   ! grep -q "^  Why " "$work/z6" &&
 	   sed -n '/^  Way 2 of 2/,$p' "$work/z6" |
 		grep -q "^  The same loads and store order as Way 1, but with P1's critical section first (.*): then P1 line 28 .*(reads y=1) would run before P0 line 18 .*(writes y=1), the store it reads, which the model's 'happens-before' check (no event happens before itself) forbids\.$"; then
@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone, and not a full barrier: a CPU that overwrote z=1 instead of reading it would get nothing \(smp_mb__after_spinlock\(\) is for that\)\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too: a plain store after an acquire passes nothing on to a third CPU\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in its place, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off makes only a CPU that reads z=1 see x=1 too\.  P2.s store z=2 overwrites P1.s z=1 instead of reading it, so that gives P2 nothing: the full barriers on P1 and P2, on both sides of that overwrite, carry x=1 to P2\.$' \
+		'^  The point: the lock hand-off passes x=1 on only to a CPU that reads z=1\.  P2 never reads z=1: its store z=2 overwrites it\.  So that gives P2 nothing here; the full barriers on P1 and P2, on both sides of that overwrite, forbid the outcome \("Putting it together" below\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone, and not a full barrier: a CPU that overwrote z=1 instead of reading it would get nothing \(smp_mb__after_spinlock\(\) is for that\)\.  With a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too: a plain store after an acquire passes nothing on to a third CPU\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in its place, P1 line 26 \(z=1\) would have to be a release too\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -350,7 +350,7 @@ for lkmm in $LKMM_BINARIES; do
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
-	    f. Putting it together: P2's wait (e) lasts until z=2 has reached P1's CPU.  z=2 comes after z=1 in z's order, so it reaches P1's CPU only after P1 wrote z=1 (c), which P1 did only after x=1 had reached every CPU (b).  So when P2's wait ends, x=1 has reached every CPU.
+	    f. Putting it together: P2's wait (e) lasts until z=2 has reached P1's CPU.  z=2 comes after z=1 in z's order, so it reaches P1's CPU only after P1 wrote z=1 (c); had it arrived first, z=1 would have overwritten it there.  P1 wrote z=1 only after x=1 had reached every CPU (b).  So when P2's wait ends, x=1 has reached every CPU.
 	    g. After the fence, P2 line 39 reads x, where x=1 already is: it cannot read x=0.
 	  Way 2 of 2:
 	EOF
