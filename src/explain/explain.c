@@ -195,7 +195,8 @@ static const struct {
 	  "the third CPU overwrites the second CPU's store instead of reading it)",
 	  "a store that is overwritten without being read carries no ordering, so the CPUs on "
 	  "both sides of the overwrite need full barriers.  With a lock: an unlock then a "
-	  "lock is not a full barrier for CPUs that do not take the lock; "
+	  "lock is not a full barrier for CPUs that do not take the lock (they see critical "
+	  "sections in order only through what they read); "
 	  "smp_mb__after_spinlock() right after the spin_lock() makes it one (the scheduler's "
 	  "__schedule() and try_to_wake_up() use it so), and a CPU outside the lock that "
 	  "overwrites a store made under it needs smp_mb() between that store and its later "
@@ -1509,9 +1510,10 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 	}
 	/* One variant only: readers lost the case at hand among more. */
 	sb_addf(point, ".  That is a rule for locks alone: with a release and an acquire in "
-		"its place, ");
+		"place of the lock, ");
 	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too");
+	sb_addf(point, " would have to be a release too, as after an acquire only a release "
+		"passes on what its CPU has seen");
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1694,8 +1696,9 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, ": its store ");
 			access_value(p, by, &l->point);
-			sb_addf(&l->point, " overwrites it.  So that gives P%d nothing here; the "
-				"full barrier%s", by->proc, fences > 1 ? "s" : "");
+			sb_addf(&l->point, " overwrites it.  So %s alone orders nothing for P%d "
+				"here; the full barrier%s", passed->what, by->proc,
+				fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
@@ -2288,10 +2291,9 @@ static void witness_reordering(const struct program *p, const struct snapshot *s
 			"dependency between them):\n");
 	else
 		sb_addf(out, "  If each CPU ran its statements in program order, this outcome could not "
-			"happen.  %s reordering alone is enough to produce it, and nothing in the "
-			"test prevents them (no fence, acquire, release or dependency between "
-			"them): so a fix must prevent %s:\n", n == 2 ? "Either" : "Any one",
-			n == 2 ? "both" : "every one");
+			"happen.  Each of these reorderings is enough on its own to produce it, "
+			"and nothing in the test prevents them (no fence, acquire, release or "
+			"dependency between them): so a fix must block each one:\n");
 	for (i = 0; i < n; i++) {
 		const char *why = what_orders(&s->events[pairs[2 * i]], &s->events[pairs[2 * i + 1]]);
 		bool told = false;

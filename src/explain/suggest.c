@@ -1824,10 +1824,11 @@ static void one_lock_trial(const struct checker *c, const char *path, const char
 		goto out;
 	}
 	sb_addf(out, "), it is forbidden too (checked): the critical sections run one at a "
-		"time, each after all the last one did.  A lock costs more than the barriers "
-		"above (an atomic RMW and a release on each CPU, and a CPU waits while another "
-		"holds it); where %s already take one lock around these accesses, they need no "
-		"barrier for them.\n", t->nprocs == 2 ? "both sides" : "all sides");
+		"time, each seeing everything the one before it did.  A lock costs more than "
+		"the barriers above (an atomic RMW and a release on each CPU, and a CPU waits "
+		"while another holds it); where %s already take one lock around these "
+		"accesses, they need no barrier for them.\n",
+		t->nprocs == 2 ? "both sides" : "all sides");
 out:
 	sb_free(&procs);
 	free_lines(&l);

@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in its place, P1 line 26 \(z=1\) would have to be a release too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, as after an acquire only a release passes on what its CPU has seen\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off passes x=1 on only to a CPU that reads z=1\.  P2 never reads z=1: its store z=2 overwrites it\.  So that gives P2 nothing here; the full barriers on P1 and P2, on both sides of that overwrite, forbid the outcome \("Putting it together" below\)\.$' \
+		'^  The point: the lock hand-off passes x=1 on only to a CPU that reads z=1\.  P2 never reads z=1: its store z=2 overwrites it\.  So the lock hand-off alone orders nothing for P2 here; the full barriers on P1 and P2, on both sides of that overwrite, forbid the outcome \("Putting it together" below\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in its place, P1 line 26 \(z=1\) would have to be a release too\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, as after an acquire only a release passes on what its CPU has seen\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \

@@ -122,7 +122,7 @@ for lkmm in $LKMM_BINARIES; do
 	# A lock both sides take, the fix a driver writer reaches for first,
 	# is tried and checked; not where a process takes a lock already.
 	expect "$tag: an allowed outcome: one lock around every process's statements, tried" 0 \
-		'^  Or one lock on every side: with each process.s statements between spin_lock\(shared_lock\) and spin_unlock\(shared_lock\) \(P0 and P1\), it is forbidden too \(checked\): the critical sections run one at a time, each after all the last one did\.  A lock costs more than the barriers above \(an atomic RMW and a release on each CPU, and a CPU waits while another holds it\); where both sides already take one lock around these accesses, they need no barrier for them\.$' \
+		'^  Or one lock on every side: with each process.s statements between spin_lock\(shared_lock\) and spin_unlock\(shared_lock\) \(P0 and P1\), it is forbidden too \(checked\): the critical sections run one at a time, each seeing everything the one before it did\.  A lock costs more than the barriers above \(an atomic RMW and a release on each CPU, and a CPU waits while another holds it\); where both sides already take one lock around these accesses, they need no barrier for them\.$' \
 		"$lkmm" check -I "$model_dir" --suggest "$model_dir/litmus-tests/SB+poonceonces.litmus"
 	expect "$tag: ... not where a process takes a lock already" 1 '' \
 		grep -q '^  Or one lock' "$work/w"
