@@ -310,11 +310,12 @@ static void name_statement(const struct program *p, const struct event *e, struc
 /*
  * "P1 line 5 reads the initial value of x (0)", or "... reads x=1,
  * stored by P0 line 3": the value once, the statements as name_event()
- * says them; a lock taken after an unlock "takes the lock ... released",
- * quoted.
+ * says them, the load's quoted where a list of them stands alone
+ * (readers counted lines to find it); a lock taken after an unlock
+ * "takes the lock ... released", quoted.
  */
 static void reads_clause(const struct program *p, const struct snapshot *s, int r, int w,
-			 struct strbuf *out)
+			 bool quoted, struct strbuf *out)
 {
 	const struct event *e = &s->events[r];
 
@@ -325,7 +326,10 @@ static void reads_clause(const struct program *p, const struct snapshot *s, int 
 		sb_addf(out, " released");
 		return;
 	}
-	sb_addf(out, "P%d line %d", e->proc, e->line);
+	if (quoted)
+		name_statement(p, e, out);
+	else
+		sb_addf(out, "P%d line %d", e->proc, e->line);
 	if (s->events[w].proc < 0) {
 		sb_addf(out, " reads ");
 		name_event(p, s, w, out);
@@ -591,7 +595,7 @@ static const char *hop_sentence(const struct program *p, const struct snapshot *
 		return po_reasons(p, s, lead, first, last, out);
 	}
 	if (kind && !strcmp(kind, "rf")) {
-		reads_clause(p, s, to, from, out);
+		reads_clause(p, s, to, from, false, out);
 	} else if (kind && !strcmp(kind, "fr")) {
 		name_event(p, s, from, out);
 		if (s->events[from].proc == s->events[to].proc) {
@@ -1369,6 +1373,13 @@ static void timeline_step(const struct program *p, const struct snapshot *s, con
 			sb_addf(out, " until ");
 			access_value(p, &s->events[waited], out);
 			sb_addf(out, " has reached every CPU");
+			/* The rule where first used: readers met it only in the verdict's aside. */
+			if (i == k && s->events[waited].proc != from->proc) {
+				sb_addf(out, " (a full barrier waits so for every store its CPU has "
+					"seen, ");
+				access_value(p, &s->events[waited], out);
+				sb_addf(out, " included)");
+			}
 			overwritten_reached(p, s, ev, labels, i, k, tl, out);
 		}
 		next_moment(tl, out);
@@ -1508,12 +1519,6 @@ static void hand_off_point(const struct program *p, const struct snapshot *s,
 			reads ? "reads" : "learns of");
 		access_value(p, passed, point);
 	}
-	/* One variant only: readers lost the case at hand among more. */
-	sb_addf(point, ".  That is a rule for locks alone: with a release and an acquire in "
-		"place of the lock, ");
-	chain_event(p, s, c->ev[handed], point);
-	sb_addf(point, " would have to be a release too, as after an acquire only a release "
-		"passes on what its CPU has seen");
 }
 
 /* The same where the chain's first link (a release, a fence) sends the store out first. */
@@ -1614,6 +1619,22 @@ struct passer {
 	const char *what;	/* "the lock hand-off" (orders nothing for ...) */
 };
 
+/*
+ * "P1 took the lock after P0 released it, so ": who handed the lock to
+ * whom, where the chain has a hand-off; else what passes it on.
+ */
+static void handed_on(const struct snapshot *s, const int *ev, const char *const *labels,
+		      int n, const struct passer *passed, struct strbuf *out)
+{
+	for (int i = 0; i + 1 < n; i++)
+		if (!strcmp(labels[i], "unlock-lock")) {
+			sb_addf(out, "P%d took the lock after P%d released it, so ",
+				s->events[ev[i + 1]].proc, s->events[ev[i]].proc);
+			return;
+		}
+	sb_addf(out, "through %s, ", passed->what);
+}
+
 /* The passer of a chain's links: its lock hand-off, else its releases; NULL for neither. */
 static const struct passer *passer(const char *const *labels, int n)
 {
@@ -1688,24 +1709,24 @@ static void why_check(const struct program *p, const struct snapshot *s,
 			 * Short sentences, the overwrite first: readers lost the "but"
 			 * in one long one, and looked for the crux in the middle.
 			 */
-			sb_addf(&l->point, "%s passes ", passed->what);
-			access_value(p, &s->events[ev[0]], &l->point);
-			sb_addf(&l->point, " on only to a CPU that reads ");
+			handed_on(s, ev, labels, n, passed, &l->point);
+			sb_addf(&l->point, "a CPU that reads ");
 			access_value(p, over, &l->point);
-			sb_addf(&l->point, ".  P%d never reads ", by->proc);
+			sb_addf(&l->point, " must see ");
+			access_value(p, &s->events[ev[0]], &l->point);
+			sb_addf(&l->point, " too.  But P%d never reads ", by->proc);
 			access_value(p, over, &l->point);
 			sb_addf(&l->point, ": its store ");
 			access_value(p, by, &l->point);
-			sb_addf(&l->point, " overwrites it.  So %s alone orders nothing for P%d "
-				"here; the full barrier%s", passed->what, by->proc,
-				fences > 1 ? "s" : "");
+			sb_addf(&l->point, " overwrites it, and an overwrite passes on no ordering.  "
+				"What forbids the outcome is the full barrier%s", fences > 1 ? "s" : "");
 			/* Named by CPU: the steps, which have the numbers, come later. */
 			for (i = 0, told = 0; i < n; i++)
 				if (is_strong_fence(labels[i]))
 					sb_addf(&l->point, "%s P%d", told++ ? " and" : " on",
 						s->events[ev[i]].proc);
-			sb_addf(&l->point, "%s the outcome (\"Putting it together\" below)",
-				fences > 1 ? ", on both sides of that overwrite, forbid" : " forbids");
+			sb_addf(&l->point, "%s (\"Putting it together\" below)",
+				fences > 1 ? ", on both sides of that overwrite" : "");
 			return;
 		}
 		if (passed) {
@@ -1775,7 +1796,7 @@ static int loads_on_chain(const struct program *p, const struct snapshot *s, con
 			    (s->events[r].kind == EV_LOCK_READ && s->events[w].kind != EV_UNLOCK))
 				continue;
 			sb_addf(out, "    ");
-			reads_clause(p, s, r, w, out);
+			reads_clause(p, s, r, w, true, out);
 			sb_addf(out, ".\n");
 			told++;
 		}
@@ -1884,7 +1905,7 @@ static void witness_handoffs(const struct program *p, const struct snapshot *s, 
 		    rel_has(s->rf, from, to))
 			continue;
 		sb_addf(out, in_sentence ? (told ? " and " : "") : "    ");
-		reads_clause(p, s, to, from, out);
+		reads_clause(p, s, to, from, false, out);
 		sb_addf(out, in_sentence ? "" : ".\n");
 		told++;
 	}

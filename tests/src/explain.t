@@ -256,10 +256,10 @@ for lkmm in $LKMM_BINARIES; do
 		'^  The point: P1.s first check, at line 40, runs without lck, so the lock orders nothing for what P1 does after that check\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/../../Documentation/litmus-tests/locking/DCL-broken.litmus"
 	expect "$tag: ... a lock hand-off carries a store on to a third CPU (ISA2)" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, as after an acquire only a release passes on what its CPU has seen\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	expect "$tag: ... but not to one that overwrites instead of reading (Z6.0)" 0 \
-		'^  The point: the lock hand-off passes x=1 on only to a CPU that reads z=1\.  P2 never reads z=1: its store z=2 overwrites it\.  So the lock hand-off alone orders nothing for P2 here; the full barriers on P1 and P2, on both sides of that overwrite, forbid the outcome \("Putting it together" below\)\.$' \
+		'^  The point: P1 took the lock after P0 released it, so a CPU that reads z=1 must see x=1 too\.  But P2 never reads z=1: its store z=2 overwrites it, and an overwrite passes on no ordering\.  What forbids the outcome is the full barriers on P1 and P2, on both sides of that overwrite \("Putting it together" below\)\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/Z6.0+pooncelock+poonceLock+pombonce.litmus"
 	expect "$tag: herd7's \"Allowed\" over a forbidden outcome is said to name the question only" 0 \
 		'^  \(herd7.s block above: "Test MP\+onceassign\+derefonce Allowed" only names the question, whether the outcome is allowed; the "No" under it is the answer, and its States are the outcomes that can happen\.\)$' \
@@ -314,7 +314,7 @@ for lkmm in $LKMM_BINARIES; do
 	expect "$tag: ... and no paragraph after the timeline says it again" 1 \
 		'^$' bash -c "'$lkmm' check -I '$model_dir' --explain '$model_dir/litmus-tests/MP+onceassign+derefonce.litmus' | grep '^  Why '"
 	expect "$tag: ... and, through a lock handed on, the lock's hand-off, not a release" 0 \
-		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.  That is a rule for locks alone: with a release and an acquire in place of the lock, P1 line 26 \(z=1\) would have to be a release too, as after an acquire only a release passes on what its CPU has seen\.$' \
+		'^  The point: when P1 takes the lock after P0 releases it, any CPU, even one that never takes the lock, that sees P1.s stores from after taking it \(z=1\) then sees P0.s from before the release \(x=1\); P2 reads z=1, so it must see x=1\.$' \
 		"$lkmm" check -I "$model_dir" --explain "$model_dir/litmus-tests/ISA2+pooncelock+pooncelock+pombonce.litmus"
 	# With --suggest, the answer in one line right after the verdict.
 	"$lkmm" check -I "$model_dir" --explain --suggest --suggest-timeout 0 \
@@ -332,7 +332,7 @@ for lkmm in $LKMM_BINARIES; do
 	if sed -n '/^  It happens/,/^  The other loads/p' "$work/dcl" | grep -q '^    P1 line 40 ' &&
 	   ! sed -n '/^  It happens/,/^  The other loads/p' "$work/dcl" | grep -q '^    P0 line 21 ' &&
 	   sed -n '/^  The other loads of this execution, off the chain:$/,/^  No interleaving/p' "$work/dcl" |
-		grep -q '^    P0 line 21 reads the initial value of flag (0)\.$'; then
+		grep -qF '    P0 line 21 `r0 = READ_ONCE(*flag);` reads the initial value of flag (0).'; then
 		ok "$tag: the loads on the chain are told apart from the others"
 	else
 		not_ok "$tag: the loads on the chain are told apart from the others"
@@ -346,7 +346,7 @@ for lkmm in $LKMM_BINARIES; do
 	   sed -n '/^  In time:$/,/^  Way 2/p' "$work/z6" | diff - <(cat <<-'EOF'
 	  In time:
 	    a. x=1 reaches P1's CPU (step 1: P1 took the lock after P0 released it).
-	    b. P1 waits at its fence (step 2) until x=1 has reached every CPU.
+	    b. P1 waits at its fence (step 2) until x=1 has reached every CPU (a full barrier waits so for every store its CPU has seen, x=1 included).
 	    c. After the fence, P1 line 29 writes z=1.
 	    d. P2 line 37 writes z=2 over z=1 (step 3).
 	    e. P2 waits at its fence (step 4) until z=2 has reached every CPU, P1's too.
