@@ -1287,10 +1287,11 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
 }
 
 /*
- * "P1's too.  f. Putting it together: P1 wrote z=1 (c) only after x=1 had
- * reached every CPU (b).  z=2 comes after z=1 in z's order, so it reaches
- * P1's CPU after P1 wrote z=1.  P2's wait (e) lasts until z=2 has reached
- * P1's CPU.  So when that wait ends, x=1 has reached every CPU": where the store a
+ * "P1's too.  f. Putting it together: P2's wait (e) lasts until z=2 has
+ * reached P1's CPU.  z=2 comes after z=1 in z's order, so it reaches P1's
+ * CPU only after P1 wrote z=1 (c); had it arrived first, z=1 would have
+ * overwritten it there.  P1 wrote z=1 only after x=1 had reached every
+ * CPU (b).  So when P2's wait ends, x=1 has reached every CPU": where the store a
  * fence (link i) waits for overwrote another CPU's (link i - 1), the
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
@@ -1706,8 +1707,9 @@ static void why_check(const struct program *p, const struct snapshot *s,
 		 */
 		if (passed && timeline && !l->point.len) {
 			/*
-			 * Short sentences, the overwrite first: readers lost the "but"
-			 * in one long one, and looked for the crux in the middle.
+			 * Short sentences: who handed the lock to whom, then the
+			 * overwrite that takes P2 out of it (readers lost the "but" in
+			 * one long sentence, and "that" without a clear antecedent).
 			 */
 			handed_on(s, ev, labels, n, passed, &l->point);
 			sb_addf(&l->point, "a CPU that reads ");

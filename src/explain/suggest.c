@@ -2236,7 +2236,6 @@ static void tell_links(const struct lines *orig, const struct link *links, int n
 	}
 }
 
-
 /*
  * The accesses of s's cycle on process proc nearest line: the last at
  * or before it in *a, the first at or after it in *b (-1 for none).
@@ -2405,7 +2404,6 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 	struct strbuf short_of = { 0 };
 	int i;
 
-	/* Apart from what must stay: readers took "keep it, or that instead" for a riddle. */
 	if (c->statement.buf && c->n) {
 		/*
 		 * Kept too, the cheapest form named: readers of a forbidden
@@ -2527,7 +2525,8 @@ static bool call_argument(const char *code, char arg[48])
  * "P0 and P1 both taking mylock", "P1 line 29 loading through the
  * pointer line 28 returned": what links keeps, for "In short", in the code's
  * terms (readers found "the lock hand-off" and "the address dependency"
- * gave them nothing to do), one a line into out.
+ * gave them nothing to do), one a line into out: the lock hand-offs
+ * where locks, else the dependencies.
  */
 static void tell_kept_kinds(const struct lines *orig, const struct link *links, int n,
 			    bool locks, struct strbuf *out)
