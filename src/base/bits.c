@@ -217,6 +217,16 @@ static inline uint64_t *row(const struct rel *r, int a, int words)
 	((words) == 1 ? fn(__VA_ARGS__, 1) :					\
 	 (words) == 2 ? fn(__VA_ARGS__, 2) : fn(__VA_ARGS__, (words)))
 
+/* Whether a row has a pair. */
+ROWS_INLINE bool row_has_pair(const uint64_t *r, int words)
+{
+	uint64_t any = 0;
+
+	for (int i = 0; i < words; i++)
+		any |= r[i];
+	return any != 0;
+}
+
 /*
  * Row x of dst = a ; b, into out: the union of the rows of b at a's row
  * x, that row not empty.  Its pairs ORed into *pairs_v, in the pairs the
@@ -260,12 +270,7 @@ ROWS_INLINE bool seq_rows(struct rel *dst, const struct rel *a, const struct rel
 	pair_of_words pairs_v = { 0, 0 };
 
 	for (int x = 0, n = a->n; x < n; x++) {	/* n read once: a store to dst may change a->n */
-		const uint64_t *in = row(a, x, words);
-		uint64_t any = 0;
-
-		for (int i = 0; i < words; i++)
-			any |= in[i];
-		if (any)
+		if (row_has_pair(row(a, x, words), words))
 			seq_row(dst, a, b, x, out, &pairs_v, &pairs, words);
 		else
 			memset(row(dst, x, words), 0, words * sizeof(uint64_t));
@@ -284,12 +289,8 @@ ROWS_INLINE bool seq_listed_rows(struct rel *dst, const struct rel *a, const uin
 	for (int i = 0; i < words; i++)
 		for (uint64_t bits = rows[i]; bits; bits &= bits - 1) {
 			int x = i * 64 + __builtin_ctzll(bits);
-			const uint64_t *in = row(a, x, words);
-			uint64_t any = 0;
 
-			for (int j = 0; j < words; j++)
-				any |= in[j];
-			if (any)
+			if (row_has_pair(row(a, x, words), words))
 				seq_row(dst, a, b, x, out, &pairs_v, &pairs, words);
 		}
 	return (pairs | pairs_v[0] | pairs_v[1]) != 0;
@@ -635,6 +636,7 @@ bool rel_is_empty(const struct rel *r)
 /* Whether r is empty, its rows with a pair among rows (a bit an event). */
 bool rel_rows_empty(const struct rel *r, const uint64_t *rows)
 {
+	/* Word by word, out at the first pair: row_has_pair() ORs them all (T16 +0.5M). */
 	for (int i = 0; i < r->words; i++)
 		for (uint64_t bits = rows[i]; bits; bits &= bits - 1) {
 			const uint64_t *rx = row(r, i * 64 + __builtin_ctzll(bits), r->words);

@@ -609,11 +609,7 @@ static struct rel *restricted(struct cat_eval *ev, const struct rel *r,
 /* s's members, when they are at most half the events; else NULL. */
 static const uint64_t *sparse_rows(struct cat_eval *ev, const struct set *s)
 {
-	int members = 0;
-
-	for (int i = 0; i < ev->words; i++)
-		members += word_count(s->w[i]);
-	return 2 * members <= ev->nevents ? s->w : NULL;
+	return 2 * set_count(s) <= ev->nevents ? s->w : NULL;
 }
 
 /* Out of line: most values asked have rows or are not static. */
