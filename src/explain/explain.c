@@ -1296,8 +1296,8 @@ static void overwrite_order(const struct program *p, const struct snapshot *s, c
  * wait reaches that CPU too, after its store, and so after what the
  * chain's first fence (link k) waited for.  Readers found the argument
  * broken without it, then a chain to rebuild in every shorter form: its
- * links in the order they happened, a sentence each (one of 60 words was
- * read twice), and the conclusion apart.
+ * links a sentence each (one of 60 words was read twice), back from the
+ * wait, and the conclusion apart.
  */
 static void overwritten_reached(const struct program *p, const struct snapshot *s,
 				const int *ev, const char *const *labels, int i, int k,
@@ -1315,8 +1315,7 @@ static void overwritten_reached(const struct program *p, const struct snapshot *
 	wait = tl->moment;
 	next_moment(tl, out);
 	if (k >= 0 && k < i - 1) {
-		/* Each link in the order it happened, then the conclusion, as readers asked. */
-		/* Back from the wait, each sentence from the one before. */
+		/* Back from the wait, each sentence from the one before, then the conclusion. */
 		sb_addf(out, "Putting it together: P%d's wait", s->events[ev[i]].proc);
 		moment_ref(wait, out);
 		sb_addf(out, " lasts until ");

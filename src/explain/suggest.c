@@ -1796,7 +1796,7 @@ static void one_lock_trial(const struct checker *c, const char *path, const char
 			   const struct litmus *t, struct strbuf *out)
 {
 	static const char lock[] = "shared_lock";
-	struct lines l = split_lines(text);
+	struct lines l;
 	struct strbuf procs = { 0 };
 	bool ok = true, reachable;
 	char *variant;
@@ -1804,7 +1804,8 @@ static void one_lock_trial(const struct checker *c, const char *path, const char
 
 	if (t->nprocs < 2 || strstr(text, lock) || strstr(text, "synchronize_") ||
 	    strstr(text, "spin_lock") || strstr(text, "mutex_lock"))
-		goto out;
+		return;
+	l = split_lines(text);
 	for (i = 0; i < t->nprocs && ok; i++) {
 		ok = lock_body(text, &t->procs[i], lock, &l);
 		sb_addf(&procs, "P%d\n", t->procs[i].id);
@@ -2396,10 +2397,10 @@ static void offer_cheaper(struct cheaper *c, int cost, struct strbuf *diff, cons
 
 /*
  * The item of "In short" for the statement c was about, into advice (it
- * must stay) or weaker (something cheaper would do); c is then reset.
+ * must stay, in a cheaper form where one would do, counted in *cheaper);
+ * c is then reset.
  */
-static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weaker,
-		   struct strbuf *diffs)
+static void advise(struct cheaper *c, struct strbuf *advice, int *cheaper, struct strbuf *diffs)
 {
 	struct strbuf short_of = { 0 };
 	int i;
@@ -2410,7 +2411,7 @@ static void advise(struct cheaper *c, struct strbuf *advice, struct strbuf *weak
 		 * outcome came to learn what must stay, and took "is more than
 		 * these accesses need" for leave to weaken.  Counted apart.
 		 */
-		sb_addf(weaker, "%s\n", c->statement.buf);
+		(*cheaper)++;
 		sb_addf(advice, "%s, or the cheaper %s in its place", c->statement.buf,
 			c->what[0].buf);
 		for (i = 1; i < c->n; i++)
@@ -2892,7 +2893,8 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 			     struct strbuf *in_short, struct strbuf *out, struct strbuf *verdict)
 {
 	struct strbuf tried = { 0 }, needed = { 0 }, kept = { 0 }, chains = { 0 }, advice = { 0 },
-		      weaker = { 0 }, keep = { 0 }, swaps = { 0 }, diffs = { 0 };
+		      keep = { 0 }, swaps = { 0 }, diffs = { 0 };
+	int cheaper = 0;
 	struct cheaper cheapest = { 0 };
 	bool needs_it = false;
 	struct lines orig = split_lines(text);
@@ -2939,7 +2941,7 @@ static void needed_orderings(const struct checker *c, const char *path, const ch
 		const char *code = code_at(&orig, e->line), *args;
 
 		if (e->line != last_line || e->proc != last_proc) {
-			advise(&cheapest, &advice, &weaker, &diffs);
+			advise(&cheapest, &advice, &cheaper, &diffs);
 			needs_it = false;
 		}
 		if (e->kind == PARTLY_WEAKEN && ok[i] && reachable[i] &&
@@ -2999,7 +3001,7 @@ told:
 		last_line = e->line;
 		last_proc = e->proc;
 	}
-	advise(&cheapest, &advice, &weaker, &diffs);
+	advise(&cheapest, &advice, &cheaper, &diffs);
 	if (needed.buf) {
 		sb_addf(out, "  The outcome is forbidden.  It needs ");
 		join_items(needed.buf, out);
@@ -3021,27 +3023,23 @@ told:
 	/* The costs quoted above, said where a reader who wants their basis looks. */
 	if (strstr(tried.buf, "cost ") || (swaps.buf && strstr(swaps.buf, "cost ")))
 		price_list(out->buf, out);
-	if (advice.buf || weaker.buf) {
+	if (advice.buf) {
 		struct strbuf items = { 0 };
 
 		/* The lock first: what a reader of a lock test came to learn. */
 		tell_kept_kinds(&orig, links, nlinks, true, &items);
-		if (advice.buf)
-			sb_addf(&items, "%s", advice.buf);
+		sb_addf(&items, "%s", advice.buf);
 		tell_kept_kinds(&orig, links, nlinks, false, &items);
-		if (items.buf)
-			tell_keep(items.buf, &keep);
+		tell_keep(items.buf, &keep);
 		sb_free(&items);
-		sb_addf(in_short, "to keep it forbidden, %s%s", !keep.buf ? "" :
-			keep.buf[0] == ':' ? "keep" : "keep ",
-			keep.buf ? keep.buf : "no one ordering is needed on its own");
+		sb_addf(in_short, "to keep it forbidden, keep%s%s", keep.buf[0] == ':' ? "" : " ",
+			keep.buf);
 	}
 out:
 	/* For scripts, as a reachable outcome's answer ends. */
 	sb_addf(verdict, "Suggestion: forbidden, needs %d, cheaper %d\n",
-		needed.buf ? count_items(needed.buf) : 0, weaker.buf ? count_items(weaker.buf) : 0);
+		needed.buf ? count_items(needed.buf) : 0, cheaper);
 	sb_free(&diffs);
-	sb_free(&weaker);
 	sb_free(&keep);
 	sb_free(&tried);
 	sb_free(&needed);
